@@ -85,5 +85,6 @@ export function hasLocalParent(span: Pick<SpanData, 'flags' | 'parentSpanId'>): 
 }
 
 export function nanosToIso(nanos: number): string {
-  return new Date(Math.floor(nanos / 1e6)).toISOString();
+  // A double holds Unix nanoseconds to about 256 ns: round half a step up before truncating to ms.
+  return new Date(Math.floor((nanos + 512) / 1e6)).toISOString();
 }

@@ -1,0 +1,91 @@
+/**
+ * The load generator of `npm run bench:ingest`, run as its own process so that the collector's
+ * figures are not flattered by sharing an event loop with the sender.
+ *
+ * It posts copies of one protobuf template body, rewriting the first four bytes of every trace id
+ * with a request counter so each request carries new traces, and counts acknowledged spans.
+ * Input (argv[2]): JSON { url, templateFile, offsetsFile, spansPerBody, seconds?, requests?, concurrency }.
+ * Output (stdout): one JSON line with the figures.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+
+interface SenderOptions {
+  url: string;
+  templateFile: string;
+  offsetsFile: string;
+  spansPerBody: number;
+  seconds?: number;
+  requests?: number;
+  concurrency: number;
+  /** Added to the request counter, so two runs against one collector never repeat a trace id. */
+  counterBase?: number;
+}
+
+const options = JSON.parse(process.argv[2]) as SenderOptions;
+const template = readFileSync(options.templateFile);
+const offsets = JSON.parse(readFileSync(options.offsetsFile, 'utf8')) as number[];
+const target = new URL(options.url);
+
+let next = 0;
+let acknowledged = 0;
+let throttled = 0;
+let failed = 0;
+const latencies: number[] = [];
+
+function body(counter: number): Buffer {
+  const copy = Buffer.from(template);
+  for (const offset of offsets) copy.writeUInt32BE(counter >>> 0, offset);
+  return copy;
+}
+
+function post(payload: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+
+const started = performance.now();
+const deadline = options.seconds !== undefined ? started + options.seconds * 1000 : Infinity;
+const limit = options.requests ?? Infinity;
+
+let inFlight = 0;
+let acknowledgedRequests = 0;
+
+async function worker(): Promise<void> {
+  // With a request limit, stop once that many requests are acknowledged (throttled ones are retried).
+  while (performance.now() < deadline && acknowledgedRequests + inFlight < limit) {
+    const payload = body((options.counterBase ?? 0) + next++);
+    const t0 = performance.now();
+    inFlight++;
+    const status = await post(payload).catch(() => 0);
+    inFlight--;
+    if (status === 200) {
+      acknowledgedRequests++;
+      acknowledged += options.spansPerBody;
+      latencies.push(performance.now() - t0);
+    } else if (status === 429 || status === 503) {
+      throttled++;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } else failed++;
+  }
+}
+
+await Promise.all(Array.from({ length: options.concurrency }, worker));
+const elapsed = (performance.now() - started) / 1000;
+latencies.sort((a, b) => a - b);
+const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
+keepAlive.destroy();
+process.stdout.write(
+  JSON.stringify({ elapsed, acknowledgedSpans: acknowledged, spansPerSecond: acknowledged / elapsed, throttled, failed, p50Ms: pct(0.5), p99Ms: pct(0.99) }) + '\n',
+);

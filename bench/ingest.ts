@@ -1,0 +1,163 @@
+/**
+ * `npm run bench:ingest` — sustained OTLP ingest through receive → assemble → durable ledger.
+ *
+ * 1. Builds a realistic protobuf body with the real OTel SDK serializer: 1000 spans, 100 agent
+ *    traces of 10 spans (invoke_agent, chat and tool children, ~15 attributes a span, ~3 KB of
+ *    message content on the chat spans).
+ * 2. Decode-only baseline: the collector's decoder on that body, in this process.
+ * 3. End to end: the real collector (`evalon collector`, its own process, SQLite ledger) and a
+ *    sender process posting copies of the body with fresh trace ids. Figures: acknowledged spans/s
+ *    (acknowledged = durable), then how long until every interaction is recorded.
+ * 4. Memory: a second collector holds 100,000 pending traces (settle set to 10 minutes); peak RSS.
+ *
+ * Options: --seconds N (default 20), --concurrency N (default 8), --pending N (default 100000),
+ * --skip-pending.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { buildRealisticSpans } from '../test/fixtures/otlp/realistic-spans.ts';
+import { decodeTraceRequest } from '../collector/receiver/otlp/decode.ts';
+import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: '8' },
+    pending: { type: 'string', default: '100000' },
+    'skip-pending': { type: 'boolean', default: false },
+  },
+});
+const seconds = Number(values.seconds);
+const concurrency = Number(values.concurrency);
+const pendingTarget = Number(values.pending);
+const SPANS_PER_BODY = 1000;
+const TRACES_PER_BODY = 100;
+
+const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-ingest-'));
+const line = (text = '') => process.stdout.write(text + '\n');
+
+// 1. The template body and the byte offsets of its trace ids.
+const spans = await buildRealisticSpans(SPANS_PER_BODY);
+const template = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
+const offsets: number[] = [];
+for (const traceId of new Set(spans.map((s) => s.spanContext().traceId))) {
+  const needle = Buffer.from(traceId, 'hex');
+  for (let at = template.indexOf(needle); at >= 0; at = template.indexOf(needle, at + 1)) offsets.push(at);
+}
+writeFileSync(join(dir, 'template.bin'), template);
+writeFileSync(join(dir, 'offsets.json'), JSON.stringify(offsets));
+
+line(`Evalon ingest benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
+line(`body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`);
+
+// 2. Decode-only baseline.
+{
+  for (let i = 0; i < 30; i++) decodeTraceRequest(template, 'protobuf');
+  const t0 = performance.now();
+  let decoded = 0;
+  while (performance.now() - t0 < 3_000) decoded += decodeTraceRequest(template, 'protobuf').spans.length;
+  const rate = decoded / ((performance.now() - t0) / 1000);
+  line(`decode only (protobuf, one core): ${Math.round(rate).toLocaleString('en')} spans/s`);
+  (globalThis as { decodeRate?: number }).decodeRate = rate;
+}
+const decodeRate = (globalThis as { decodeRate?: number }).decodeRate!;
+
+function configYaml(name: string, settle: string, decisionWait: string, maxPending: number): string {
+  return `receivers:
+  otlp:
+    protocols:
+      http: { endpoint: 127.0.0.1:0 }
+processors:
+  interactions: { settle: ${settle}, decision_wait: ${decisionWait}, max_pending_traces: ${maxPending} }
+  evaluation:
+    ledger:
+      sqlite: { path: ${join(dir, name + '.db')} }
+extensions:
+  api: { endpoint: 127.0.0.1:0 }
+service:
+  extensions: [api]
+  pipelines:
+    traces: { receivers: [otlp], processors: [interactions, evaluation] }
+`;
+}
+
+async function startCollector(name: string, settle: string, decisionWait: string, maxPending: number): Promise<CollectorProcess> {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, configYaml(name, settle, decisionWait, maxPending));
+  return spawnCollector(file);
+}
+
+function runSender(options: Record<string, unknown>): Promise<{ elapsed: number; acknowledgedSpans: number; spansPerSecond: number; throttled: number; failed: number; p50Ms: number; p99Ms: number }> {
+  const sender = fileURLToPath(new URL('./ingest-sender.ts', import.meta.url));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [sender, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited with ${code}`))));
+  });
+}
+
+interface Stats { spansReceived: number; interactions: number; pendingTraces: number; pendingSpans: number }
+async function stats(collector: CollectorProcess): Promise<Stats> {
+  return (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as Stats;
+}
+
+function memory(pid: number): { rssMiB: number; peakMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+// 3. End to end.
+{
+  const collector = await startCollector('e2e', '2s', '30s', 100_000);
+  const base = { url: collector.otlpUrl, templateFile: join(dir, 'template.bin'), offsetsFile: join(dir, 'offsets.json'), spansPerBody: SPANS_PER_BODY, concurrency };
+  await runSender({ ...base, seconds: 2, counterBase: 1 << 30 }); // warm-up
+  await waitForDrain(collector);
+  const before = await stats(collector);
+  const t0 = performance.now();
+  const result = await runSender({ ...base, seconds });
+  const ackedAt = performance.now();
+  const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
+  await waitForDrain(collector, expectedInteractions);
+  const drainedAt = performance.now();
+  const mem = memory(collector.child.pid!);
+  line(`end to end, ${concurrency} concurrent senders, ${seconds} s:`);
+  line(`  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`);
+  const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
+  line(`  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`);
+  line(`  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ${(result.spansPerSecond / decodeRate * 100).toFixed(0)}% of decode-only (acknowledged rate)`);
+  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB`);
+  collector.child.kill('SIGTERM');
+  await collector.exited;
+}
+
+// 4. Pending traces.
+if (!values['skip-pending']) {
+  const collector = await startCollector('pending', '10m', '20m', pendingTarget * 2);
+  const requests = Math.ceil(pendingTarget / TRACES_PER_BODY);
+  const result = await runSender({ url: collector.otlpUrl, templateFile: join(dir, 'template.bin'), offsetsFile: join(dir, 'offsets.json'), spansPerBody: SPANS_PER_BODY, concurrency, requests });
+  const s = await stats(collector);
+  const mem = memory(collector.child.pid!);
+  line(`pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`);
+  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB`);
+  collector.child.kill('SIGTERM');
+  await collector.exited;
+}
+rmSync(dir, { recursive: true, force: true });
+
+async function waitForDrain(collector: CollectorProcess, interactions?: number): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const s = await stats(collector);
+    if (s.pendingTraces === 0 && (interactions === undefined || s.interactions >= interactions)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('the collector did not record every interaction within 60 s');
+}

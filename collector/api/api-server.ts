@@ -1,0 +1,155 @@
+/**
+ * The collector's HTTP API (spec §6) on node:http: health, readiness, and the interaction ledger
+ * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`), and the collector's
+ * counters (`/api/v1/stats`). Bodies are JSON;
+ * records use exactly the InteractionRecord names. A failing handler answers 500, never crashes
+ * the collector.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { LedgerStore } from '../ledger/store.ts';
+import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
+import { matchRoute, type JsonReply, type Route } from './router.ts';
+
+/** How long an idle keep-alive connection stays open. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5000;
+/** How long a request may take to arrive in full. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+export type Readiness = boolean | { ready: boolean; reason?: string };
+
+export interface ApiServerOptions {
+  host: string;
+  /** 0 picks a free port; `address()` tells which. */
+  port: number;
+  store: LedgerStore;
+  /** Asked at every `GET /readyz`. */
+  ready: () => Readiness;
+  /** The clock that relative `since` values count back from (tests inject one). */
+  now?: () => number;
+  /** Counters of the running collector, served at `GET /api/v1/stats`. */
+  stats?: () => Record<string, unknown>;
+}
+
+export interface ApiServer {
+  start(): Promise<void>;
+  /** Stops listening and closes open connections. Safe without start, safe twice. */
+  shutdown(): Promise<void>;
+  address(): { host: string; port: number };
+}
+
+const error = (status: number, message: string, extra: Record<string, unknown> = {}): JsonReply => ({ status, body: { error: message, ...extra } });
+
+export function createApiServer(options: ApiServerOptions): ApiServer {
+  const { store } = options;
+  const now = options.now ?? Date.now;
+
+  const routes: Route[] = [
+    { path: /^\/healthz$/, get: () => ({ status: 200, body: { status: 'ok' } }) },
+    {
+      path: /^\/readyz$/,
+      get: () => {
+        const answer = options.ready();
+        const { ready, reason } = typeof answer === 'boolean' ? { ready: answer, reason: undefined } : answer;
+        if (ready) return { status: 200, body: { status: 'ready' } };
+        return { status: 503, body: { status: 'not ready', reason: reason ?? 'the collector is not ready' } };
+      },
+    },
+    {
+      path: /^\/api\/v1\/stats$/,
+      get: () => (options.stats ? { status: 200, body: options.stats() } : error(404, 'no statistics in this collector')),
+    },
+    {
+      path: /^\/api\/v1\/interactions$/,
+      get: async (_params, url) => {
+        const query = parseInteractionsQuery(url.searchParams, now());
+        return { status: 200, body: { interactions: await store.listInteractions(query) } };
+      },
+    },
+    {
+      path: /^\/api\/v1\/interactions\/([^/]+)$/,
+      get: async ([interactionId]) => {
+        const record = await store.getInteraction(interactionId);
+        return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
+      },
+    },
+  ];
+
+  async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
+    const method = request.method ?? 'GET';
+    let url: URL;
+    try {
+      url = new URL(request.url ?? '/', 'http://api.local');
+    } catch {
+      return error(400, `malformed request target ${request.url}`);
+    }
+    const match = matchRoute(routes, method, url.pathname);
+    switch (match.kind) {
+      case 'not-found':
+        return error(404, `no route for ${method} ${url.pathname}`);
+      case 'bad-path':
+        return error(400, match.message);
+      case 'method-not-allowed':
+        return { ...error(405, `method ${method} is not allowed on ${url.pathname} (allowed: ${match.allow})`), allow: match.allow };
+      case 'handler':
+        try {
+          return await match.handler(match.params, url);
+        } catch (cause) {
+          if (cause instanceof ApiQueryError) return error(400, cause.message, { parameter: cause.parameter });
+          return error(500, `internal error: ${cause instanceof Error ? cause.message : String(cause)}`);
+        }
+    }
+  }
+
+  function send(response: ServerResponse, result: JsonReply & { allow?: string }): void {
+    const body = JSON.stringify(result.body);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+    };
+    if (result.allow) headers.allow = result.allow;
+    response.writeHead(result.status, headers).end(body);
+  }
+
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
+    // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
+    request.resume();
+    reply(request).then(
+      (result) => send(response, result),
+      (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),
+    );
+  });
+
+  let started: Promise<void> | undefined;
+  let stopped: Promise<void> | undefined;
+
+  return {
+    start() {
+      started ??= new Promise<void>((resolve, reject) => {
+        const onError = (cause: Error) => reject(cause);
+        server.once('error', onError);
+        server.listen(options.port, options.host, () => {
+          server.off('error', onError);
+          resolve();
+        });
+      });
+      return started;
+    },
+    shutdown() {
+      stopped ??= (async () => {
+        await started?.catch(() => {});
+        if (!server.listening) return;
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+      })();
+      return stopped;
+    },
+    address() {
+      const bound = server.address() as AddressInfo | null;
+      return bound ? { host: options.host, port: bound.port } : { host: options.host, port: options.port };
+    },
+  };
+}

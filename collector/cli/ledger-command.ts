@@ -1,0 +1,271 @@
+/**
+ * `evalon ledger list|show`: reads the interaction ledger through the collector's HTTP API (so it
+ * works against a running collector, local or remote, and never opens the ledger file itself).
+ * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
+ */
+import { parseArgs } from 'node:util';
+import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
+import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../model/interaction.ts';
+
+export const DEFAULT_API_URL = 'http://127.0.0.1:4319';
+/** How long the command waits for the API. */
+export const API_TIMEOUT_MS = 10_000;
+/** Width of the final-response column of `list`. */
+const FINAL_TEXT_WIDTH = 60;
+/** Longest value `show` prints before pointing at --json. */
+const MAX_VALUE_CHARS = 2000;
+
+export interface LedgerCommandIo {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+const USAGE = `Usage:
+  evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
+  evalon ledger show <interactionId> [--json] [--api URL]
+
+--api defaults to $EVALON_API_URL, else ${DEFAULT_API_URL}.`;
+
+const OPTIONS = {
+  agent: { type: 'string' },
+  conversation: { type: 'string' },
+  since: { type: 'string' },
+  limit: { type: 'string' },
+  json: { type: 'boolean' },
+  api: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** One line for the user and the exit code that goes with it. */
+class CommandFailure extends Error {
+  readonly exitCode: 1 | 2;
+  constructor(message: string, exitCode: 1 | 2) {
+    super(message);
+    this.name = 'CommandFailure';
+    this.exitCode = exitCode;
+  }
+}
+const usage = (message: string) => new CommandFailure(message, 2);
+
+export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Promise<number> {
+  const [subcommand, ...rest] = args;
+  try {
+    if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
+      (subcommand === undefined ? io.err : io.out)(USAGE);
+      return subcommand === undefined ? 2 : 0;
+    }
+    if (subcommand !== 'list' && subcommand !== 'show') {
+      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected list or show)`);
+    }
+    const where = `evalon ledger ${subcommand}`;
+    const { values, positionals } = parseOptions(rest, where);
+    if (values.help) {
+      io.out(USAGE);
+      return 0;
+    }
+    const api = apiBase(values.api, where);
+    if (subcommand === 'list') {
+      if (positionals.length > 0) throw usage(`${where}: unexpected argument "${positionals[0]}"`);
+      const records = await listInteractions(api, values, where);
+      if (values.json) io.out(JSON.stringify(records, null, 2));
+      else printTable(records, io);
+      return 0;
+    }
+    for (const option of ['agent', 'conversation', 'since', 'limit'] as const) {
+      if (values[option] !== undefined) throw usage(`${where}: --${option} applies to list only`);
+    }
+    if (positionals.length !== 1) {
+      throw usage(positionals.length === 0 ? `${where}: missing <interactionId>` : `${where}: unexpected argument "${positionals[1]}"`);
+    }
+    const record = await showInteraction(api, positionals[0], where);
+    if (values.json) io.out(JSON.stringify(record, null, 2));
+    else printRecord(record, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof CommandFailure) {
+      io.err(error.message);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}
+
+function parseOptions(args: string[], where: string) {
+  try {
+    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    const { code, message } = error as Error & { code?: string };
+    const option = /'(-[^' ]+)/.exec(message)?.[1];
+    if (option && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`${where}: unknown option ${option} (see evalon ledger --help)`);
+    if (option && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      throw usage(`${where}: ${option} ${message.includes('does not take') ? 'takes no value' : 'needs a value'}`);
+    }
+    throw usage(`${where}: ${message.split('\n')[0]}`);
+  }
+}
+
+function apiBase(option: string | undefined, where: string): URL {
+  const [value, source] =
+    option !== undefined ? [option, '--api'] : process.env.EVALON_API_URL ? [process.env.EVALON_API_URL, 'EVALON_API_URL'] : [DEFAULT_API_URL, 'default'];
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+async function listInteractions(api: URL, values: ReturnType<typeof parseOptions>['values'], where: string): Promise<InteractionRecord[]> {
+  const url = new URL('api/v1/interactions', api);
+  if (values.agent !== undefined) url.searchParams.set('agent', values.agent);
+  if (values.conversation !== undefined) url.searchParams.set('conversation', values.conversation);
+  if (values.since !== undefined) {
+    if (resolveSince(values.since, Date.now()) === undefined) {
+      throw usage(`${where}: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`);
+    }
+    url.searchParams.set('since', values.since);
+  }
+  if (values.limit !== undefined) {
+    if (parseLimit(values.limit) === undefined) throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
+    url.searchParams.set('limit', values.limit);
+  }
+  const body = (await getJson(url, where, () => undefined)) as { interactions?: InteractionRecord[] };
+  if (!Array.isArray(body?.interactions)) throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
+  return body.interactions;
+}
+
+async function showInteraction(api: URL, interactionId: string, where: string): Promise<InteractionRecord> {
+  const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
+  return (await getJson(url, where, (status) => (status === 404 ? `interaction ${interactionId} not found` : undefined))) as InteractionRecord;
+}
+
+/** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
+async function getJson(url: URL, where: string, explain: (status: number) => string | undefined): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal: AbortSignal.timeout(API_TIMEOUT_MS), headers: { accept: 'application/json' } });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${API_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
+    throw new CommandFailure(`${where}: cannot reach the Evalon API at ${url.origin} (${reason}; is the collector running? set --api or EVALON_API_URL)`, 1);
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new CommandFailure(`${where}: ${url} answered ${response.status} with a body that is not JSON (is it the Evalon API?)`, 1);
+  }
+  if (response.ok) return body;
+  const message = (body as { error?: unknown })?.error;
+  const explained = explain(response.status);
+  if (explained) throw new CommandFailure(explained, 1);
+  if (response.status === 400) throw usage(`${where}: ${String(message)}`);
+  throw new CommandFailure(`${where}: the API at ${url.origin} answered ${response.status}: ${String(message ?? text)}`, 1);
+}
+
+// ---- human output --------------------------------------------------------------------------
+
+function oneLine(text: string, width: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat;
+}
+
+function shortTime(iso: string): string {
+  return iso.replace(/\.\d+Z$/, 'Z');
+}
+
+function printTable(records: InteractionRecord[], io: LedgerCommandIo): void {
+  if (records.length === 0) {
+    io.out('no interactions found');
+    return;
+  }
+  const header = ['TIME', 'INTERACTION', 'AGENT', 'FAILED', 'TOOLS', 'FINAL RESPONSE'];
+  const rows = records.map((r) => [
+    shortTime(r.endTime),
+    r.interactionId,
+    r.agentId,
+    r.failed ? 'yes' : 'no',
+    String(r.toolCalls?.length ?? 0),
+    oneLine(r.finalResponseText ?? '', FINAL_TEXT_WIDTH),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  for (const row of [header, ...rows]) {
+    io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  }
+}
+
+function value(v: unknown): string {
+  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
+  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}… (${text.length - MAX_VALUE_CHARS} more characters; --json shows all)` : text;
+}
+
+/** `first` after `prefix`, then the following lines of `text` indented to line up under it. */
+function block(io: LedgerCommandIo, prefix: string, text: string): void {
+  const [first, ...more] = text.split('\n');
+  io.out(prefix + first);
+  for (const line of more) io.out(' '.repeat(prefix.length) + line);
+}
+
+function partText(part: MessagePart): string {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return (part.type === 'reasoning' ? '[reasoning] ' : '') + String(part.content);
+    case 'tool_call':
+      return `[tool call ${String(part.name)}${part.arguments === undefined ? '' : ' ' + value(part.arguments)}]`;
+    case 'tool_call_response':
+      return `[tool result ${value(part.response)}]`;
+    default:
+      return `[${part.type}]`;
+  }
+}
+
+function printMessages(title: string, messages: Message[], io: LedgerCommandIo): void {
+  io.out('');
+  io.out(title);
+  if (messages.length === 0) io.out('  (none)');
+  for (const message of messages) block(io, `  ${message.role}: `, message.parts.map(partText).join('\n'));
+}
+
+function printTranscriptEntry(entry: TranscriptEntry, n: number, io: LedgerCommandIo): void {
+  const prefix = `  ${n}. `;
+  const indent = ' '.repeat(prefix.length);
+  if (entry.type === 'message') return block(io, `${prefix}${entry.role}: `, entry.content);
+  if (entry.type === 'agent_call') return io.out(`${prefix}agent call ${entry.agentId} → ${entry.interactionId}`);
+  const call = `${prefix}tool call ${entry.name}${entry.callId ? ` (${entry.callId})` : ''}`;
+  block(io, call + (entry.arguments === undefined ? '' : ' '), entry.arguments === undefined ? '' : value(entry.arguments));
+  if (entry.error !== undefined) block(io, `${indent}error: `, entry.error);
+  else if (entry.result !== undefined) block(io, `${indent}result: `, value(entry.result));
+}
+
+function printRecord(r: InteractionRecord, io: LedgerCommandIo): void {
+  const field = (name: string, text: string) => io.out(`${name.padEnd(14)}${text}`);
+  field('Interaction', r.interactionId);
+  field('Agent', r.agentName && r.agentName !== r.agentId ? `${r.agentId} (${r.agentName})` : r.agentId);
+  field('Roles', r.roles.length > 0 ? r.roles.join(', ') : '(none)');
+  if (r.conversationId) field('Conversation', r.conversationId);
+  if (r.flowId) field('Flow', r.flowId);
+  field('Trace', `${r.traceId}  span ${r.spanId}`);
+  field('Time', `${r.startTime} → ${r.endTime} (${r.durationMs} ms, completion: ${r.completion})`);
+  field('Status', r.failed ? `failed${r.failureSummary ? `: ${r.failureSummary}` : ''}` : 'ok');
+  if (r.model || r.provider) field('Model', [r.provider, r.model].filter(Boolean).join(' '));
+  const usage = [r.usage.inputTokens !== undefined && `${r.usage.inputTokens} input tokens`, r.usage.outputTokens !== undefined && `${r.usage.outputTokens} output tokens`];
+  field('Usage', usage.filter(Boolean).join(', ') || '(not reported)');
+  printMessages('Input', r.input, io);
+  io.out('');
+  io.out('Transcript');
+  if (r.transcript.length === 0) io.out('  (empty)');
+  r.transcript.forEach((entry, i) => printTranscriptEntry(entry, i + 1, io));
+  if (r.transcript.length === 0 && r.toolCalls.length > 0) {
+    io.out('');
+    io.out('Tool calls');
+    r.toolCalls.forEach((call, i) => printTranscriptEntry({ type: 'tool_call', ...call }, i + 1, io));
+  }
+  io.out('');
+  io.out('Final response');
+  block(io, '  ', r.finalResponseText === '' ? '(none)' : r.finalResponseText);
+}

@@ -1,0 +1,32 @@
+/**
+ * `processors.interactions`: spans -> interaction records (spec §2.4).
+ */
+import type { InteractionsProcessorConfig } from '../evalon-config.ts';
+import { section, whenRead } from '../schema-kit.ts';
+import { count, duration } from '../values.ts';
+
+export const DEFAULT_SETTLE_MS = 2_000;
+export const DEFAULT_DECISION_WAIT_MS = 30_000;
+export const DEFAULT_MAX_PENDING_TRACES = 100_000;
+
+export const interactionsProcessorSchema = section({
+  settle: duration().default(DEFAULT_SETTLE_MS),
+  decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
+  max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
+})
+  .superRefine((processor, context) => {
+    if (processor.settle >= processor.decision_wait) {
+      context.addIssue({
+        code: 'custom',
+        path: ['settle'],
+        message: `must be shorter than decision_wait (settle ${processor.settle}ms, decision_wait ${processor.decision_wait}ms)`,
+      });
+    }
+  }, whenRead('settle', 'decision_wait'))
+  .transform(
+    (processor): InteractionsProcessorConfig => ({
+      settleMs: processor.settle,
+      decisionWaitMs: processor.decision_wait,
+      maxPendingTraces: processor.max_pending_traces,
+    }),
+  );

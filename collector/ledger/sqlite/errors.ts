@@ -1,0 +1,30 @@
+/**
+ * Errors of the ledger stores. Messages read `<where>: <what> (<hint>)`; the original error, if
+ * any, is the `cause`. Nothing here is SQLite-specific: a PostgreSQL store can throw the same ones.
+ */
+
+/** The stored schema cannot be used by this build (newer than it knows, or a broken migration). */
+export class LedgerSchemaError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LedgerSchemaError';
+  }
+}
+
+/** A query the store cannot run (a bad limit or since); `field` names the query field at fault. */
+export class LedgerQueryError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(message);
+    this.name = 'LedgerQueryError';
+    this.field = field;
+  }
+}
+
+/** A store operation failed (closed store, bad input, a storage error as `cause`). */
+export class LedgerStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LedgerStoreError';
+  }
+}

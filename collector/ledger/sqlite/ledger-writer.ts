@@ -1,0 +1,88 @@
+/**
+ * Every write of the SQLite ledger, as plain requests applied on one connection, each in one
+ * transaction. Requests carry already-encoded rows, so the writer does nothing but SQL: it runs on
+ * the store's writer thread (or inline for an in-memory ledger).
+ */
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface SpanRow {
+  traceId: string;
+  count: number;
+  codec: number;
+  bytes: Uint8Array;
+}
+
+export interface InteractionRow {
+  interactionId: string;
+  traceId: string;
+  agentId: string;
+  conversationId: string | null;
+  endTimeMs: number;
+  json: string;
+}
+
+export interface LateSpanRow {
+  interactionId: string;
+  traceId: string;
+  spanId: string;
+  receivedAtMs: number;
+  codec: number;
+  bytes: Uint8Array;
+}
+
+export type WriteRequest =
+  | { op: 'appendSpans'; rows: SpanRow[] }
+  | { op: 'putInteractions'; rows: InteractionRow[] }
+  | { op: 'releaseTraces'; traceIds: string[] }
+  | { op: 'putLateSpans'; rows: LateSpanRow[] };
+
+export interface LedgerWriter {
+  /** Applies one request in one transaction; throws (after rolling back) when it fails. */
+  write(request: WriteRequest): void;
+}
+
+export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
+  const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
+  // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
+  const deleteSpans = db.prepare('DELETE FROM pending_spans WHERE trace_id IN (SELECT value FROM json_each(?))');
+  const insertInteraction = db.prepare(
+    'INSERT OR IGNORE INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const insertLate = db.prepare(
+    'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+
+  function apply(request: WriteRequest): void {
+    switch (request.op) {
+      case 'appendSpans':
+        for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
+        return;
+      case 'putInteractions':
+        for (const r of request.rows) insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
+        return;
+      case 'releaseTraces':
+        deleteSpans.run(JSON.stringify(request.traceIds));
+        return;
+      case 'putLateSpans':
+        for (const r of request.rows) insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
+        return;
+    }
+  }
+
+  return {
+    write(request) {
+      db.exec('BEGIN');
+      try {
+        apply(request);
+        db.exec('COMMIT');
+      } catch (error) {
+        try {
+          db.exec('ROLLBACK');
+        } catch {
+          // SQLite already ended the transaction (a failed COMMIT can do that): nothing to undo.
+        }
+        throw error;
+      }
+    },
+  };
+}

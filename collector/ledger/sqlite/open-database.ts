@@ -1,0 +1,62 @@
+/**
+ * Opens a ledger file with the settings every connection to it uses (the store's reader on the
+ * main thread and its writer thread alike).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { LedgerStoreError } from './errors.ts';
+
+/** How long a connection waits for another one's lock before failing. */
+export const BUSY_TIMEOUT_MS = 5000;
+/**
+ * Page size of a new ledger file (SQLite's default is 4096). Span rows are blobs of tens of KB:
+ * larger pages mean fewer WAL frames per row; measured 1.5x faster appends than 4096.
+ */
+export const PAGE_SIZE_BYTES = 16 * 1024;
+/**
+ * WAL pages after which the writer copies the WAL back into the main file (SQLite's default is
+ * 1000): 64 MiB. Released rows' pages are reused, so a page rewritten several times between two
+ * checkpoints is copied once; measured 1.4x faster appends than 16 MiB.
+ */
+export const WAL_AUTOCHECKPOINT_PAGES = 4096;
+/** Size the WAL file is truncated back to after a checkpoint. */
+export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+/** Page cache per connection, in KiB: larger than one big batch, so a transaction never spills. */
+export const CACHE_SIZE_KIB = 32 * 1024;
+
+export type Synchronous = 'normal' | 'full';
+
+export interface OpenOptions {
+  path: string;
+  synchronous: Synchronous;
+}
+
+export function openDatabase({ path, synchronous }: OpenOptions): DatabaseSync {
+  if (synchronous !== 'normal' && synchronous !== 'full') {
+    throw new LedgerStoreError(`ledger ${path}: synchronous must be 'normal' or 'full' (got ${JSON.stringify(synchronous)})`);
+  }
+  let db: DatabaseSync;
+  try {
+    if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+    db = new DatabaseSync(path);
+  } catch (error) {
+    throw new LedgerStoreError(`ledger ${path}: cannot open the ledger file: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Takes effect on a new file only (before its first table); an existing file keeps its own.
+    db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    db.exec(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
+    db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
+  } catch (error) {
+    db.close();
+    throw new LedgerStoreError(`ledger ${path}: cannot use the ledger file: ${(error as Error).message} (is it an SQLite file?)`, {
+      cause: error,
+    });
+  }
+  return db;
+}

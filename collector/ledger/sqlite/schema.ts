@@ -1,0 +1,111 @@
+/**
+ * The SQLite ledger schema as a list of migrations, applied in order at startup inside one
+ * transaction. `schema_version` holds the version reached. A file whose version is newer than the
+ * last migration known here was written by a newer Evalon: opening it fails rather than guessing.
+ *
+ * Never edit a migration that has shipped; append a new one.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+import { LedgerSchemaError } from './errors.ts';
+
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'pending spans, interactions, late spans',
+    sql: `
+      -- The write-ahead path: one row per (appendSpans call, trace), spans encoded together.
+      CREATE TABLE pending_spans (
+        id INTEGER PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        span_count INTEGER NOT NULL,
+        codec INTEGER NOT NULL,
+        spans BLOB NOT NULL
+      );
+      CREATE INDEX pending_spans_by_trace ON pending_spans (trace_id);
+
+      -- Completed interactions: the record as JSON, plus the columns queries filter and sort on.
+      CREATE TABLE interactions (
+        interaction_id TEXT NOT NULL PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        conversation_id TEXT,
+        end_time_ms INTEGER NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX interactions_by_end ON interactions (end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_agent ON interactions (agent_id, end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_conversation ON interactions (conversation_id, end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_trace ON interactions (trace_id);
+
+      -- Spans that arrived after their interaction was completed, one row each.
+      CREATE TABLE late_spans (
+        id INTEGER PRIMARY KEY,
+        interaction_id TEXT NOT NULL,
+        trace_id TEXT NOT NULL,
+        span_id TEXT NOT NULL,
+        received_at_ms INTEGER NOT NULL,
+        codec INTEGER NOT NULL,
+        span BLOB NOT NULL
+      );
+      CREATE INDEX late_spans_by_interaction ON late_spans (interaction_id);
+    `,
+  },
+];
+
+/** Throws when versions are not 1, 2, 3, ... in order (a programming error, caught by a test). */
+export function checkMigrationList(migrations: readonly Migration[]): void {
+  migrations.forEach((migration, index) => {
+    if (migration.version !== index + 1) {
+      throw new LedgerSchemaError(
+        `ledger schema: migration #${index + 1} has version ${migration.version} (versions must be 1, 2, 3, ... in order)`,
+      );
+    }
+  });
+}
+
+/**
+ * Brings the database to the last version of `migrations` and returns it. `where` names the
+ * database in messages (its path).
+ */
+export function migrate(db: DatabaseSync, where: string, migrations: readonly Migration[] = MIGRATIONS): number {
+  checkMigrationList(migrations);
+  const latest = migrations.length;
+  // IMMEDIATE takes the write lock first, so two processes opening a new file do not both migrate.
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
+    const row = db.prepare('SELECT max(version) AS version FROM schema_version').get() as { version: number | null } | undefined;
+    const current = Number(row?.version ?? 0);
+    if (current > latest) {
+      throw new LedgerSchemaError(
+        `ledger ${where}: schema version ${current} is newer than this Evalon supports (${latest}) ` +
+          `(upgrade Evalon, or point the ledger at another file)`,
+      );
+    }
+    for (const migration of migrations.slice(current)) {
+      try {
+        db.exec(migration.sql);
+      } catch (error) {
+        throw new LedgerSchemaError(
+          `ledger ${where}: migration ${migration.version} (${migration.description}) failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    }
+    if (current < latest) {
+      db.exec('DELETE FROM schema_version');
+      db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(latest);
+    }
+    db.exec('COMMIT');
+    return latest;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

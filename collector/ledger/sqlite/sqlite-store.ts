@@ -1,0 +1,210 @@
+/**
+ * The embedded ledger store: one SQLite file through `node:sqlite` (no native dependency).
+ *
+ * Durability: WAL journal with `synchronous=NORMAL` by default. A write resolves once its
+ * transaction has committed, that is once it is in the WAL file, so it survives a crash or
+ * `kill -9` of the process (the contract of `appendSpans`). A power loss or OS crash may lose the
+ * last transactions; `synchronous: 'full'` syncs the WAL at every commit to cover that too.
+ *
+ * Threads: this module encodes spans and records on the caller's thread and reads through its own
+ * connection; every write goes to one writer connection on a worker thread (`writer-thread.ts`),
+ * so SQL, commits and checkpoints do not block the event loop. WAL lets the reader see each write
+ * as soon as it has resolved. `:memory:` (or `writer: 'inline'`) writes on the caller's thread.
+ */
+import type { StatementSync } from 'node:sqlite';
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { SpanData } from '../../model/span.ts';
+import type { InteractionQuery, LateSpan, LedgerStore } from '../store.ts';
+import { LedgerStoreError } from './errors.ts';
+import { normalizeInteractionQuery, parseIsoTime } from './interaction-query.ts';
+import type { InteractionRow, SpanRow } from './ledger-writer.ts';
+import { openDatabase, type Synchronous } from './open-database.ts';
+import { migrate } from './schema.ts';
+import { CODEC_V8, decodeSpans, encodeSpans } from './span-codec.ts';
+import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
+
+export interface SqliteStoreOptions {
+  /** The ledger file; its folder is created. `:memory:` keeps everything in memory (tests). */
+  path: string;
+  /**
+   * `normal` (default): what a write resolved survives a process crash or kill -9; a power loss
+   * may lose the last transactions. `full`: also survives a power loss; every commit waits for
+   * an fsync.
+   */
+  synchronous?: Synchronous;
+  /** `thread` (default for a file): writes run on a worker thread. `inline`: on the caller's. */
+  writer?: 'thread' | 'inline';
+}
+
+/** The SQLite store: the ledger contract, plus reading back the late spans it keeps. */
+export interface SqliteLedgerStore extends LedgerStore {
+  /** Late spans recorded for one interaction, in arrival order. */
+  loadLateSpans(interactionId: string): Promise<LateSpan[]>;
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStore {
+  const { path } = options;
+  const synchronous = options.synchronous ?? 'normal';
+  const db = openDatabase({ path, synchronous });
+  let writer: WriterClient;
+  try {
+    migrate(db, path);
+    const inline = path === ':memory:' || options.writer === 'inline';
+    writer = inline ? createInlineWriter(db, path) : createThreadWriter({ path, synchronous });
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const selectAllPending = db.prepare('SELECT codec, spans FROM pending_spans ORDER BY id');
+  const selectTracePending = db.prepare('SELECT codec, spans FROM pending_spans WHERE trace_id = ? ORDER BY id');
+  const selectInteraction = db.prepare('SELECT record FROM interactions WHERE interaction_id = ?');
+  const selectExisting = db.prepare('SELECT interaction_id FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))');
+  const selectLate = db.prepare('SELECT codec, span FROM late_spans WHERE interaction_id = ? ORDER BY id');
+  const listStatements = new Map<string, StatementSync>();
+  let closing: Promise<void> | undefined;
+
+  function ensureOpen(): void {
+    if (closing) throw new LedgerStoreError(`ledger ${path}: the store is closed`);
+  }
+
+  function decodeRows(rows: unknown[]): SpanData[] {
+    const spans: SpanData[] = [];
+    for (const row of rows as { codec: number; spans: Uint8Array }[]) {
+      for (const span of decodeSpans(row.codec, row.spans, path)) spans.push(span);
+    }
+    return spans;
+  }
+
+  /** One prepared statement per combination of filters, made on first use. */
+  function listStatement(agent: boolean, conversation: boolean, since: boolean): StatementSync {
+    const key = `${+agent}${+conversation}${+since}`;
+    let statement = listStatements.get(key);
+    if (!statement) {
+      const conditions = [agent && 'agent_id = ?', conversation && 'conversation_id = ?', since && 'end_time_ms >= ?'].filter(Boolean);
+      const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+      statement = db.prepare(`SELECT record FROM interactions ${where} ORDER BY end_time_ms DESC, interaction_id DESC LIMIT ?`);
+      listStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  return {
+    async appendSpans(spans) {
+      ensureOpen();
+      if (spans.length === 0) return;
+      await writer.write({ op: 'appendSpans', rows: spanRows(spans, path) });
+    },
+
+    async loadPendingSpans() {
+      ensureOpen();
+      return decodeRows(selectAllPending.all());
+    },
+
+    async loadTraceSpans(traceId) {
+      ensureOpen();
+      return decodeRows(selectTracePending.all(traceId));
+    },
+
+    async putInteractions(records) {
+      ensureOpen();
+      if (records.length === 0) return;
+      await writer.write({ op: 'putInteractions', rows: records.map((record) => interactionRow(record, path)) });
+    },
+
+    async releaseTraces(traceIds) {
+      ensureOpen();
+      if (traceIds.length === 0) return;
+      await writer.write({ op: 'releaseTraces', traceIds: [...traceIds] });
+    },
+
+    async putLateSpans(late) {
+      ensureOpen();
+      if (late.length === 0) return;
+      const receivedAtMs = Date.now();
+      const rows = late.map(({ interactionId, span }) => {
+        const [row] = spanRows([span], path);
+        return { interactionId, traceId: span.traceId, spanId: span.spanId, receivedAtMs, codec: row.codec, bytes: row.bytes };
+      });
+      await writer.write({ op: 'putLateSpans', rows });
+    },
+
+    async loadLateSpans(interactionId) {
+      ensureOpen();
+      const rows = selectLate.all(interactionId) as { codec: number; span: Uint8Array }[];
+      return rows.flatMap((row) => decodeSpans(row.codec, row.span, path).map((span) => ({ interactionId, span })));
+    },
+
+    async getInteraction(interactionId) {
+      ensureOpen();
+      const row = selectInteraction.get(interactionId) as { record: string } | undefined;
+      return row ? (JSON.parse(row.record) as InteractionRecord) : undefined;
+    },
+
+    async listInteractions(query: InteractionQuery) {
+      ensureOpen();
+      const q = normalizeInteractionQuery(query);
+      const params: (string | number)[] = [];
+      if (q.agentId !== undefined) params.push(q.agentId);
+      if (q.conversationId !== undefined) params.push(q.conversationId);
+      if (q.sinceMs !== undefined) params.push(q.sinceMs);
+      params.push(q.limit);
+      const statement = listStatement(q.agentId !== undefined, q.conversationId !== undefined, q.sinceMs !== undefined);
+      return (statement.all(...params) as { record: string }[]).map((row) => JSON.parse(row.record) as InteractionRecord);
+    },
+
+    async existingInteractionIds(ids) {
+      ensureOpen();
+      if (ids.length === 0) return new Set();
+      const rows = selectExisting.all(JSON.stringify(ids)) as { interaction_id: string }[];
+      return new Set(rows.map((row) => row.interaction_id));
+    },
+
+    close() {
+      closing ??= (async () => {
+        try {
+          await writer.close();
+        } finally {
+          db.close();
+        }
+      })();
+      return closing;
+    },
+  };
+}
+
+/** One row per trace of the batch, its spans encoded together in their order of arrival. */
+function spanRows(spans: SpanData[], path: string): SpanRow[] {
+  const byTrace = new Map<string, SpanData[]>();
+  for (const span of spans) {
+    if (typeof span?.traceId !== 'string' || span.traceId === '') {
+      throw new LedgerStoreError(`ledger ${path}: appendSpans: a span has no traceId (every span needs one)`);
+    }
+    const group = byTrace.get(span.traceId);
+    if (group) group.push(span);
+    else byTrace.set(span.traceId, [span]);
+  }
+  return [...byTrace].map(([traceId, group]) => ({ traceId, count: group.length, codec: CODEC_V8, bytes: encodeSpans(group) }));
+}
+
+function interactionRow(record: InteractionRecord, path: string): InteractionRow {
+  for (const field of ['interactionId', 'traceId', 'agentId', 'endTime'] as const) {
+    if (typeof record?.[field] !== 'string' || record[field] === '') {
+      throw new LedgerStoreError(`ledger ${path}: putInteractions: record ${record?.interactionId ?? '?'} has no ${field}`);
+    }
+  }
+  const endTimeMs = parseIsoTime(record.endTime);
+  if (endTimeMs === undefined) {
+    throw new LedgerStoreError(
+      `ledger ${path}: putInteractions: record ${record.interactionId} has endTime ${JSON.stringify(record.endTime)} (expected ISO-8601)`,
+    );
+  }
+  return {
+    interactionId: record.interactionId,
+    traceId: record.traceId,
+    agentId: record.agentId,
+    conversationId: record.conversationId ?? null,
+    endTimeMs,
+    json: JSON.stringify(record),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * How the store hands its writes to the writer: on a worker thread for a ledger file (the event
+ * loop only encodes; SQL, commits and checkpoints run on the other core), or inline for
+ * `:memory:`, which a second connection could not see. A write resolves once committed.
+ */
+import { extname } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
+import { LedgerStoreError } from './errors.ts';
+import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
+import type { OpenOptions } from './open-database.ts';
+import type { WriterMessage, WriterReply } from './writer-thread.ts';
+
+export interface WriterClient {
+  write(request: WriteRequest): Promise<void>;
+  /** Stops the writer after the writes already sent. Safe twice. */
+  close(): Promise<void>;
+}
+
+function writeError(path: string, error: { message: string; errcode?: number; errstr?: string }, cause: unknown): LedgerStoreError {
+  const code = error.errstr ? ` (${error.errstr})` : '';
+  return new LedgerStoreError(`ledger ${path}: write failed: ${error.message}${code}`, { cause });
+}
+
+export function createInlineWriter(db: DatabaseSync, path: string): WriterClient {
+  const writer = createLedgerWriter(db);
+  return {
+    async write(request) {
+      try {
+        writer.write(request);
+      } catch (error) {
+        throw writeError(path, error as Error, error);
+      }
+    },
+    async close() {},
+  };
+}
+
+/** The writer thread's module, named with this module's own extension (.ts in source, .js built). */
+const WRITER_THREAD_URL = new URL(`./writer-thread${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+
+export function createThreadWriter(options: OpenOptions): WriterClient {
+  const worker = new Worker(WRITER_THREAD_URL, { workerData: options });
+  // Hold the process open only while writes are in flight, like a socket with pending requests.
+  worker.unref();
+  const pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  let nextId = 1;
+  let failure: Error | undefined;
+  let closing: Promise<void> | undefined;
+
+  function fail(error: Error): void {
+    failure ??= error;
+    for (const waiter of pending.values()) waiter.reject(failure);
+    pending.clear();
+  }
+
+  worker.on('message', (reply: WriterReply) => {
+    const waiter = pending.get(reply.id);
+    if (!waiter) return;
+    pending.delete(reply.id);
+    if (pending.size === 0) worker.unref();
+    if (reply.error) waiter.reject(writeError(options.path, reply.error, Object.assign(new Error(reply.error.message), reply.error)));
+    else waiter.resolve();
+  });
+  worker.on('error', (error: unknown) => {
+    const text = error instanceof Error ? error.message : String(error);
+    fail(new LedgerStoreError(`ledger ${options.path}: the writer thread failed: ${text}`, { cause: error }));
+  });
+  worker.on('exit', (code) => {
+    fail(new LedgerStoreError(`ledger ${options.path}: the writer thread stopped (exit code ${code})`));
+  });
+
+  function send(message: { request: WriteRequest } | { close: true }, transfer: ArrayBuffer[] = []): Promise<void> {
+    if (failure) return Promise.reject(failure);
+    return new Promise<void>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      if (pending.size === 1) worker.ref();
+      worker.postMessage({ id, ...message } as WriterMessage, transfer);
+    });
+  }
+
+  return {
+    write(request) {
+      return send({ request }, transferables(request));
+    },
+    close() {
+      closing ??= (async () => {
+        if (!failure) await send({ close: true }).catch(() => {});
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Encoded rows whose buffers the writer can take without a copy (ones that own their memory). */
+function transferables(request: WriteRequest): ArrayBuffer[] {
+  if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return [];
+  const buffers: ArrayBuffer[] = [];
+  for (const row of request.rows) {
+    const { buffer, byteOffset, byteLength } = row.bytes;
+    if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) buffers.push(buffer);
+  }
+  return buffers;
+}

@@ -1,0 +1,34 @@
+/**
+ * The SQLite ledger's writer thread (a worker): owns the one write connection, applies write
+ * requests in arrival order, and answers each once committed. Running SQL and checkpoints here
+ * keeps them off the collector's event loop. Started by `writer-client.ts`.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
+import { openDatabase, type OpenOptions } from './open-database.ts';
+
+export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
+export type WriterReply = { id: number; error?: { name: string; message: string; errcode?: number; errstr?: string } };
+
+const port = parentPort;
+if (!port) throw new Error('ledger writer thread: must run as a worker thread');
+
+// Errors here (the file cannot be opened) reach the store as the worker's 'error' event.
+const db = openDatabase(workerData as OpenOptions);
+const writer = createLedgerWriter(db);
+
+port.on('message', (message: WriterMessage) => {
+  if ('close' in message) {
+    db.close();
+    port.postMessage({ id: message.id } satisfies WriterReply);
+    port.close();
+    return;
+  }
+  try {
+    writer.write(message.request);
+    port.postMessage({ id: message.id } satisfies WriterReply);
+  } catch (error) {
+    const { name, message: text, errcode, errstr } = error as Error & { errcode?: number; errstr?: string };
+    port.postMessage({ id: message.id, error: { name, message: text, errcode, errstr } } satisfies WriterReply);
+  }
+});

@@ -1,0 +1,292 @@
+/**
+ * Interaction assembly: groups received spans by trace, decides from the span tree when each
+ * interaction is complete (spec §2.4), and reports late spans. Time is injected (`now` arguments),
+ * so tests drive it without sleeping; the processor owns the real clock and the store.
+ *
+ * The policy, per interaction root R of a pending trace:
+ * - structural completion when every span that could still belong to R has arrived — no span of
+ *   the trace waits for a missing local parent, except spans hanging off R's own ancestors —,
+ *   R's ancestry is known (the chain of parents reaches a root, a remote parent or an enclosing
+ *   invocation) or R names its own agent (so no enclosing invocation could absorb it), and no
+ *   span of R arrived within the settle window;
+ * - otherwise completion `timeout` once `decision_wait` has passed since the trace's last span,
+ *   or when the trace is evicted because `max_pending_traces` is exceeded.
+ */
+import { hasRemoteParent, type SpanData } from '../../model/span.ts';
+import { interactionIdOf, type Completion } from '../../model/interaction.ts';
+import { classifyInvocation, type Invocation } from './classify.ts';
+import { resolveOwnership, type Ownership, type SpanNode, type TraceState } from './trace-state.ts';
+
+export interface AssemblerOptions {
+  settleMs: number;
+  decisionWaitMs: number;
+  maxPendingTraces: number;
+  /** How many decided traces are remembered for late-span detection (default: maxPendingTraces). */
+  decidedCacheSize?: number;
+  /** Timer granularity in ms (default 100). */
+  granularityMs?: number;
+  onEvict?: (traceId: string, pendingTraces: number) => void;
+  classify?: (span: SpanData) => Invocation | undefined;
+}
+
+export interface InteractionDecision {
+  traceId: string;
+  rootSpanId: string;
+  interactionId: string;
+  memberSpanIds: string[];
+  nested: Array<{ spanId: string; interactionId: string }>;
+  flowId?: string;
+  completion: Completion;
+}
+
+export interface Decisions {
+  interactions: InteractionDecision[];
+  /** Traces with nothing left pending: their stored spans can be released. */
+  releasedTraces: string[];
+  /** Spans dropped with their trace because they belonged to no interaction. */
+  unassignedSpans: number;
+}
+
+export interface AddResult {
+  late: Array<{ span: SpanData; interactionId: string }>;
+  duplicates: number;
+}
+
+export interface AssemblerStats {
+  evictedTraces: number;
+  lateSpans: number;
+  duplicateSpans: number;
+  unassignedSpans: number;
+  completed: { structural: number; timeout: number };
+}
+
+export interface Assembler {
+  add(spans: SpanData[], now: number): AddResult;
+  collectDue(now: number): Decisions;
+  /** Decides every pending trace now (completion `timeout` for what is not structurally complete). */
+  flushAll(now: number): Decisions;
+  pendingTraces(): number;
+  pendingSpans(): number;
+  readonly stats: AssemblerStats;
+}
+
+export function createAssembler(options: AssemblerOptions): Assembler {
+  const granularity = options.granularityMs ?? 100;
+  const classify = options.classify ?? classifyInvocation;
+  const pending = new Map<string, TraceState>();
+  const decided = new Map<string, Map<string, string>>();
+  const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
+  const buckets = new Map<number, Set<string>>();
+  let lastBucket = -1;
+  /** The bucket being swept by collectDue, or -1. */
+  let sweeping = -1;
+  let spanCount = 0;
+  const stats: AssemblerStats = {
+    evictedTraces: 0,
+    lateSpans: 0,
+    duplicateSpans: 0,
+    unassignedSpans: 0,
+    completed: { structural: 0, timeout: 0 },
+  };
+
+  const bucketOf = (time: number) => Math.ceil(time / granularity);
+
+  function schedule(trace: TraceState, time: number): void {
+    if (trace.dueAt !== undefined && trace.dueAt <= time) return;
+    trace.dueAt = time;
+    // Never into a bucket already swept: it would not be looked at again.
+    const bucket = Math.max(bucketOf(time), lastBucket + 1, sweeping + 1);
+    trace.dueBucket = bucket;
+    let set = buckets.get(bucket);
+    if (!set) buckets.set(bucket, (set = new Set()));
+    set.add(trace.traceId);
+  }
+
+  function rememberDecided(trace: TraceState): void {
+    decided.delete(trace.traceId);
+    decided.set(trace.traceId, trace.completedMembers);
+    while (decided.size > decidedLimit) decided.delete(decided.keys().next().value!);
+  }
+
+  function add(spans: SpanData[], now: number): AddResult {
+    const result: AddResult = { late: [], duplicates: 0 };
+    const touched = new Set<TraceState>();
+    for (const span of spans) {
+      let trace = pending.get(span.traceId);
+      if (!trace) {
+        const members = decided.get(span.traceId);
+        trace = {
+          traceId: span.traceId,
+          nodes: new Map(),
+          firstArrival: now,
+          lastArrival: now,
+          completedRoots: new Map(),
+          completedMembers: members ?? new Map(),
+        };
+        if (members) decided.delete(span.traceId);
+        pending.set(span.traceId, trace);
+      }
+      if (trace.nodes.has(span.spanId) || trace.completedMembers.has(span.spanId)) {
+        // A retried delivery of a span already received.
+        result.duplicates++;
+        continue;
+      }
+      const lateFor = span.parentSpanId !== undefined ? trace.completedMembers.get(span.parentSpanId) : undefined;
+      if (lateFor !== undefined) {
+        // Its interaction was already decided: recorded as late, never merged into the record.
+        trace.completedMembers.set(span.spanId, lateFor);
+        result.late.push({ span, interactionId: lateFor });
+        touched.add(trace);
+        continue;
+      }
+      const node: SpanNode = {
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId,
+        remoteParent: hasRemoteParent(span),
+        invocation: classify(span),
+        arrivedAt: now,
+      };
+      trace.nodes.set(span.spanId, node);
+      trace.lastArrival = now;
+      spanCount++;
+      touched.add(trace);
+    }
+    for (const trace of touched) {
+      if (trace.nodes.size === 0) {
+        // Only late spans: nothing is pending for this trace.
+        pending.delete(trace.traceId);
+        rememberDecided(trace);
+      } else schedule(trace, now + options.settleMs);
+    }
+    stats.lateSpans += result.late.length;
+    stats.duplicateSpans += result.duplicates;
+    return result;
+  }
+
+  function emptyDecisions(): Decisions {
+    return { interactions: [], releasedTraces: [], unassignedSpans: 0 };
+  }
+
+  /** Checks one trace; with `force`, decides everything still pending as `timeout`. */
+  function check(trace: TraceState, now: number, force: boolean, out: Decisions): void {
+    const ownership = resolveOwnership(trace);
+    const expired = force || now - trace.lastArrival >= options.decisionWaitMs;
+    let waiting = false;
+    let nextSettle = Infinity;
+    const ready: string[] = [];
+    for (const [root, memberIds] of ownership.members) {
+      if (trace.completedRoots.has(root)) continue;
+      if (expired) {
+        ready.push(root);
+        continue;
+      }
+      const state = readiness(trace, ownership, root, memberIds, now);
+      if (state === 'blocked') waiting = true;
+      else if (state === 'ready') ready.push(root);
+      else {
+        waiting = true;
+        nextSettle = Math.min(nextSettle, state);
+      }
+    }
+    for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
+
+    const allDecided = [...ownership.members.keys()].every((root) => trace.completedRoots.has(root));
+    const settledTrace = now - trace.lastArrival >= options.settleMs;
+    if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
+      out.unassignedSpans += ownership.unowned.length;
+      stats.unassignedSpans += ownership.unowned.length;
+      pending.delete(trace.traceId);
+      spanCount -= trace.nodes.size;
+      rememberDecided(trace);
+      out.releasedTraces.push(trace.traceId);
+      return;
+    }
+    const decisionAt = trace.lastArrival + options.decisionWaitMs;
+    if (!waiting && allDecided) schedule(trace, Math.min(trace.lastArrival + options.settleMs, decisionAt));
+    else schedule(trace, Math.min(nextSettle, decisionAt));
+  }
+
+  /** 'ready', 'blocked' (waits for spans), or the time at which its settle window ends. */
+  function readiness(trace: TraceState, ownership: Ownership, root: string, memberIds: string[], now: number): 'ready' | 'blocked' | number {
+    const ancestors = ownership.ancestors.get(root)!;
+    for (const orphan of ownership.orphans) {
+      // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
+      if (!ancestors.has(orphan.parentSpanId!) && !ancestors.has(orphan.spanId)) return 'blocked';
+    }
+    if (ownership.cut.has(root) && trace.nodes.get(root)!.invocation!.agentIdentity === undefined) return 'blocked';
+    let lastActivity = 0;
+    for (const id of memberIds) lastActivity = Math.max(lastActivity, trace.nodes.get(id)!.arrivedAt);
+    const settledAt = lastActivity + options.settleMs;
+    return settledAt <= now ? 'ready' : settledAt;
+  }
+
+  function decide(trace: TraceState, ownership: Ownership, root: string, completion: Completion, out: Decisions): void {
+    const interactionId = interactionIdOf(trace.traceId, root);
+    const memberSpanIds = ownership.members.get(root)!;
+    const nested: InteractionDecision['nested'] = [];
+    for (const [inner, outer] of ownership.enclosing) {
+      if (outer === root) nested.push({ spanId: inner, interactionId: interactionIdOf(trace.traceId, inner) });
+    }
+    const outer = ownership.enclosing.get(root);
+    out.interactions.push({
+      traceId: trace.traceId,
+      rootSpanId: root,
+      interactionId,
+      memberSpanIds,
+      nested,
+      flowId: outer !== undefined ? interactionIdOf(trace.traceId, outer) : undefined,
+      completion,
+    });
+    trace.completedRoots.set(root, interactionId);
+    for (const id of memberSpanIds) trace.completedMembers.set(id, interactionId);
+    stats.completed[completion]++;
+  }
+
+  function evictOverflow(now: number, out: Decisions): void {
+    while (pending.size > options.maxPendingTraces) {
+      const oldest = pending.values().next().value!;
+      stats.evictedTraces++;
+      options.onEvict?.(oldest.traceId, pending.size);
+      check(oldest, now, true, out);
+    }
+  }
+
+  function collectDue(now: number): Decisions {
+    const out = emptyDecisions();
+    evictOverflow(now, out);
+    const current = bucketOf(now);
+    if (lastBucket < 0) lastBucket = Math.min(...buckets.keys(), current) - 1;
+    for (let bucket = lastBucket + 1; bucket <= current; bucket++) {
+      const set = buckets.get(bucket);
+      if (!set) continue;
+      sweeping = bucket;
+      buckets.delete(bucket);
+      for (const traceId of set) {
+        const trace = pending.get(traceId);
+        if (!trace || trace.dueAt === undefined || !set.has(traceId) || trace.dueBucket !== bucket) continue;
+        trace.dueAt = undefined;
+        trace.dueBucket = undefined;
+        check(trace, now, false, out);
+      }
+    }
+    sweeping = -1;
+    lastBucket = current;
+    return out;
+  }
+
+  function flushAll(now: number): Decisions {
+    const out = emptyDecisions();
+    for (const trace of [...pending.values()]) check(trace, now, true, out);
+    buckets.clear();
+    return out;
+  }
+
+  return {
+    add,
+    collectDue,
+    flushAll,
+    pendingTraces: () => pending.size,
+    pendingSpans: () => spanCount,
+    stats,
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * The interactions processor: the `processors.interactions` stage. It stores every received span
+ * durably before acknowledging it (the write-ahead path), feeds the assembler, and on each tick
+ * builds the records of completed interactions from the stored spans, writes them to the ledger
+ * and hands the new ones to the next stage (evaluation).
+ *
+ * Store work is serialised through one queue: a trace can never be released between the moment
+ * its new spans are stored and the moment the assembler learns of them.
+ */
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { SpanData } from '../../model/span.ts';
+import type { LedgerStore } from '../../ledger/store.ts';
+import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
+import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
+import { agentIdOf, buildInteractionRecord } from './build-record.ts';
+import { createSerialQueue } from './serial-queue.ts';
+import { createLogger, type Logger } from '../../logger.ts';
+
+export const DEFAULT_SETTLE_MS = 2_000;
+export const DEFAULT_DECISION_WAIT_MS = 30_000;
+export const DEFAULT_MAX_PENDING_TRACES = 100_000;
+/** Batches waiting for the store before the receiver is told to back off. */
+export const DEFAULT_MAX_QUEUED_BATCHES = 256;
+
+export interface InteractionsProcessorConfig {
+  settleMs: number;
+  decisionWaitMs: number;
+  maxPendingTraces: number;
+  maxQueuedBatches?: number;
+  tickMs?: number;
+}
+
+export interface InteractionsConsumer {
+  /** Receives records of interactions new to the ledger (not those re-completed after a restart). */
+  consumeInteractions(records: InteractionRecord[]): Promise<void>;
+}
+
+export interface InteractionsProcessorStats {
+  spansReceived: number;
+  interactions: number;
+  interactionsFailed: number;
+  lateSpans: number;
+  evictedTraces: number;
+}
+
+export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
+  /** Runs the completion check now (tests and shutdown use it; a timer calls it otherwise). */
+  tick(): Promise<void>;
+  ready(): boolean;
+  readonly assembler: Assembler;
+  readonly stats: InteractionsProcessorStats;
+  /** Called with each batch of newly recorded interactions. */
+  onRecorded?: (records: InteractionRecord[]) => void;
+}
+
+export function createInteractionsProcessor(options: {
+  store: LedgerStore;
+  config: InteractionsProcessorConfig;
+  next?: InteractionsConsumer;
+  clock?: () => number;
+  logger?: Logger;
+}): InteractionsProcessor {
+  const { store, config, next } = options;
+  const clock = options.clock ?? Date.now;
+  const logger = options.logger ?? createLogger();
+  const queue = createSerialQueue();
+  const maxQueued = config.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES;
+  let lastEvictionLog = 0;
+  const assembler = createAssembler({
+    settleMs: config.settleMs,
+    decisionWaitMs: config.decisionWaitMs,
+    maxPendingTraces: config.maxPendingTraces,
+    onEvict: (traceId, pendingTraces) => {
+      const now = clock();
+      if (now - lastEvictionLog >= 10_000) {
+        lastEvictionLog = now;
+        logger.warn(
+          `interactions: ${pendingTraces} pending traces exceed the limit; trace ${traceId} was decided early as a timeout ` +
+            `(${assembler.stats.evictedTraces} so far; raise processors::interactions::max_pending_traces)`,
+        );
+      }
+    },
+  });
+  const stats: InteractionsProcessorStats = { spansReceived: 0, interactions: 0, interactionsFailed: 0, lateSpans: 0, evictedTraces: 0 };
+  let timer: NodeJS.Timeout | undefined;
+  let started = false;
+  let stopped = false;
+  let ticking: Promise<void> | undefined;
+
+  async function consume(spans: SpanData[]): Promise<void> {
+    if (stopped) throw new BackpressureError('interactions: the collector is shutting down', { retryAfterSeconds: 5, status: 503 });
+    if (!started) throw new BackpressureError('interactions: the collector is still recovering pending spans', { retryAfterSeconds: 1, status: 503 });
+    if (spans.length === 0) return;
+    if (queue.size() >= maxQueued) {
+      throw new BackpressureError(`interactions: ${queue.size()} batches are waiting for the ledger store`, { retryAfterSeconds: 1 });
+    }
+    await queue.run(async () => {
+      await store.appendSpans(spans);
+      stats.spansReceived += spans.length;
+      const { late } = assembler.add(spans, clock());
+      if (late.length > 0) {
+        stats.lateSpans += late.length;
+        await store.putLateSpans(late);
+      }
+    });
+  }
+
+  async function record(decisions: Decisions): Promise<void> {
+    if (decisions.interactions.length === 0) {
+      if (decisions.releasedTraces.length > 0) await store.releaseTraces(decisions.releasedTraces);
+      return;
+    }
+    const byTrace = new Map<string, InteractionDecision[]>();
+    for (const decision of decisions.interactions) {
+      const list = byTrace.get(decision.traceId);
+      if (list) list.push(decision);
+      else byTrace.set(decision.traceId, [decision]);
+    }
+    const records: InteractionRecord[] = [];
+    for (const [traceId, list] of byTrace) {
+      const spans = new Map<string, SpanData>();
+      for (const span of await store.loadTraceSpans(traceId)) spans.set(span.spanId, span);
+      for (const decision of list) {
+        const built = buildFromDecision(decision, spans);
+        if (built) records.push(built);
+        else logger.error(`interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`);
+      }
+    }
+    const existing = await store.existingInteractionIds(records.map((r) => r.interactionId));
+    await store.putInteractions(records);
+    if (decisions.releasedTraces.length > 0) await store.releaseTraces(decisions.releasedTraces);
+    const fresh = records.filter((r) => !existing.has(r.interactionId));
+    stats.interactions += fresh.length;
+    stats.interactionsFailed += fresh.filter((r) => r.failed).length;
+    stats.evictedTraces = assembler.stats.evictedTraces;
+    if (fresh.length > 0) {
+      processor.onRecorded?.(fresh);
+      if (next) await next.consumeInteractions(fresh);
+    }
+  }
+
+  function tick(): Promise<void> {
+    // Ticks never overlap: a slow one makes the next wait.
+    ticking ??= queue
+      .run(() => record(assembler.collectDue(clock())))
+      .catch((error: unknown) => logger.error(`interactions: completing interactions failed: ${String(error)}`))
+      .finally(() => {
+        ticking = undefined;
+      });
+    return ticking;
+  }
+
+  const processor: InteractionsProcessor = {
+    consume,
+    tick,
+    assembler,
+    stats,
+    ready: () => started && !stopped,
+    async start() {
+      if (started) return;
+      const replay = await store.loadPendingSpans();
+      if (replay.length > 0) {
+        assembler.add(replay, clock());
+        logger.info(`interactions: recovered ${replay.length} stored spans of ${assembler.pendingTraces()} pending traces`);
+      }
+      started = true;
+      const tickMs = config.tickMs ?? Math.max(10, Math.min(250, Math.floor(config.settleMs / 4)));
+      timer = setInterval(() => void tick(), tickMs);
+      timer.unref();
+    },
+    async shutdown() {
+      if (stopped) return;
+      stopped = true;
+      if (timer) clearInterval(timer);
+      await ticking;
+      // Pending traces stay in the store: the next start replays them.
+      await queue.idle();
+    },
+  };
+  return processor;
+}
+
+function buildFromDecision(decision: InteractionDecision, spans: Map<string, SpanData>): InteractionRecord | undefined {
+  const root = spans.get(decision.rootSpanId);
+  if (!root) return undefined;
+  const members: SpanData[] = [];
+  for (const id of decision.memberSpanIds) {
+    const span = spans.get(id);
+    if (span) members.push(span);
+  }
+  const nested = decision.nested.flatMap(({ spanId, interactionId }) => {
+    const span = spans.get(spanId);
+    return span ? [{ span, interactionId, agentId: agentIdOf(span) }] : [];
+  });
+  return buildInteractionRecord({ root, spans: members, nested, flowId: decision.flowId, completion: decision.completion });
+}
