@@ -102,7 +102,7 @@ function runSender(options: Record<string, unknown>): Promise<{ elapsed: number;
   });
 }
 
-interface Stats { spansReceived: number; interactions: number; pendingTraces: number; pendingSpans: number }
+interface Stats { spansReceived: number; interactions: number; pendingTraces: number; pendingSpans: number; memory: Record<string, number> }
 async function stats(collector: CollectorProcess): Promise<Stats> {
   return (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as Stats;
 }
@@ -134,7 +134,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en');
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
   line(`  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`);
   line(`  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ${(result.spansPerSecond / decodeRate * 100).toFixed(0)}% of decode-only (acknowledged rate)`);
-  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB`);
+  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify((await stats(collector)).memory)}`);
   collector.child.kill('SIGTERM');
   await collector.exited;
 }
@@ -147,7 +147,7 @@ if (!values['skip-pending']) {
   const s = await stats(collector);
   const mem = memory(collector.child.pid!);
   line(`pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`);
-  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB`);
+  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify(s.memory)}`);
   collector.child.kill('SIGTERM');
   await collector.exited;
 }

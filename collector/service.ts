@@ -93,6 +93,7 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
           duplicateSpans: processor.assembler.stats.duplicateSpans,
           unassignedSpans: processor.assembler.stats.unassignedSpans,
           completed: processor.assembler.stats.completed,
+          memory: memoryMiB(),
         }),
       });
       await api.start().catch((error: unknown) => {
@@ -108,6 +109,12 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
     await shutdown();
     throw error;
   }
+}
+
+function memoryMiB(): Record<string, number> {
+  const usage = process.memoryUsage();
+  const mib = (bytes: number) => Math.round(bytes / 1048576);
+  return { rssMiB: mib(usage.rss), heapUsedMiB: mib(usage.heapUsed), heapTotalMiB: mib(usage.heapTotal), externalMiB: mib(usage.external) };
 }
 
 function errorText(error: unknown): string {

@@ -26,6 +26,9 @@ Commands:
                                       list recorded interactions, newest first
   ledger show <interactionId> [--json] [--api URL]
                                       show one interaction record
+  simulate <scenario.yaml>... [--trials N] [--concurrency N] [--seed S] [--out DIR]
+           [--record DIR] [--replay DIR] [--json]
+                                      rehearse agents in scripted conversations and judge them
 
 Options:
   --config FILE   configuration file; repeat it to layer overrides (later files win key by key)
@@ -63,6 +66,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       case 'ledger': {
         const { runLedgerCommand } = await import('./ledger-command.ts');
         return await runLedgerCommand(rest, io);
+      }
+      case 'simulate': {
+        const { runSimulateCommand } = await import('./simulate-command.ts');
+        return await runSimulateCommand(verbose ? [...rest, '--verbose'] : rest, io);
       }
       default:
         io.err(`evalon: unknown command "${command}" (see evalon --help)`);

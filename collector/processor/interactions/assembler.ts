@@ -67,6 +67,8 @@ export interface Assembler {
   flushAll(now: number): Decisions;
   pendingTraces(): number;
   pendingSpans(): number;
+  /** True while the trace has spans waiting for a decision. */
+  isPending(traceId: string): boolean;
   readonly stats: AssemblerStats;
 }
 
@@ -286,6 +288,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     collectDue,
     flushAll,
     pendingTraces: () => pending.size,
+    isPending: (traceId) => pending.has(traceId),
     pendingSpans: () => spanCount,
     stats,
   };

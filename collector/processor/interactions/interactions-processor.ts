@@ -4,8 +4,8 @@
  * builds the records of completed interactions from the stored spans, writes them to the ledger
  * and hands the new ones to the next stage (evaluation).
  *
- * Store work is serialised through one queue: a trace can never be released between the moment
- * its new spans are stored and the moment the assembler learns of them.
+ * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
+ * only when nothing of it is pending in the assembler and no append carrying it is in flight.
  */
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { SpanData } from '../../model/span.ts';
@@ -13,7 +13,6 @@ import type { LedgerStore } from '../../ledger/store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
 import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
-import { createSerialQueue } from './serial-queue.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 
 export const DEFAULT_SETTLE_MS = 2_000;
@@ -63,7 +62,6 @@ export function createInteractionsProcessor(options: {
   const { store, config, next } = options;
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? createLogger();
-  const queue = createSerialQueue();
   const maxQueued = config.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES;
   let lastEvictionLog = 0;
   const assembler = createAssembler({
@@ -87,27 +85,61 @@ export function createInteractionsProcessor(options: {
   let stopped = false;
   let ticking: Promise<void> | undefined;
 
+  // Appends run concurrently (the store orders its writes); what must not happen is releasing a
+  // trace's stored spans while new spans of it are being stored or are pending. Both are checked
+  // right before a release is handed to the store, whose writes run in the order they are given.
+  const appending = new Map<string, number>();
+  const inFlight = new Set<Promise<void>>();
+
   async function consume(spans: SpanData[]): Promise<void> {
     if (stopped) throw new BackpressureError('interactions: the collector is shutting down', { retryAfterSeconds: 5, status: 503 });
     if (!started) throw new BackpressureError('interactions: the collector is still recovering pending spans', { retryAfterSeconds: 1, status: 503 });
     if (spans.length === 0) return;
-    if (queue.size() >= maxQueued) {
-      throw new BackpressureError(`interactions: ${queue.size()} batches are waiting for the ledger store`, { retryAfterSeconds: 1 });
+    if (inFlight.size >= maxQueued) {
+      throw new BackpressureError(`interactions: ${inFlight.size} batches are waiting for the ledger store`, { retryAfterSeconds: 1 });
     }
-    await queue.run(async () => {
+    const work = append(spans);
+    inFlight.add(work);
+    try {
+      await work;
+    } finally {
+      inFlight.delete(work);
+    }
+  }
+
+  async function append(spans: SpanData[]): Promise<void> {
+    const traceIds = new Set<string>();
+    for (const span of spans) traceIds.add(span.traceId);
+    for (const traceId of traceIds) appending.set(traceId, (appending.get(traceId) ?? 0) + 1);
+    let late: ReturnType<Assembler['add']>['late'] = [];
+    try {
       await store.appendSpans(spans);
       stats.spansReceived += spans.length;
-      const { late } = assembler.add(spans, clock());
-      if (late.length > 0) {
-        stats.lateSpans += late.length;
-        await store.putLateSpans(late);
+      late = assembler.add(spans, clock()).late;
+    } finally {
+      for (const traceId of traceIds) {
+        const count = appending.get(traceId)! - 1;
+        if (count === 0) appending.delete(traceId);
+        else appending.set(traceId, count);
       }
-    });
+    }
+    if (late.length > 0) {
+      stats.lateSpans += late.length;
+      await store.putLateSpans(late);
+      // Late spans are kept in their own table; their write-ahead rows can go unless more is pending.
+      await release([...new Set(late.map((entry) => entry.span.traceId))]);
+    }
+  }
+
+  /** Releases the stored spans of traces that have nothing pending and nothing being stored. */
+  function release(traceIds: string[]): Promise<void> {
+    const releasable = traceIds.filter((traceId) => !appending.has(traceId) && !assembler.isPending(traceId));
+    return releasable.length > 0 ? store.releaseTraces(releasable) : Promise.resolve();
   }
 
   async function record(decisions: Decisions): Promise<void> {
     if (decisions.interactions.length === 0) {
-      if (decisions.releasedTraces.length > 0) await store.releaseTraces(decisions.releasedTraces);
+      await release(decisions.releasedTraces);
       return;
     }
     const byTrace = new Map<string, InteractionDecision[]>();
@@ -128,7 +160,7 @@ export function createInteractionsProcessor(options: {
     }
     const existing = await store.existingInteractionIds(records.map((r) => r.interactionId));
     await store.putInteractions(records);
-    if (decisions.releasedTraces.length > 0) await store.releaseTraces(decisions.releasedTraces);
+    await release(decisions.releasedTraces);
     const fresh = records.filter((r) => !existing.has(r.interactionId));
     stats.interactions += fresh.length;
     stats.interactionsFailed += fresh.filter((r) => r.failed).length;
@@ -141,8 +173,8 @@ export function createInteractionsProcessor(options: {
 
   function tick(): Promise<void> {
     // Ticks never overlap: a slow one makes the next wait.
-    ticking ??= queue
-      .run(() => record(assembler.collectDue(clock())))
+    ticking ??= Promise.resolve()
+      .then(() => record(assembler.collectDue(clock())))
       .catch((error: unknown) => logger.error(`interactions: completing interactions failed: ${String(error)}`))
       .finally(() => {
         ticking = undefined;
@@ -174,7 +206,7 @@ export function createInteractionsProcessor(options: {
       if (timer) clearInterval(timer);
       await ticking;
       // Pending traces stay in the store: the next start replays them.
-      await queue.idle();
+      await Promise.allSettled([...inFlight]);
     },
   };
   return processor;

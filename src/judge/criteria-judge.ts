@@ -1,0 +1,168 @@
+/**
+ * The criteria judge: one model call per criterion, all criteria concurrently, results in criterion
+ * order. The same code backs the simulation's evaluation and the collector's `criteria-judge`
+ * evaluator (which can call `judgeCriterion` once per durable step and `combineResults` at the end).
+ *
+ * Fixes over the reference: `require_tool_call` is checked against the transcript's tool calls
+ * (a missing call fails the criterion without asking the model), scored/rubric criteria without a
+ * threshold use DEFAULT_PASS_THRESHOLD, an unreadable reply is retried once and then fails the
+ * criterion (fail closed), and the verdict has an overall pass.
+ */
+import { effectiveThreshold, type Criterion, type CriterionType } from './criterion.ts';
+import { buildJudgeRequest, type JudgeContext } from './judge-prompt.ts';
+import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from './model-client.ts';
+import { toolCallsIn, type TranscriptEntry } from './transcript.ts';
+import { parseVerdict } from './verdict-parser.ts';
+
+/** How a criterion's result was reached. */
+export type CriterionOutcome =
+  | 'judged'
+  /** require_tool_call was not met by the transcript; the model was not asked. */
+  | 'missing_tool_call'
+  /** The judge's reply could not be read, even after a retry. */
+  | 'unparseable'
+  /** The model call failed (after the client's retries). */
+  | 'judge_error'
+  /** A deterministic check (e.g. a scenario's `expect_context`), no model involved. */
+  | 'assertion';
+
+export interface CriterionResult {
+  name: string;
+  description: string;
+  criterionType: CriterionType | 'assertion';
+  weight: number;
+  passed: boolean;
+  score: number;
+  reasoning: string;
+  outcome: CriterionOutcome;
+  /** The threshold a scored or rubric criterion was held to. */
+  passThreshold?: number;
+  usage?: ModelUsage;
+}
+
+export interface JudgeVerdict {
+  criteria: CriterionResult[];
+  /** Σ score·weight / Σ weight (0 when the total weight is 0). */
+  overallScore: number;
+  /** Every criterion with a weight above 0 passed (see `overallPassed`). */
+  passed: boolean;
+  /** The non-empty reasonings joined with "; ". */
+  summary: string;
+  usage: ModelUsage;
+}
+
+export interface JudgeOptions extends JudgeContext {
+  criteria: readonly Criterion[];
+  transcript: readonly TranscriptEntry[];
+  model: ModelClient;
+  /** Calls per criterion when the reply is unreadable (default 2: one retry). */
+  maxAttempts?: number;
+}
+
+export const DEFAULT_JUDGE_ATTEMPTS = 2;
+
+export async function judgeCriteria(options: JudgeOptions): Promise<JudgeVerdict> {
+  const results = await Promise.all(options.criteria.map((criterion) => judgeCriterion(criterion, options)));
+  return combineResults(results);
+}
+
+/** Judges one criterion; never throws (a failed model call is a failed criterion). */
+export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOptions, 'criteria'>): Promise<CriterionResult> {
+  const base = {
+    name: criterion.name,
+    description: criterion.description,
+    criterionType: criterion.criterionType,
+    weight: criterion.weight,
+    ...(effectiveThreshold(criterion) !== undefined ? { passThreshold: effectiveThreshold(criterion) } : {}),
+  };
+  const missing = missingToolCalls(criterion, options.transcript);
+  if (missing !== undefined) return { ...base, passed: false, score: 0, reasoning: missing, outcome: 'missing_tool_call' };
+
+  const request = buildJudgeRequest(criterion, options.transcript, options);
+  const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
+  const attempts = Math.max(1, options.maxAttempts ?? DEFAULT_JUDGE_ATTEMPTS);
+  let messages = request.messages;
+  let problem = '';
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    let response: ModelResponse;
+    try {
+      response = await options.model.createMessage({ ...request, messages });
+    } catch (error) {
+      const reason = `judge call failed: ${error instanceof Error ? error.message : String(error)}`;
+      return { ...base, passed: false, score: 0, reasoning: reason, outcome: 'judge_error', usage };
+    }
+    usage.input_tokens += response.usage.input_tokens;
+    usage.output_tokens += response.usage.output_tokens;
+    const verdict = parseVerdict(response, criterion.criterionType);
+    if (verdict.ok) {
+      if (criterion.criterionType === 'binary') {
+        const passed = verdict.passed === true;
+        return { ...base, passed, score: passed ? 1 : 0, reasoning: verdict.reasoning, outcome: 'judged', usage };
+      }
+      const score = verdict.score ?? 0;
+      return { ...base, passed: score >= base.passThreshold!, score, reasoning: verdict.reasoning, outcome: 'judged', usage };
+    }
+    problem = verdict.problem;
+    messages = retryMessages(request, verdict.raw, verdict.problem);
+  }
+  return {
+    ...base,
+    passed: false,
+    score: 0,
+    reasoning: `judge reply unreadable after ${attempts} attempt(s): ${problem}`,
+    outcome: 'unparseable',
+    usage,
+  };
+}
+
+/** Weighted score, overall pass and summary of per-criterion results (in their order). */
+export function combineResults(results: CriterionResult[]): JudgeVerdict {
+  const totalWeight = results.reduce((sum, result) => sum + result.weight, 0);
+  const weighted = results.reduce((sum, result) => sum + result.score * result.weight, 0);
+  const usage = results.reduce(
+    (sum, result) => ({
+      input_tokens: sum.input_tokens + (result.usage?.input_tokens ?? 0),
+      output_tokens: sum.output_tokens + (result.usage?.output_tokens ?? 0),
+    }),
+    { input_tokens: 0, output_tokens: 0 },
+  );
+  return {
+    criteria: results,
+    overallScore: totalWeight > 0 ? weighted / totalWeight : 0,
+    passed: overallPassed(results),
+    summary: results.map((result) => result.reasoning).filter((reasoning) => reasoning.trim() !== '').join('; '),
+    usage,
+  };
+}
+
+/**
+ * The overall pass rule, written once: every criterion that carries weight passes. A criterion
+ * with weight 0 is informational. No criteria at all is a pass (nothing was asked).
+ */
+export function overallPassed(results: readonly CriterionResult[]): boolean {
+  return results.every((result) => result.weight === 0 || result.passed);
+}
+
+/** Why the transcript fails the criterion's tool requirement, or undefined when it is met. */
+export function missingToolCalls(criterion: Criterion, transcript: readonly TranscriptEntry[]): string | undefined {
+  const required = criterion.requireToolCall;
+  if (required === false) return undefined;
+  const called = new Set(toolCallsIn(transcript));
+  if (required === true) {
+    return called.size > 0 ? undefined : 'This criterion requires a tool call, and the transcript records none.';
+  }
+  const missing = required.filter((tool) => !called.has(tool));
+  if (missing.length === 0) return undefined;
+  return `This criterion requires a call of ${missing.join(', ')}, which the transcript does not record.`;
+}
+
+function retryMessages(request: ModelRequest, raw: string, problem: string): ModelRequest['messages'] {
+  return [
+    ...request.messages,
+    { role: 'assistant', content: raw.trim() === '' ? '(empty reply)' : raw },
+    {
+      role: 'user',
+      content: `That reply could not be read: ${problem}. Record the verdict again, exactly in the format asked for.`,
+    },
+  ];
+}

@@ -1,0 +1,77 @@
+/**
+ * The model client the judge and the simulation share: the subset of the Anthropic Messages API
+ * they need, in its wire shape (snake_case), so requests can be hashed, recorded and replayed and
+ * any Messages-compatible endpoint (or a test double) can stand behind it.
+ */
+import type { JsonObject } from './json-value.ts';
+
+export interface ModelTextBlock {
+  type: 'text';
+  text: string;
+}
+
+export interface ModelToolUseBlock {
+  type: 'tool_use';
+  id: string;
+  name: string;
+  input: JsonObject;
+}
+
+export interface ModelToolResultBlock {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type ModelContentBlock = ModelTextBlock | ModelToolUseBlock | ModelToolResultBlock;
+
+export interface ModelMessage {
+  role: 'user' | 'assistant';
+  content: string | ModelContentBlock[];
+}
+
+export interface ModelTool {
+  name: string;
+  description: string;
+  input_schema: JsonObject;
+}
+
+export type ModelToolChoice = { type: 'auto' } | { type: 'any' } | { type: 'tool'; name: string };
+
+export interface ModelRequest {
+  /** Absent: the client's default model. */
+  model?: string;
+  max_tokens: number;
+  system?: string;
+  messages: ModelMessage[];
+  tools?: ModelTool[];
+  tool_choice?: ModelToolChoice;
+  temperature?: number;
+}
+
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface ModelResponse {
+  id?: string;
+  model?: string;
+  /** Only text and tool_use blocks; clients drop any other block type. */
+  content: Array<ModelTextBlock | ModelToolUseBlock>;
+  stop_reason: string | null;
+  usage: ModelUsage;
+}
+
+export interface ModelClient {
+  /** The model used when a request names none. */
+  readonly defaultModel: string;
+  createMessage(request: ModelRequest): Promise<ModelResponse>;
+}
+
+/** The text blocks of a reply joined by newlines, or "" when it has none. */
+export function responseText(response: ModelResponse): string {
+  const texts = response.content.filter((block): block is ModelTextBlock => block.type === 'text');
+  return texts.length === 0 ? '' : texts.map((block) => block.text).join('\n');
+}

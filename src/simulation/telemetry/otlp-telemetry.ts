@@ -1,0 +1,58 @@
+/**
+ * Exports agent-turn spans over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The provider is private to the simulation, so it
+ * never replaces a global one the host application installed.
+ */
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { recordAgentTurn, type AgentTurnSpanOptions, type SimulationAgentTurn } from './agent-turn-spans.ts';
+
+export const DEFAULT_SERVICE_NAME = 'evalon-simulation';
+
+export interface SimulationTelemetry {
+  onAgentTurn(turn: SimulationAgentTurn): void;
+  /** Exports what is buffered. */
+  forceFlush(): Promise<void>;
+  /** Flushes and stops; safe twice. */
+  shutdown(): Promise<void>;
+}
+
+/** The traces endpoint from the environment, or undefined when export is off. */
+export function tracesEndpoint(env: Record<string, string | undefined>): string | undefined {
+  const specific = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (specific) return specific;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
+export function createSimulationTelemetry(exporter: SpanExporter, options: AgentTurnSpanOptions & { serviceName?: string } = {}): SimulationTelemetry {
+  const provider = new TracerProvider({
+    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME }),
+    spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000 })],
+  });
+  const tracer = provider.getTracer('evalon.simulation');
+  let stopped: Promise<void> | undefined;
+  return {
+    onAgentTurn(turn) {
+      if (stopped) return;
+      try {
+        recordAgentTurn(tracer, turn, options);
+      } catch {
+        // Telemetry never fails a run.
+      }
+    },
+    forceFlush: () => provider.forceFlush().catch(() => undefined),
+    shutdown() {
+      stopped ??= provider.forceFlush().then(() => provider.shutdown()).catch(() => undefined);
+      return stopped;
+    },
+  };
+}
+
+/** Telemetry to the OTLP endpoint of the environment, or undefined when none is set. */
+export function otlpTelemetryFromEnv(env: Record<string, string | undefined>, options: AgentTurnSpanOptions = {}): SimulationTelemetry | undefined {
+  const url = tracesEndpoint(env);
+  if (!url) return undefined;
+  return createSimulationTelemetry(new OTLPTraceExporter({ url }), { ...options, serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME });
+}
