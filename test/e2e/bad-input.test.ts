@@ -34,7 +34,7 @@ function agentRequest(extraSpans: object[] = []) {
   return { interactionId: `${traceId}-${spanId}`, json: JSON.stringify(body) };
 }
 
-const post = (body: BodyInit, headers: Record<string, string>) => fetch(collector.otlpUrl, { method: 'POST', headers, body });
+const post = (body: string | Uint8Array, headers: Record<string, string>) => fetch(collector.otlpUrl, { method: 'POST', headers, body });
 
 async function stillServing(): Promise<void> {
   const { interactionId, json } = agentRequest();

@@ -21,7 +21,10 @@ export interface AssemblerOptions {
   settleMs: number;
   decisionWaitMs: number;
   maxPendingTraces: number;
-  /** How many decided traces are remembered for late-span detection (default: maxPendingTraces). */
+  /**
+   * How many decided traces are remembered for late-span detection (default: maxPendingTraces).
+   * A decided trace is also forgotten `decisionWaitMs` after its decision.
+   */
   decidedCacheSize?: number;
   /** Timer granularity in ms (default 100). */
   granularityMs?: number;
@@ -76,10 +79,12 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
   const classify = options.classify ?? classifyInvocation;
   const pending = new Map<string, TraceState>();
-  const decided = new Map<string, Map<string, string>>();
+  const decided = new Map<string, { members: Map<string, string>; at: number }>();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
   let lastBucket = -1;
+  /** The clock time of the first span added; node arrival times count from it. */
+  let epoch: number | undefined;
   /** The bucket being swept by collectDue, or -1. */
   let sweeping = -1;
   let spanCount = 0;
@@ -104,60 +109,76 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     set.add(trace.traceId);
   }
 
-  function rememberDecided(trace: TraceState): void {
+  function rememberDecided(trace: TraceState, now: number): void {
     decided.delete(trace.traceId);
-    decided.set(trace.traceId, trace.completedMembers);
+    if (trace.completedMembers) decided.set(trace.traceId, { members: trace.completedMembers, at: now });
     while (decided.size > decidedLimit) decided.delete(decided.keys().next().value!);
+  }
+
+  /** Forgets decided traces older than decision_wait: a span arriving later starts afresh. */
+  function forgetDecided(now: number): void {
+    for (const [traceId, entry] of decided) {
+      if (now - entry.at < options.decisionWaitMs) break;
+      decided.delete(traceId);
+    }
   }
 
   function add(spans: SpanData[], now: number): AddResult {
     const result: AddResult = { late: [], duplicates: 0 };
     const touched = new Set<TraceState>();
+    const added: Array<[TraceState, SpanNode]> = [];
     for (const span of spans) {
       let trace = pending.get(span.traceId);
       if (!trace) {
-        const members = decided.get(span.traceId);
+        const remembered = decided.get(span.traceId);
         trace = {
           traceId: span.traceId,
           nodes: new Map(),
           firstArrival: now,
           lastArrival: now,
-          completedRoots: new Map(),
-          completedMembers: members ?? new Map(),
+          completedMembers: remembered?.members,
         };
-        if (members) decided.delete(span.traceId);
+        if (remembered) decided.delete(span.traceId);
         pending.set(span.traceId, trace);
       }
-      if (trace.nodes.has(span.spanId) || trace.completedMembers.has(span.spanId)) {
+      if (trace.nodes.has(span.spanId) || trace.completedMembers?.has(span.spanId)) {
         // A retried delivery of a span already received.
         result.duplicates++;
         continue;
       }
-      const lateFor = span.parentSpanId !== undefined ? trace.completedMembers.get(span.parentSpanId) : undefined;
+      const lateFor = span.parentSpanId !== undefined ? trace.completedMembers?.get(span.parentSpanId) : undefined;
       if (lateFor !== undefined) {
         // Its interaction was already decided: recorded as late, never merged into the record.
-        trace.completedMembers.set(span.spanId, lateFor);
+        trace.completedMembers!.set(span.spanId, lateFor);
         result.late.push({ span, interactionId: lateFor });
         touched.add(trace);
         continue;
       }
       const node: SpanNode = {
         spanId: span.spanId,
-        parentSpanId: span.parentSpanId,
-        remoteParent: hasRemoteParent(span),
+        parentSpanId: hasRemoteParent(span) ? undefined : span.parentSpanId,
         invocation: classify(span),
-        arrivedAt: now,
+        // Milliseconds since the assembler's first span: a small integer (no heap number) for weeks.
+        arrivedAt: now - (epoch ??= now),
       };
       trace.nodes.set(span.spanId, node);
+      added.push([trace, node]);
       trace.lastArrival = now;
       spanCount++;
       touched.add(trace);
+    }
+    // A child's parent id is a string of its own: point it at the parent node's id, so a pending
+    // span costs one id string instead of two (parents usually arrive in the same batch).
+    for (const [trace, node] of added) {
+      if (node.parentSpanId === undefined) continue;
+      const parent = trace.nodes.get(node.parentSpanId);
+      if (parent) node.parentSpanId = parent.spanId;
     }
     for (const trace of touched) {
       if (trace.nodes.size === 0) {
         // Only late spans: nothing is pending for this trace.
         pending.delete(trace.traceId);
-        rememberDecided(trace);
+        rememberDecided(trace, now);
       } else schedule(trace, now + options.settleMs);
     }
     stats.lateSpans += result.late.length;
@@ -177,7 +198,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     let nextSettle = Infinity;
     const ready: string[] = [];
     for (const [root, memberIds] of ownership.members) {
-      if (trace.completedRoots.has(root)) continue;
+      if (trace.completedMembers?.has(root)) continue;
       if (expired) {
         ready.push(root);
         continue;
@@ -192,14 +213,14 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
 
-    const allDecided = [...ownership.members.keys()].every((root) => trace.completedRoots.has(root));
+    const allDecided = [...ownership.members.keys()].every((root) => trace.completedMembers?.has(root));
     const settledTrace = now - trace.lastArrival >= options.settleMs;
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
       out.unassignedSpans += ownership.unowned.length;
       stats.unassignedSpans += ownership.unowned.length;
       pending.delete(trace.traceId);
       spanCount -= trace.nodes.size;
-      rememberDecided(trace);
+      rememberDecided(trace, now);
       out.releasedTraces.push(trace.traceId);
       return;
     }
@@ -218,7 +239,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     if (ownership.cut.has(root) && trace.nodes.get(root)!.invocation!.agentIdentity === undefined) return 'blocked';
     let lastActivity = 0;
     for (const id of memberIds) lastActivity = Math.max(lastActivity, trace.nodes.get(id)!.arrivedAt);
-    const settledAt = lastActivity + options.settleMs;
+    const settledAt = lastActivity + (epoch ?? 0) + options.settleMs;
     return settledAt <= now ? 'ready' : settledAt;
   }
 
@@ -239,8 +260,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       flowId: outer !== undefined ? interactionIdOf(trace.traceId, outer) : undefined,
       completion,
     });
-    trace.completedRoots.set(root, interactionId);
-    for (const id of memberSpanIds) trace.completedMembers.set(id, interactionId);
+    const completed = (trace.completedMembers ??= new Map());
+    for (const id of memberSpanIds) completed.set(id, interactionId);
     stats.completed[completion]++;
   }
 
@@ -255,6 +276,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
 
   function collectDue(now: number): Decisions {
     const out = emptyDecisions();
+    forgetDecided(now);
     evictOverflow(now, out);
     const current = bucketOf(now);
     if (lastBucket < 0) lastBucket = Math.min(...buckets.keys(), current) - 1;

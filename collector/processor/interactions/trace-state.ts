@@ -7,11 +7,13 @@ import type { Invocation } from './classify.ts';
 
 export interface SpanNode {
   spanId: string;
+  /**
+   * The parent's id when the parent is in this process (or may be). A parent the span's flags
+   * mark as remote is left out: like a root, the chain of parents ends there.
+   */
   parentSpanId?: string;
-  /** The span's flags say its parent is in another process: the chain ends here. */
-  remoteParent: boolean;
   invocation?: Invocation;
-  /** Clock time (ms) at which the collector received the span. */
+  /** When the collector received the span: ms since the assembler's first span (see the assembler). */
   arrivedAt: number;
 }
 
@@ -20,10 +22,11 @@ export interface TraceState {
   nodes: Map<string, SpanNode>;
   firstArrival: number;
   lastArrival: number;
-  /** Interaction roots already completed, by span id, with their interaction id. */
-  completedRoots: Map<string, string>;
-  /** Span ids of every span that belonged to a completed interaction, and to which one. */
-  completedMembers: Map<string, string>;
+  /**
+   * Span ids of every span that belonged to a completed interaction (its root included), and to
+   * which one; created with the first completion.
+   */
+  completedMembers?: Map<string, string>;
   /** When this trace is next due for a check (ms), or undefined when not scheduled. */
   dueAt?: number;
   /** The timer bucket holding this trace's next check. */
@@ -74,7 +77,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
     let current = node;
     let end: ChainEnd;
     for (;;) {
-      if (current.parentSpanId === undefined || current.remoteParent) {
+      if (current.parentSpanId === undefined) {
         end = { kind: 'root' };
         break;
       }
@@ -132,7 +135,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
       if (!list) members.set(root, (list = []));
       list.push(node.spanId);
     }
-    if (node.parentSpanId !== undefined && !node.remoteParent && !nodes.has(node.parentSpanId)) orphans.push(node);
+    if (node.parentSpanId !== undefined && !nodes.has(node.parentSpanId)) orphans.push(node);
   }
 
   const enclosing = new Map<string, string>();
@@ -143,7 +146,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
     if (end.kind === 'invocation') enclosing.set(root, rootOfInvocation(nodes.get(end.spanId)!));
     const above = new Set<string>();
     let current = nodes.get(root)!;
-    for (let guard = 0; current.parentSpanId !== undefined && !current.remoteParent && guard < 10_000; guard++) {
+    for (let guard = 0; current.parentSpanId !== undefined && guard < 10_000; guard++) {
       above.add(current.parentSpanId);
       const parent = nodes.get(current.parentSpanId);
       if (!parent) {

@@ -48,8 +48,7 @@ export function toMessage(raw: unknown): Message | undefined {
   // OpenAI-style tool message: the content is the result of the call it names.
   const toolCallId = text(raw.tool_call_id);
   if (toolCallId !== undefined && !parts.some((part) => part.type === 'tool_call_response')) {
-    const response = parts.length === 1 && parts[0].type === 'text' ? (parts[0] as { content: string }).content : parts;
-    parts.length = 0;
+    const response = unwrapResult(parts.splice(0, parts.length));
     parts.push({ type: 'tool_call_response', id: toolCallId, response });
   }
   const message: Message = { role, parts };
@@ -60,10 +59,14 @@ export function toMessage(raw: unknown): Message | undefined {
   return message;
 }
 
-/** Message content as parts: a string is one text part; a list holds parts or content blocks. */
+/**
+ * Message content as parts: a list holds parts or content blocks; a string is one text part, unless
+ * it is a JSON list of typed blocks (see `partsFromContent`). Other JSON text stays text: an answer
+ * may well be a JSON object.
+ */
 export function toParts(content: unknown): MessagePart[] {
+  if (typeof content === 'string') return partsFromContent(content);
   const value = parseJsonish(content);
-  if (typeof value === 'string') return value === '' ? [] : [{ type: 'text', content: value }];
   if (Array.isArray(value)) {
     const parts: MessagePart[] = [];
     for (const raw of value) {
@@ -162,8 +165,10 @@ const VERCEL_OUTPUT_TYPES: ReadonlySet<string> = new Set(['text', 'json', 'error
 
 /**
  * A tool result as evaluators want to read it: a list of text blocks (Anthropic tool results,
- * GenAI text parts) becomes its text, a Vercel `{type, value}` output becomes its value, a JSON
- * string is parsed; anything else is kept as it is.
+ * GenAI text parts) becomes its text, a Vercel `{type, value}` output becomes its value. JSON
+ * text is parsed, also when it is the text of those blocks or that value (a tool that returns
+ * `JSON.stringify(order)` has its order read back); plain text stays a string; anything else is
+ * kept as it is. One level only: the text of blocks is not unwrapped again.
  */
 export function unwrapResult(value: unknown): unknown {
   const parsed = parseJsonValue(value);
@@ -175,10 +180,10 @@ export function unwrapResult(value: unknown): unknown {
       if (piece === undefined) return parsed;
       joined += piece;
     }
-    return joined;
+    return parseJsonValue(joined);
   }
   if (isObj(parsed) && VERCEL_OUTPUT_TYPES.has(parsed.type as string) && 'value' in parsed && Object.keys(parsed).length === 2) {
-    return parsed.value;
+    return parseJsonValue(parsed.value);
   }
   return parsed;
 }

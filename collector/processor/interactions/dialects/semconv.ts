@@ -12,7 +12,7 @@
 import type { Message, MessagePart, ToolCall } from '../../../model/interaction.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
 import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attributes.ts';
-import { messagesFrom, partsFromContent, toMessage, withFinishReasons } from './messages.ts';
+import { messagesFrom, partsFromContent, toMessage, unwrapResult, withFinishReasons } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 
 const MODEL_CALL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'text_completion', 'generate_content']);
@@ -80,7 +80,7 @@ export function semconvTool(span: SpanData): ToolCall {
   const args = attributes['gen_ai.tool.call.arguments'];
   if (args !== undefined) call.arguments = parseJsonValue(args);
   const result = attributes['gen_ai.tool.call.result'];
-  if (result !== undefined) call.result = parseJsonValue(result);
+  if (result !== undefined) call.result = unwrapResult(result);
   const error = errorTextOf(span);
   if (error !== undefined) call.error = error;
   return call;
