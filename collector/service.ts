@@ -1,7 +1,8 @@
 /**
  * The collector service: the one place that wires components from the configuration
- * (receiver → interactions processor → ledger; the API beside them) and owns their lifecycle.
- * Components never build their successors; they are given `next` here.
+ * (receiver → interactions processor → evaluation processor, both over the ledger; the API beside
+ * them) and owns their lifecycle. Components never build their successors; they are given `next`
+ * here.
  */
 import type { EvalonConfig } from './config/index.ts';
 import type { LedgerStore } from './ledger/store.ts';
@@ -10,14 +11,25 @@ import { createApiServer } from './api/api-server.ts';
 import { createOtlpReceiver } from './receiver/otlp/otlp-receiver.ts';
 import { createInteractionsProcessor, type InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
 import { createLogger, type Logger } from './logger.ts';
+import { BUILT_IN_EVALUATORS } from './evaluators/index.ts';
+import { createEvaluationProcessor, type EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
+import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
+import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
+import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
 
 export interface RunningCollector {
   readonly store: LedgerStore;
   readonly processor: InteractionsProcessor;
+  /** Triggers and runs the evaluations bound to each new interaction. */
+  readonly evaluation: EvaluationProcessor;
+  /** The evaluators this collector can run: built-ins and those of `processors.evaluation.modules`. */
+  readonly registry: EvaluatorRegistry;
   /** Where the OTLP receiver listens, when it is configured. */
   readonly otlpAddress?: { host: string; port: number };
   /** Where the API listens, when it is configured. */
   readonly apiAddress?: { host: string; port: number };
+  /** Where the Prometheus scrape endpoint listens, when it is configured. */
+  readonly prometheusAddress?: { host: string; port: number };
   /** Stops accepting spans, finishes in-flight work, closes the store. Safe twice. */
   shutdown(): Promise<void>;
 }
@@ -35,12 +47,39 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
   if (evaluation.ledger.kind !== 'sqlite') {
     throw new CollectorStartError('processors::evaluation::ledger::postgres: the PostgreSQL ledger is not available in this version (use sqlite)');
   }
+  // Evaluator modules load before anything opens: a module that fails stops startup, naming its file.
+  const registry = await loadEvaluatorRegistry({
+    modules: evaluation.modules,
+    builtIns: BUILT_IN_EVALUATORS,
+    configuredIds: Object.keys(evaluation.evaluators),
+  });
+  // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated.
+  const evaluating = config.service.pipelines.traces?.processors.includes('evaluation') ?? false;
   const store = createSqliteStore({ path: evaluation.ledger.path });
+  // Verdicts back into telemetry: events, evaluation spans, metrics (and forwarded spans).
+  const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
+  const evaluationProcessor = createEvaluationProcessor({
+    onRecorded: (record) => telemetry.verdicts.record(record),
+    store,
+    config: { ...evaluation, evaluators: evaluating ? evaluation.evaluators : {} },
+    registry,
+    ...(options.clock ? { clock: options.clock } : {}),
+    logger,
+  });
   const processor = createInteractionsProcessor({
     store,
     config: config.processors.interactions,
+    next: evaluationProcessor,
     clock: options.clock,
     logger,
+  });
+  processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
+  telemetry.metrics.observe({
+    spansReceived: () => processor.stats.spansReceived,
+    pendingTraces: () => processor.assembler.pendingTraces(),
+    pendingSpans: () => processor.assembler.pendingSpans(),
+    evaluationQueueSize: () => store.countQueuedEvaluations(),
+    evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
   });
 
   const stops: Array<() => Promise<void>> = [];
@@ -57,8 +96,16 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
     })());
 
   try {
+    stops.push(() => store.close());
+    // Stops run in reverse: telemetry flushes after the processors stop, before the store closes.
+    await telemetry.start();
+    stops.push(() => telemetry.shutdown());
+    // Evaluations left queued by the previous run resume, and interactions recorded but not yet
+    // taken in are, before the interactions processor replays its pending spans.
+    await evaluationProcessor.start();
+    stops.push(() => evaluationProcessor.shutdown());
     await processor.start();
-    stops.push(() => store.close(), () => processor.shutdown());
+    stops.push(() => processor.shutdown());
 
     let otlpAddress: RunningCollector['otlpAddress'];
     const otlp = config.receivers.otlp;
@@ -66,7 +113,7 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
     if (otlp && tracesPipeline?.receivers.includes('otlp')) {
       const receiver = createOtlpReceiver(
         { host: otlp.http.host, port: otlp.http.port, maxRequestBodyBytes: otlp.http.maxRequestBodyBytes, bearerToken: otlp.http.bearerToken },
-        processor,
+        telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor,
         { logger },
       );
       await receiver.start().catch((error: unknown) => {
@@ -94,6 +141,7 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
           unassignedSpans: processor.assembler.stats.unassignedSpans,
           completed: processor.assembler.stats.completed,
           memory: memoryMiB(),
+          evaluation: evaluationProcessor.stats,
         }),
       });
       await api.start().catch((error: unknown) => {
@@ -104,7 +152,9 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
       apiAddress = bound;
       logger.info(`API listening on http://${bound.host}:${bound.port}`);
     }
-    return { store, processor, otlpAddress, apiAddress, shutdown };
+    const prometheusAddress = telemetry.prometheusAddress();
+    if (prometheusAddress) logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
+    return { store, processor, evaluation: evaluationProcessor, registry, otlpAddress, apiAddress, prometheusAddress, shutdown };
   } catch (error) {
     await shutdown();
     throw error;

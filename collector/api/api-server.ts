@@ -1,7 +1,7 @@
 /**
  * The collector's HTTP API (spec §6) on node:http: health, readiness, and the interaction ledger
- * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`), and the collector's
- * counters (`/api/v1/stats`). Bodies are JSON;
+ * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`,
+ * `/api/v1/interactions/{interactionId}/evaluations`), and the collector's counters (`/api/v1/stats`). Bodies are JSON;
  * records use exactly the InteractionRecord names. A failing handler answers 500, never crashes
  * the collector.
  */
@@ -64,6 +64,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       get: async (_params, url) => {
         const query = parseInteractionsQuery(url.searchParams, now());
         return { status: 200, body: { interactions: await store.listInteractions(query) } };
+      },
+    },
+    {
+      path: /^\/api\/v1\/interactions\/([^/]+)\/evaluations$/,
+      get: async ([interactionId]) => {
+        // An unknown interaction is 404; a known one without evaluations (yet) is an empty list.
+        const known = await store.existingInteractionIds([interactionId]);
+        if (!known.has(interactionId)) return error(404, `interaction ${interactionId} not found`);
+        return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
     {

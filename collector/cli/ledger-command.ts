@@ -1,5 +1,5 @@
 /**
- * `evalon ledger list|show`: reads the interaction ledger through the collector's HTTP API (so it
+ * `evalon ledger list|show|evaluations`: reads the ledger through the collector's HTTP API (so it
  * works against a running collector, local or remote, and never opens the ledger file itself).
  * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
  */
@@ -23,6 +23,7 @@ export interface LedgerCommandIo {
 const USAGE = `Usage:
   evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
   evalon ledger show <interactionId> [--json] [--api URL]
+  evalon ledger evaluations <interactionId> [--json] [--api URL]
 
 --api defaults to $EVALON_API_URL, else ${DEFAULT_API_URL}.`;
 
@@ -37,7 +38,7 @@ const OPTIONS = {
 } as const;
 
 /** One line for the user and the exit code that goes with it. */
-class CommandFailure extends Error {
+export class CommandFailure extends Error {
   readonly exitCode: 1 | 2;
   constructor(message: string, exitCode: 1 | 2) {
     super(message);
@@ -45,7 +46,7 @@ class CommandFailure extends Error {
     this.exitCode = exitCode;
   }
 }
-const usage = (message: string) => new CommandFailure(message, 2);
+export const usage = (message: string) => new CommandFailure(message, 2);
 
 export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Promise<number> {
   const [subcommand, ...rest] = args;
@@ -54,8 +55,8 @@ export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Pro
       (subcommand === undefined ? io.err : io.out)(USAGE);
       return subcommand === undefined ? 2 : 0;
     }
-    if (subcommand !== 'list' && subcommand !== 'show') {
-      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected list or show)`);
+    if (subcommand !== 'list' && subcommand !== 'show' && subcommand !== 'evaluations') {
+      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected list, show or evaluations)`);
     }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);
@@ -76,6 +77,11 @@ export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Pro
     }
     if (positionals.length !== 1) {
       throw usage(positionals.length === 0 ? `${where}: missing <interactionId>` : `${where}: unexpected argument "${positionals[1]}"`);
+    }
+    if (subcommand === 'evaluations') {
+      const { showEvaluations } = await import('./evaluations-command.ts');
+      await showEvaluations(api, positionals[0], { json: values.json === true, where }, io);
+      return 0;
     }
     const record = await showInteraction(api, positionals[0], where);
     if (values.json) io.out(JSON.stringify(record, null, 2));
@@ -104,7 +110,7 @@ function parseOptions(args: string[], where: string) {
   }
 }
 
-function apiBase(option: string | undefined, where: string): URL {
+export function apiBase(option: string | undefined, where: string): URL {
   const [value, source] =
     option !== undefined ? [option, '--api'] : process.env.EVALON_API_URL ? [process.env.EVALON_API_URL, 'EVALON_API_URL'] : [DEFAULT_API_URL, 'default'];
   let url: URL;
@@ -143,7 +149,7 @@ async function showInteraction(api: URL, interactionId: string, where: string): 
 }
 
 /** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
-async function getJson(url: URL, where: string, explain: (status: number) => string | undefined): Promise<unknown> {
+export async function getJson(url: URL, where: string, explain: (status: number) => string | undefined): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(API_TIMEOUT_MS), headers: { accept: 'application/json' } });

@@ -2,7 +2,7 @@
  * The `evalon` command line. Each command lives in its own module; this file only dispatches,
  * and turns errors into one clear line (exit 2 for bad input) unless `--verbose` asks for stacks.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { configFilesFrom, UsageError } from './args.ts';
 
 export interface CliIo {
@@ -26,6 +26,15 @@ Commands:
                                       list recorded interactions, newest first
   ledger show <interactionId> [--json] [--api URL]
                                       show one interaction record
+  ledger evaluations <interactionId> [--json] [--api URL]
+                                      show the evaluations recorded for one interaction
+  explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
+                                      which evaluator entry binds each agent, why, and its settings
+  backfill --evaluator ID [--agent ID] [--since 24h] [--version V] [--config FILE]...
+                                      evaluate stored interactions again (once per evaluator version)
+  demo [--rounds N] [--keep-running] [--ephemeral]
+                                      the whole loop offline: a collector, an instrumented agent on a
+                                      scripted model, verdicts as they arrive (no API key needed)
   simulate <scenario.yaml>... [--trials N] [--concurrency N] [--seed S] [--out DIR]
            [--record DIR] [--replay DIR] [--json]
                                       rehearse agents in scripted conversations and judge them
@@ -67,6 +76,18 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
         const { runLedgerCommand } = await import('./ledger-command.ts');
         return await runLedgerCommand(rest, io);
       }
+      case 'explain': {
+        const { runExplainCommand } = await import('./explain-command.ts');
+        return await runExplainCommand(rest, io);
+      }
+      case 'backfill': {
+        const { runBackfillCommand } = await import('./backfill-command.ts');
+        return await runBackfillCommand(rest, io);
+      }
+      case 'demo': {
+        const { runDemoCommand } = await import('../demo/demo-command.ts');
+        return await runDemoCommand(rest, io);
+      }
       case 'simulate': {
         const { runSimulateCommand } = await import('./simulate-command.ts');
         return await runSimulateCommand(verbose ? [...rest, '--verbose'] : rest, io);
@@ -86,9 +107,13 @@ function isConfigError(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConfigError';
 }
 
+/** The package's version: two folders up from collector/cli/ in a checkout, three from dist/collector/cli/ when installed. */
 function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  for (const relative of ['../../package.json', '../../../package.json']) {
+    const file = new URL(relative, import.meta.url);
+    if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
 }
 
 // Run when executed directly (`node collector/cli/main.ts ...`), not when imported.

@@ -7,6 +7,7 @@
  */
 import type { InteractionRecord } from '../model/interaction.ts';
 import type { SpanData } from '../model/span.ts';
+import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
 
 export interface InteractionQuery {
   agentId?: string;
@@ -21,6 +22,59 @@ export interface InteractionQuery {
 export interface LateSpan {
   interactionId: string;
   span: SpanData;
+}
+
+/**
+ * A triggered evaluation, durable in the evaluation queue from the moment `enqueueEvaluations`
+ * resolves until `recordEvaluations` records its outcome.
+ */
+export interface QueuedEvaluation {
+  evaluationId: string;
+  interactionId: string;
+  evaluatorId: string;
+  evaluatorVersion: string;
+  agentId: string;
+  /** The agent's roles on the interaction (binding resolution at run time needs them). */
+  roles: string[];
+  flowId?: string;
+  /** ISO-8601. */
+  triggeredAt: string;
+  /** `interaction` when an interaction triggered it, `backfill` when `evalon backfill` did. */
+  source: 'interaction' | 'backfill';
+  /** Attempts started so far (0 until the first starts). Set by the store. */
+  attempts: number;
+  /** When the last attempt started (ISO-8601). Set by the store. */
+  startedAt?: string;
+  /** Queue order, assigned by the store; increases with every enqueue, never reused. */
+  seq?: number;
+}
+
+export interface EvaluationStart {
+  /** The queued evaluation's `seq`. */
+  seq: number;
+  /** ISO-8601. */
+  startedAt: string;
+}
+
+/** `pageInteractions`: stored interactions oldest first, in pages (backfill reads them all). */
+export interface InteractionPageQuery {
+  agentId?: string;
+  /** Only interactions that ended at or after this ISO-8601 time. */
+  since?: string;
+  /** From the previous page's `nextCursor`; absent for the first page. */
+  cursor?: string;
+  /** Default 100, at most 1000. */
+  limit?: number;
+}
+
+/** An agent the ledger has seen: `evalon explain` shows the bindings of each. */
+export interface AgentSummary {
+  agentId: string;
+  /** The roles on its newest interaction. */
+  roles: string[];
+  interactions: number;
+  /** End time of its newest interaction (ISO-8601). */
+  lastSeen: string;
 }
 
 export interface LedgerStore {
@@ -49,6 +103,50 @@ export interface LedgerStore {
   listInteractions(query: InteractionQuery): Promise<InteractionRecord[]>;
   /** Ids of stored interactions among `ids` (used to tell replayed interactions from new ones). */
   existingInteractionIds(ids: string[]): Promise<Set<string>>;
+
+  // ---- evaluations ----------------------------------------------------------------------
+
+  /**
+   * Durably queues triggered evaluations, in one transaction. An evaluation whose (interaction,
+   * evaluator, evaluator version) is already queued or already recorded is left out. Resolves with
+   * the evaluations queued, `seq` set.
+   *
+   * `intake` names the interactions whose triggers these are (possibly none of them triggered
+   * anything): they are marked as taken in, in the same transaction, so that
+   * `loadInteractionsAwaitingIntake` no longer returns them.
+   */
+  enqueueEvaluations(evaluations: QueuedEvaluation[], options?: { intake?: string[] }): Promise<QueuedEvaluation[]>;
+
+  /**
+   * Interactions recorded after the last one taken in by `enqueueEvaluations({ intake })`, in the
+   * order they were recorded: what a collector that stopped between recording an interaction and
+   * queuing its evaluations still has to trigger. A new ledger starts with none awaiting.
+   */
+  loadInteractionsAwaitingIntake(limit: number): Promise<InteractionRecord[]>;
+
+  /** Queued evaluations in queue order, after `afterSeq` when given; default limit 1000. */
+  loadQueuedEvaluations(options?: { afterSeq?: number; limit?: number }): Promise<QueuedEvaluation[]>;
+  countQueuedEvaluations(): Promise<number>;
+
+  /** Counts an attempt of each evaluation (before it runs), so attempts survive a restart. */
+  startEvaluations(starts: EvaluationStart[]): Promise<void>;
+
+  /**
+   * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
+   * record per (interaction, evaluator, evaluator version): a record whose key is already recorded
+   * is dropped. Resolves with the ids of the records written.
+   */
+  recordEvaluations(records: EvaluationRecord[]): Promise<string[]>;
+
+  /** The evaluations recorded for one interaction, oldest first. */
+  getEvaluations(interactionId: string): Promise<EvaluationRecord[]>;
+
+  /** Stored interactions oldest first, in pages. */
+  pageInteractions(query: InteractionPageQuery): Promise<{ records: InteractionRecord[]; nextCursor?: string }>;
+  countInteractions(query: { agentId?: string; since?: string }): Promise<number>;
+
+  /** Every agent with a stored interaction, by agent id. */
+  listAgents(): Promise<AgentSummary[]>;
 
   close(): Promise<void>;
 }

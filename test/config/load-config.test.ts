@@ -92,13 +92,14 @@ describe('loadConfig', () => {
     expect(warnings).toEqual([]);
     expect(config.receivers.otlp).toEqual({ http: { host: '127.0.0.1', port: 4318, maxRequestBodyBytes: 64 * 1024 * 1024 } });
     expect(config.processors.interactions).toEqual({ settleMs: 2_000, decisionWaitMs: 30_000, maxPendingTraces: 100_000 });
-    expect(config.processors.evaluation).toEqual({
+    const { evaluators, ...evaluation } = config.processors.evaluation;
+    expect(evaluation).toEqual({
       ledger: { kind: 'sqlite', path: join(root, 'data/ledger.db') },
       concurrency: 64,
-      modules: [],
+      modules: [join(root, 'examples/evaluators/index.ts')],
       defaults: { evaluator: { enabled: true }, agent: { samplingRatio: 1, triggerOnFailure: false } },
-      evaluators: {},
     });
+    expect(Object.keys(evaluators)).toEqual(['interaction-quality-evaluator', 'reply-length-evaluator']);
     expect(config.extensions).toEqual({ api: { host: '127.0.0.1', port: 4319 } });
     expect(config.exporters).toEqual({});
     expect(config.service).toEqual({

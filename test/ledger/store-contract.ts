@@ -8,6 +8,7 @@ import type { LedgerStore } from '../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../collector/model/interaction.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from './ledger-fixtures.ts';
+import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   store: S;
@@ -257,6 +258,8 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(await store.loadPendingSpans()).toEqual([]);
       });
     });
+
+    describeEvaluationStoreContract(() => store, reopen);
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {

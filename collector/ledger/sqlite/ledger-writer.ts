@@ -4,6 +4,7 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 
 export interface SpanRow {
   traceId: string;
@@ -34,11 +35,15 @@ export type WriteRequest =
   | { op: 'appendSpans'; rows: SpanRow[] }
   | { op: 'putInteractions'; rows: InteractionRow[] }
   | { op: 'releaseTraces'; traceIds: string[] }
-  | { op: 'putLateSpans'; rows: LateSpanRow[] };
+  | { op: 'putLateSpans'; rows: LateSpanRow[] }
+  | EvaluationWriteRequest;
 
 export interface LedgerWriter {
-  /** Applies one request in one transaction; throws (after rolling back) when it fails. */
-  write(request: WriteRequest): void;
+  /**
+   * Applies one request in one transaction and returns what it answers (structured-cloneable;
+   * undefined for most); throws (after rolling back) when it fails.
+   */
+  write(request: WriteRequest): unknown;
 }
 
 export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
@@ -52,7 +57,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
 
-  function apply(request: WriteRequest): void {
+  const applyEvaluationWrite = createEvaluationWrites(db);
+
+  function apply(request: WriteRequest): unknown {
     switch (request.op) {
       case 'appendSpans':
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
@@ -66,6 +73,8 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'putLateSpans':
         for (const r of request.rows) insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
+      default:
+        return applyEvaluationWrite(request);
     }
   }
 
@@ -73,8 +82,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
     write(request) {
       db.exec('BEGIN');
       try {
-        apply(request);
+        const result = apply(request);
         db.exec('COMMIT');
+        return result;
       } catch (error) {
         try {
           db.exec('ROLLBACK');

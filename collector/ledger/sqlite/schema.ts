@@ -56,6 +56,49 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX late_spans_by_interaction ON late_spans (interaction_id);
     `,
   },
+  {
+    version: 2,
+    description: 'evaluation queue, evaluations, evaluation intake mark',
+    sql: `
+      -- Triggered evaluations, durable until their outcome is recorded. seq is the queue order
+      -- (AUTOINCREMENT: never reused after a delete). One row per (interaction, evaluator, version).
+      CREATE TABLE evaluation_queue (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        evaluation_id TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        evaluator_id TEXT NOT NULL,
+        evaluator_version TEXT NOT NULL,
+        triggered_at_ms INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        started_at_ms INTEGER,
+        task TEXT NOT NULL,
+        UNIQUE (interaction_id, evaluator_id, evaluator_version)
+      );
+
+      -- Recorded outcomes: at most one per (interaction, evaluator, version), the record as JSON.
+      -- Read by interaction (the unique key's index); no other index, so each outcome is cheap.
+      CREATE TABLE evaluations (
+        id INTEGER PRIMARY KEY,
+        evaluation_id TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        evaluator_id TEXT NOT NULL,
+        evaluator_version TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        completed_at_ms INTEGER NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (interaction_id, evaluator_id, evaluator_version)
+      );
+
+      -- The highest interactions.rowid whose triggers have been decided. Interactions already in
+      -- the ledger when this migration runs count as taken in (backfill evaluates old ones).
+      CREATE TABLE evaluation_intake (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        through_rowid INTEGER NOT NULL
+      );
+      INSERT INTO evaluation_intake (id, through_rowid) SELECT 1, coalesce(max(rowid), 0) FROM interactions;
+    `,
+  },
 ];
 
 /** Throws when versions are not 1, 2, 3, ... in order (a programming error, caught by a test). */

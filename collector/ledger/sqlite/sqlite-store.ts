@@ -16,6 +16,7 @@ import type { InteractionRecord } from '../../model/interaction.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery, LateSpan, LedgerStore } from '../store.ts';
 import { LedgerStoreError } from './errors.ts';
+import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { normalizeInteractionQuery, parseIsoTime } from './interaction-query.ts';
 import type { InteractionRow, SpanRow } from './ledger-writer.ts';
 import { openDatabase, type Synchronous } from './open-database.ts';
@@ -90,6 +91,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   }
 
   return {
+    ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
+
     async appendSpans(spans) {
       ensureOpen();
       if (spans.length === 0) return;

@@ -12,7 +12,8 @@ import type { OpenOptions } from './open-database.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 
 export interface WriterClient {
-  write(request: WriteRequest): Promise<void>;
+  /** Resolves once committed, with what the request answers (see `LedgerWriter.write`). */
+  write(request: WriteRequest): Promise<unknown>;
   /** Stops the writer after the writes already sent. Safe twice. */
   close(): Promise<void>;
 }
@@ -27,7 +28,7 @@ export function createInlineWriter(db: DatabaseSync, path: string): WriterClient
   return {
     async write(request) {
       try {
-        writer.write(request);
+        return writer.write(request);
       } catch (error) {
         throw writeError(path, error as Error, error);
       }
@@ -43,7 +44,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
   const worker = new Worker(WRITER_THREAD_URL, { workerData: options });
   // Hold the process open only while writes are in flight, like a socket with pending requests.
   worker.unref();
-  const pending = new Map<number, { resolve(): void; reject(error: Error): void }>();
+  const pending = new Map<number, { resolve(result?: unknown): void; reject(error: Error): void }>();
   let nextId = 1;
   let failure: Error | undefined;
   let closing: Promise<void> | undefined;
@@ -60,7 +61,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     pending.delete(reply.id);
     if (pending.size === 0) worker.unref();
     if (reply.error) waiter.reject(writeError(options.path, reply.error, Object.assign(new Error(reply.error.message), reply.error)));
-    else waiter.resolve();
+    else waiter.resolve(reply.result);
   });
   worker.on('error', (error: unknown) => {
     const text = error instanceof Error ? error.message : String(error);
@@ -70,9 +71,9 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     fail(new LedgerStoreError(`ledger ${options.path}: the writer thread stopped (exit code ${code})`));
   });
 
-  function send(message: { request: WriteRequest } | { close: true }, transfer: ArrayBuffer[] = []): Promise<void> {
+  function send(message: { request: WriteRequest } | { close: true }, transfer: ArrayBuffer[] = []): Promise<unknown> {
     if (failure) return Promise.reject(failure);
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       if (pending.size === 1) worker.ref();
@@ -86,7 +87,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     },
     close() {
       closing ??= (async () => {
-        if (!failure) await send({ close: true }).catch(() => {});
+        if (!failure) await send({ close: true }).catch(() => undefined);
         await worker.terminate();
       })();
       return closing;

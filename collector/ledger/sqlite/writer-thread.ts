@@ -8,7 +8,7 @@ import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
 
 export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
-export type WriterReply = { id: number; error?: { name: string; message: string; errcode?: number; errstr?: string } };
+export type WriterReply = { id: number; result?: unknown; error?: { name: string; message: string; errcode?: number; errstr?: string } };
 
 const port = parentPort;
 if (!port) throw new Error('ledger writer thread: must run as a worker thread');
@@ -25,8 +25,8 @@ port.on('message', (message: WriterMessage) => {
     return;
   }
   try {
-    writer.write(message.request);
-    port.postMessage({ id: message.id } satisfies WriterReply);
+    const result = writer.write(message.request);
+    port.postMessage({ id: message.id, result } satisfies WriterReply);
   } catch (error) {
     const { name, message: text, errcode, errstr } = error as Error & { errcode?: number; errstr?: string };
     port.postMessage({ id: message.id, error: { name, message: text, errcode, errstr } } satisfies WriterReply);

@@ -1,0 +1,94 @@
+/**
+ * `evalon backfill --evaluator ID [--agent ID] [--since 24h] [--version V] [--config FILE]...`:
+ * evaluate stored interactions again, exactly once per evaluator version, with a progress bar.
+ * It opens the configured ledger itself (with a running collector on it too: SQLite serialises
+ * the writes, and the unique keys keep outcomes exactly once), loads the evaluator modules, and
+ * runs the evaluations in this process with the configured concurrency.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config/index.ts';
+import { BUILT_IN_EVALUATORS } from '../evaluators/index.ts';
+import { createSqliteStore } from '../ledger/sqlite/sqlite-store.ts';
+import { createLogger } from '../logger.ts';
+import { BackfillError, runBackfill, type BackfillProgress } from '../processor/evaluation/backfill.ts';
+import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
+import { resolveSince } from '../api/interactions-query.ts';
+import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
+import type { CliIo } from './main.ts';
+import { createProgressBar, type ProgressBar } from './progress-bar.ts';
+
+const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] [--config FILE]...
+
+Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled,
+trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the
+evaluator version (--version, default the evaluator's own). Interactions that already have an
+outcome for that version are skipped, so running it again is safe.`;
+
+export async function runBackfillCommand(args: string[], io: CliIo, options: { progress?: ProgressBar } = {}): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        config: { type: 'string', short: 'c', multiple: true },
+        evaluator: { type: 'string' },
+        agent: { type: 'string' },
+        since: { type: 'string' },
+        version: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`evalon backfill: ${(error as Error).message.split('\n')[0]} (see evalon backfill --help)`);
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (!values.evaluator) throw new UsageError('evalon backfill: --evaluator ID is required (see evalon backfill --help)');
+  if (values.version !== undefined && values.version.trim() === '') throw new UsageError('evalon backfill: --version must not be empty');
+  let since: string | undefined;
+  if (values.since !== undefined) {
+    since = resolveSince(values.since, Date.now());
+    if (since === undefined) throw new UsageError(`evalon backfill: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`);
+  }
+  const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
+  for (const warning of warnings) io.err(`warning: ${warning}`);
+  const evaluation = config.processors.evaluation;
+  if (evaluation.ledger.kind !== 'sqlite') throw new UsageError('evalon backfill: processors::evaluation::ledger: only the sqlite ledger is available in this version');
+  const registry = await loadEvaluatorRegistry({ modules: evaluation.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluation.evaluators) });
+
+  const store = createSqliteStore({ path: evaluation.ledger.path });
+  const bar = options.progress ?? createProgressBar();
+  const detail = (p: BackfillProgress) => `interactions read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
+  let result: BackfillProgress;
+  try {
+    result = await runBackfill({
+      store,
+      config: evaluation,
+      registry,
+      evaluatorId: values.evaluator,
+      ...(values.agent !== undefined ? { agentId: values.agent } : {}),
+      ...(since !== undefined ? { since } : {}),
+      ...(values.version !== undefined ? { version: values.version } : {}),
+      logger: createLogger({ quiet: true }),
+      onProgress: (p) => bar.update(p.scanned, p.total, detail(p)),
+    });
+  } catch (error) {
+    if (error instanceof BackfillError) throw new UsageError(`evalon backfill: ${error.message}`);
+    throw error;
+  } finally {
+    await store.close();
+  }
+  bar.finish(result.scanned, result.total, detail(result));
+  const version = values.version ?? registry.get(values.evaluator)?.version;
+  const r = result.runtime;
+  io.out(
+    `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +
+      `(${r.passed} passed, ${r.verdicts - r.passed} failed, ${r.inconclusive} inconclusive, ${r.failed} errors); ` +
+      `${result.alreadyRecorded} already had an outcome for this version; ${result.notTriggered} not triggered by the bindings`,
+  );
+  return 0;
+}

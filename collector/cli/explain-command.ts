@@ -1,0 +1,175 @@
+/**
+ * `evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]`: for each known agent,
+ * which evaluator entry applies, why, and the effective settings (sampling-ratio and
+ * trigger-on-failure with where each comes from, control-id, and what `config()` returns).
+ *
+ * Known agents: those named under `agents` in the configuration and those the ledger has seen
+ * (with the roles of their newest interaction), plus one line per role named under `agent-roles`
+ * for an agent that has only that role. `--agent` explains one agent; its roles come from
+ * `--roles`, else from the ledger.
+ */
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig, type EvaluationProcessorConfig } from '../config/index.ts';
+import { createSqliteStore } from '../ledger/sqlite/sqlite-store.ts';
+import type { AgentSummary } from '../ledger/store.ts';
+import { ANY_ROLE, describeSource, resolveBinding, type ResolvedBinding } from '../processor/evaluation/binding-resolution.ts';
+import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
+import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
+import type { CliIo } from './main.ts';
+
+const USAGE = `Usage: evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
+
+For each known agent (or the one given), which evaluator entry binds it, why, and the effective
+settings. Agents are those named in the configuration and those the ledger has seen.`;
+
+export interface AgentExplanation {
+  agentId: string;
+  roles: string[];
+  /** Where the roles come from. */
+  rolesFrom: 'ledger' | '--roles' | 'configuration' | 'none';
+  seen?: { interactions: number; lastSeen: string };
+  bindings: BindingExplanation[];
+}
+
+export interface BindingExplanation {
+  evaluatorId: string;
+  evaluated: boolean;
+  entry: string;
+  why: string;
+  outranks: string[];
+  samplingRatio: number;
+  samplingRatioFrom: string;
+  triggerOnFailure: boolean;
+  triggerOnFailureFrom: string;
+  controlId?: string;
+  config: Record<string, unknown>;
+}
+
+export async function runExplainCommand(args: string[], io: CliIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { config: { type: 'string', short: 'c', multiple: true }, agent: { type: 'string' }, roles: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (error) {
+    throw new UsageError(`evalon explain: ${(error as Error).message.split('\n')[0]} (see evalon explain --help)`);
+  }
+  if (values.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  if (values.roles !== undefined && values.agent === undefined) throw new UsageError('evalon explain: --roles needs --agent');
+  const configFiles = values.config?.length ? values.config : [DEFAULT_CONFIG_FILE];
+  const { config, warnings } = loadConfig(configFiles);
+  for (const warning of warnings) io.err(`warning: ${warning}`);
+  const evaluation = config.processors.evaluation;
+  const seen = await agentsInLedger(evaluation);
+
+  const explanations: AgentExplanation[] = [];
+  if (values.agent !== undefined) {
+    const known = seen.get(values.agent);
+    const roles = values.roles !== undefined ? splitRoles(values.roles) : (known?.roles ?? []);
+    const rolesFrom = values.roles !== undefined ? '--roles' : known ? 'ledger' : 'none';
+    explanations.push(explainAgent(evaluation, values.agent, roles, rolesFrom, known));
+  } else {
+    const named = new Set<string>();
+    for (const entry of Object.values(evaluation.evaluators)) for (const agentId of Object.keys(entry.agents)) named.add(agentId);
+    for (const agentId of [...new Set([...named, ...seen.keys()])].sort()) {
+      const known = seen.get(agentId);
+      explanations.push(explainAgent(evaluation, agentId, known?.roles ?? [], known ? 'ledger' : 'none', known));
+    }
+    const roles = new Set<string>();
+    for (const entry of Object.values(evaluation.evaluators)) for (const role of Object.keys(entry.agentRoles)) if (role !== ANY_ROLE) roles.add(role);
+    for (const role of [...roles].sort()) explanations.push(explainAgent(evaluation, `(any agent with role ${role})`, [role], 'configuration'));
+  }
+
+  if (values.json) {
+    io.out(JSON.stringify(explanations, null, 2));
+    return 0;
+  }
+  const evaluatorIds = Object.keys(evaluation.evaluators);
+  if (evaluatorIds.length === 0) io.out('No evaluators are configured (processors::evaluation::evaluators is empty).');
+  else io.out(`Evaluators: ${evaluatorIds.join(', ')}. Defaults for bindings: sampling-ratio ${evaluation.defaults.agent.samplingRatio}, trigger-on-failure ${evaluation.defaults.agent.triggerOnFailure}.`);
+  if (explanations.length === 0) io.out('No known agents: none is named under agents and the ledger has seen none (try --agent ID --roles a,b).');
+  for (const explanation of explanations) printAgent(explanation, io);
+  io.out('');
+  io.out(`Loop safety: an interaction inside an evaluation (${EVALUATION_ID_ATTRIBUTE} on its root span, or nested in one that has it) is never evaluated, whatever the bindings say.`);
+  return 0;
+}
+
+function splitRoles(text: string): string[] {
+  return text.split(',').map((role) => role.trim()).filter((role) => role !== '');
+}
+
+/** Agents the ledger has seen, when the ledger is a file that exists. */
+async function agentsInLedger(evaluation: EvaluationProcessorConfig): Promise<Map<string, AgentSummary>> {
+  const ledger = evaluation.ledger;
+  if (ledger.kind !== 'sqlite' || ledger.path === ':memory:' || !existsSync(ledger.path)) return new Map();
+  const store = createSqliteStore({ path: ledger.path, writer: 'inline' });
+  try {
+    return new Map((await store.listAgents()).map((agent) => [agent.agentId, agent]));
+  } finally {
+    await store.close();
+  }
+}
+
+export function explainAgent(
+  evaluation: Pick<EvaluationProcessorConfig, 'evaluators' | 'defaults'>,
+  agentId: string,
+  roles: string[],
+  rolesFrom: AgentExplanation['rolesFrom'],
+  seen?: AgentSummary,
+): AgentExplanation {
+  const bindings = Object.entries(evaluation.evaluators).map(([evaluatorId, entry]) => {
+    const resolved = resolveBinding(evaluatorId, entry, evaluation.defaults, { agentId, roles });
+    const explained: BindingExplanation = {
+      evaluatorId,
+      evaluated: resolved.enabled,
+      entry: describeSource(resolved.source),
+      why: why(resolved, roles),
+      outranks: resolved.outranked.map(describeSource),
+      samplingRatio: resolved.samplingRatio,
+      samplingRatioFrom: resolved.samplingRatioFrom,
+      triggerOnFailure: resolved.triggerOnFailure,
+      triggerOnFailureFrom: resolved.triggerOnFailureFrom,
+      config: resolved.config,
+    };
+    if (resolved.controlId !== undefined) explained.controlId = resolved.controlId;
+    return explained;
+  });
+  return { agentId, roles, rolesFrom, ...(seen ? { seen: { interactions: seen.interactions, lastSeen: seen.lastSeen } } : {}), bindings };
+}
+
+function why(resolved: ResolvedBinding, roles: string[]): string {
+  const source = resolved.source;
+  let reason: string;
+  if (source.kind === 'agent') reason = 'the agent has its own entry under agents, which wins over role entries and *';
+  else if (source.kind === 'role') {
+    const bound = resolved.outranked.filter((other) => other.kind === 'role').length > 0;
+    reason = `no entry for the agent under agents; its role ${source.key} has an entry${bound ? ' (the first of its roles with an entry, in configuration order)' : ''}`;
+  } else if (source.kind === 'any-role') reason = `no entry for the agent or for its role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
+  else return resolved.disabledBecause ?? 'no entry applies';
+  return resolved.enabled ? reason : `${reason}, but ${resolved.disabledBecause}`;
+}
+
+function printAgent(explanation: AgentExplanation, io: CliIo): void {
+  io.out('');
+  const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
+  const from = explanation.rolesFrom === 'ledger' ? ' (from its newest interaction)' : explanation.rolesFrom === '--roles' ? ' (from --roles)' : '';
+  const seen = explanation.seen ? `; in the ledger: ${explanation.seen.interactions} interactions, last ${explanation.seen.lastSeen}` : '';
+  io.out(`${explanation.agentId}  roles: ${roles}${from}${seen}`);
+  for (const binding of explanation.bindings) {
+    io.out(`  ${binding.evaluatorId}: ${binding.evaluated ? 'evaluated' : 'not evaluated'}`);
+    io.out(`    entry      ${binding.entry}${binding.outranks.length > 0 ? ` (outranks ${binding.outranks.join(', ')})` : ''}`);
+    io.out(`    why        ${binding.why}`);
+    if (!binding.evaluated) continue;
+    io.out(`    settings   sampling-ratio ${binding.samplingRatio} (from ${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +
+      `trigger-on-failure ${binding.triggerOnFailure} (from ${binding.triggerOnFailureFrom === 'binding' ? 'the binding' : 'defaults::agent'})` +
+      (binding.controlId !== undefined ? `, control-id ${binding.controlId}` : ''));
+    io.out(`    config()   ${JSON.stringify(binding.config)}`);
+  }
+}

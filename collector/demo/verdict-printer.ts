@@ -1,0 +1,72 @@
+/** Polls the collector's API for the evaluations of the demo's interactions and prints each once. */
+import type { CliIo } from '../cli/main.ts';
+
+export interface EvaluationView {
+  interactionId: string;
+  evaluatorId: string;
+  outcome: 'pass' | 'fail' | 'inconclusive' | 'error';
+  detail: string;
+}
+
+interface ApiEvaluation {
+  evaluationId: string;
+  evaluatorId: string;
+  outcome:
+    | { type: 'verdict'; evaluation: { passed: boolean; explanation: string; score?: number } }
+    | { type: 'inconclusive'; reason: string }
+    | { type: 'failed'; error: string };
+}
+
+const MARK = { pass: '✓', fail: '✗', inconclusive: '?', error: '!' } as const;
+
+export function viewOf(interactionId: string, evaluation: ApiEvaluation): EvaluationView {
+  const { outcome } = evaluation;
+  if (outcome.type === 'verdict') {
+    return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: outcome.evaluation.passed ? 'pass' : 'fail', detail: outcome.evaluation.explanation };
+  }
+  if (outcome.type === 'inconclusive') return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'inconclusive', detail: outcome.reason };
+  return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'error', detail: outcome.error };
+}
+
+/**
+ * Prints evaluations as they appear, until none has come for two seconds (after the first) or the
+ * time is up. Resolves to everything printed.
+ */
+export async function printVerdicts(
+  apiUrl: string,
+  interactions: Array<{ interactionId: string; question: string }>,
+  io: CliIo,
+  options: { timeoutMs: number },
+): Promise<EvaluationView[]> {
+  const printed = new Set<string>();
+  const views: EvaluationView[] = [];
+  const deadline = Date.now() + options.timeoutMs;
+  const quietAfter = 2_000;
+  let lastNew = Date.now();
+  while (Date.now() < deadline) {
+    for (const { interactionId, question } of interactions) {
+      const response = await fetch(`${apiUrl}/api/v1/interactions/${interactionId}/evaluations`);
+      if (response.status !== 200) {
+        await response.arrayBuffer();
+        continue;
+      }
+      const { evaluations } = (await response.json()) as { evaluations: ApiEvaluation[] };
+      for (const evaluation of evaluations) {
+        if (printed.has(evaluation.evaluationId)) continue;
+        printed.add(evaluation.evaluationId);
+        const view = viewOf(interactionId, evaluation);
+        views.push(view);
+        lastNew = Date.now();
+        io.out(`  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(20)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`);
+      }
+    }
+    // Every interaction has its evaluations and nothing new came for a while: done.
+    if (views.length > 0 && Date.now() - lastNew > quietAfter) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return views;
+}
+
+function truncate(text: string, width: number): string {
+  return text.length <= width ? text : text.slice(0, width - 1) + '…';
+}

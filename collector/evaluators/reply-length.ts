@@ -1,0 +1,29 @@
+/**
+ * `reply-length`: the final response is at least `min-length` characters long (the seed's
+ * example evaluator), and at most `max-length` when that is set. Characters are Unicode code
+ * points. Properties: `min-length` (required), `max-length`.
+ */
+import { defineEvaluator } from '../../src/evaluation/evaluator.ts';
+import { effects } from '../../src/evaluation/effect.ts';
+import { Evaluation } from '../../src/evaluation/evaluation.ts';
+import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
+
+export const replyLengthEvaluator = defineEvaluator({
+  id: 'reply-length',
+  description: 'the final response has at least min-length (and at most max-length) characters',
+  create: ({ ledger }) => ({
+    async evaluate(context) {
+      const config = context.config();
+      const minLength = config.getInt('min-length');
+      const maxLength = config.has('max-length') ? config.getInt('max-length') : undefined;
+      if (minLength < 0 || (maxLength !== undefined && maxLength < minLength)) {
+        throw new ConfigPropertyTypeError('min-length', `evaluator reply-length: min-length must be at least 0 and at most max-length (got ${minLength}${maxLength !== undefined ? ` and ${maxLength}` : ''})`);
+      }
+      const interaction = await ledger.getInteraction(context.subject.interactionId);
+      const length = [...interaction.finalResponseText].length;
+      const passed = length >= minLength && (maxLength === undefined || length <= maxLength);
+      const bounds = maxLength === undefined ? `minimum ${minLength}` : `between ${minLength} and ${maxLength}`;
+      return effects.complete(Evaluation.of(passed, `reply of ${length} characters, ${bounds}`).withAttribute('length', length));
+    },
+  }),
+});

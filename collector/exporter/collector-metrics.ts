@@ -1,0 +1,157 @@
+/**
+ * The collector's metrics (spec §5) as OpenTelemetry instruments on one meter: verdict counters
+ * and histograms recorded as outcomes arrive, interaction counts as interactions are recorded,
+ * and gauges read from the running components at each collection. Which readers collect them
+ * (the Prometheus endpoint, OTLP) is decided by the factory; with none, the meter is a no-op.
+ */
+import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
+import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { InteractionRecord } from '../model/interaction.ts';
+import { AGENT, EVALUATOR, FAILED, MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL, OUTCOME } from './metric-definitions.ts';
+import { outcomeLabel } from './verdict-attributes.ts';
+
+/** Where the gauges and the spans counter read from; each is optional. */
+export interface CollectorMetricSources {
+  /** Spans received and stored so far (a monotonic count). */
+  spansReceived?(): number;
+  pendingTraces?(): number;
+  pendingSpans?(): number;
+  /** Evaluations queued and not yet recorded; may read the ledger. */
+  evaluationQueueSize?(): number | Promise<number>;
+  evaluationsRunning?(): number;
+}
+
+/** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
+export interface TokenUsage {
+  evaluatorId: string;
+  /** The agent whose interaction was evaluated. */
+  agentId?: string;
+  /** `gen_ai.provider.name`, e.g. `anthropic`. */
+  provider?: string;
+  /** `gen_ai.request.model`. */
+  model?: string;
+  /** `gen_ai.operation.name`; `chat` when absent. */
+  operation?: string;
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+export interface CollectorMetrics {
+  /** Counts an outcome and records its score and duration (the verdict recorder calls this). */
+  recordEvaluation(record: EvaluationRecord): void;
+  /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
+  recordLag(record: EvaluationRecord, seconds: number): void;
+  /** Counts interactions newly recorded in the ledger (`InteractionsProcessor.onRecorded`). */
+  recordInteractions(records: readonly InteractionRecord[]): void;
+  recordTokenUsage(usage: TokenUsage): void;
+  /** Sets (or replaces) what the gauges and the spans counter read. */
+  observe(sources: CollectorMetricSources): void;
+}
+
+/** Evaluation attributes an LLM judge sets to report its token usage (see docs/metrics.md). */
+export const USAGE_ATTRIBUTES = {
+  inputTokens: 'gen_ai.usage.input_tokens',
+  outputTokens: 'gen_ai.usage.output_tokens',
+  provider: 'gen_ai.provider.name',
+  model: 'gen_ai.request.model',
+} as const;
+
+export function createCollectorMetrics(meter: Meter): CollectorMetrics {
+  const evaluations = meter.createCounter(METRICS.evaluations.name, { unit: METRICS.evaluations.unit, description: METRICS.evaluations.description, valueType: ValueType.INT });
+  const histogram = (metric: { name: string; unit: string; description: string; buckets: readonly number[] }, valueType = ValueType.DOUBLE) =>
+    meter.createHistogram(metric.name, { unit: metric.unit, description: metric.description, valueType, advice: { explicitBucketBoundaries: [...metric.buckets] } });
+  const score = histogram(METRICS.score);
+  const duration = histogram(METRICS.duration);
+  const lag = histogram(METRICS.lag);
+  const tokens = histogram(METRICS.tokens, ValueType.INT);
+  const interactions = meter.createCounter(METRICS.interactions.name, { unit: METRICS.interactions.unit, description: METRICS.interactions.description, valueType: ValueType.INT });
+
+  let sources: CollectorMetricSources = {};
+  const observed = (metric: { name: string; unit: string; description: string }, kind: 'counter' | 'gauge', read: () => number | Promise<number> | undefined) => {
+    const options = { unit: metric.unit, description: metric.description, valueType: ValueType.INT };
+    const instrument = kind === 'counter' ? meter.createObservableCounter(metric.name, options) : meter.createObservableGauge(metric.name, options);
+    instrument.addCallback(async (result) => {
+      const value = await read();
+      if (value !== undefined && Number.isFinite(value)) result.observe(value);
+    });
+  };
+  observed(METRICS.spansReceived, 'counter', () => sources.spansReceived?.());
+  observed(METRICS.pendingTraces, 'gauge', () => sources.pendingTraces?.());
+  observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
+  observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
+  observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
+
+  const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
+  const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
+    [EVALUATOR]: record.evaluatorId,
+    [AGENT]: agentLabel(record.agentId),
+    [OUTCOME]: outcomeLabel(record),
+  });
+
+  function recordTokenUsage(usage: TokenUsage): void {
+    const attributes: Attributes = {
+      'gen_ai.operation.name': usage.operation ?? 'chat',
+      ...(usage.provider ? { 'gen_ai.provider.name': usage.provider } : {}),
+      ...(usage.model ? { 'gen_ai.request.model': usage.model } : {}),
+      [EVALUATOR]: usage.evaluatorId,
+      ...(usage.agentId !== undefined ? { [AGENT]: agentLabel(usage.agentId) } : {}),
+    };
+    if (isCount(usage.inputTokens)) tokens.record(usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+    if (isCount(usage.outputTokens)) tokens.record(usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+  }
+
+  return {
+    recordEvaluation(record) {
+      const attributes = evaluationAttributes(record);
+      evaluations.add(1, attributes);
+      const seconds = (Date.parse(record.completedAt) - Date.parse(record.startedAt)) / 1000;
+      if (Number.isFinite(seconds)) duration.record(Math.max(0, seconds), attributes);
+      const outcome = record.outcome;
+      if (outcome.type !== 'verdict') return;
+      if (outcome.evaluation.score !== undefined) score.record(outcome.evaluation.score, { [EVALUATOR]: record.evaluatorId, [AGENT]: agentLabel(record.agentId) });
+      const own = outcome.evaluation.attributes;
+      const input = own[USAGE_ATTRIBUTES.inputTokens];
+      const output = own[USAGE_ATTRIBUTES.outputTokens];
+      if (typeof input === 'number' || typeof output === 'number') {
+        const provider = own[USAGE_ATTRIBUTES.provider];
+        const model = own[USAGE_ATTRIBUTES.model];
+        recordTokenUsage({
+          evaluatorId: record.evaluatorId,
+          agentId: record.agentId,
+          ...(typeof provider === 'string' ? { provider } : {}),
+          ...(typeof model === 'string' ? { model } : {}),
+          ...(typeof input === 'number' ? { inputTokens: input } : {}),
+          ...(typeof output === 'number' ? { outputTokens: output } : {}),
+        });
+      }
+    },
+    recordLag(record, seconds) {
+      if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
+    },
+    recordInteractions(records) {
+      for (const record of records) interactions.add(1, { [AGENT]: agentLabel(record.agentId), [FAILED]: record.failed ? 'true' : 'false' });
+    },
+    recordTokenUsage,
+    observe(next) {
+      sources = { ...next };
+    },
+  };
+}
+
+function isCount(value: number | undefined): value is number {
+  return value !== undefined && Number.isFinite(value) && value >= 0;
+}
+
+/**
+ * Agent ids come from received spans, so their number is not bounded by configuration: the
+ * first `max` distinct ids are labels, later ones share `_other`.
+ */
+export function createAgentLabels(max: number): (agentId: string) => string {
+  const known = new Set<string>();
+  return (agentId) => {
+    if (known.has(agentId)) return agentId;
+    if (known.size >= max) return OTHER_AGENT_LABEL;
+    known.add(agentId);
+    return agentId;
+  };
+}

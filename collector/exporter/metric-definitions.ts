@@ -1,0 +1,93 @@
+/**
+ * The collector's metrics as data (as an OpenTelemetry Collector component's `metadata.yaml`):
+ * OTel name, instrument, unit, bucket boundaries, attributes. `collector-metrics.ts` creates the
+ * instruments from this table; docs/metrics.md documents it with the Prometheus names that result.
+ *
+ * Attributes are low-cardinality only: evaluator ids come from configuration, agent ids are
+ * capped (`MAX_AGENT_LABELS`), outcomes and token types are fixed sets. Never an interaction id,
+ * a trace id or any text.
+ */
+
+/** Beyond this many distinct agent ids, the `agent` attribute of new agents reads `_other`. */
+export const MAX_AGENT_LABELS = 500;
+export const OTHER_AGENT_LABEL = '_other';
+
+/** Scores are on the evaluator's own scale: 0..1 is usual, 1..5 and 1..10 scales are common. */
+export const SCORE_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 3, 4, 5, 7.5, 10, 100];
+/** A rule-based evaluator takes microseconds to milliseconds, an LLM judge seconds to minutes. */
+export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 300];
+/**
+ * Interaction end to verdict: at least the settle window (2 s by default), minutes under a
+ * backlog, hours to days for evaluations resumed after an outage or run by a backfill.
+ */
+export const LAG_BUCKETS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400];
+/** `gen_ai.client.token.usage`'s advisory boundaries (semantic conventions). */
+export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+
+export const METRICS = {
+  evaluations: {
+    name: 'evalon.evaluations',
+    unit: '{evaluation}',
+    description: 'Evaluation outcomes recorded, by evaluator, agent and outcome (pass, fail, inconclusive, error).',
+  },
+  score: {
+    name: 'evalon.evaluation.score',
+    unit: '1',
+    description: 'Scores of verdicts that carry one, by evaluator and agent.',
+    buckets: SCORE_BUCKETS,
+  },
+  duration: {
+    name: 'evalon.evaluation.duration',
+    unit: 's',
+    description: 'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
+    buckets: DURATION_BUCKETS,
+  },
+  lag: {
+    name: 'evalon.evaluation.lag',
+    unit: 's',
+    description: 'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
+    buckets: LAG_BUCKETS,
+  },
+  tokens: {
+    name: 'gen_ai.client.token.usage',
+    unit: '{token}',
+    description: "Tokens used by evaluators' model calls (LLM judges), by evaluator, agent, provider, model and token type.",
+    buckets: TOKEN_BUCKETS,
+  },
+  interactions: {
+    name: 'evalon.interactions',
+    unit: '{interaction}',
+    description: 'Interactions recorded in the ledger, by agent and whether the interaction failed.',
+  },
+  spansReceived: {
+    name: 'evalon.spans.received',
+    unit: '{span}',
+    description: 'Spans received and stored by the collector.',
+  },
+  pendingTraces: {
+    name: 'evalon.pending.traces',
+    unit: '{trace}',
+    description: 'Traces held in memory whose interactions are not complete yet.',
+  },
+  pendingSpans: {
+    name: 'evalon.pending.spans',
+    unit: '{span}',
+    description: 'Spans held in memory whose interactions are not complete yet.',
+  },
+  queueSize: {
+    name: 'evalon.evaluation.queue.size',
+    unit: '{evaluation}',
+    description: 'Evaluations queued in the ledger and not yet recorded (the evaluation backlog).',
+  },
+  running: {
+    name: 'evalon.evaluation.running',
+    unit: '{evaluation}',
+    description: 'Evaluations running now.',
+  },
+} as const;
+
+/** Attribute keys of the evaluation metrics (spec §5: evaluator, agent, outcome). */
+export const EVALUATOR = 'evaluator';
+export const AGENT = 'agent';
+export const OUTCOME = 'outcome';
+export const FAILED = 'failed';

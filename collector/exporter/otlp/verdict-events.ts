@@ -1,0 +1,47 @@
+/**
+ * Verdict events: one OTLP log record per recorded evaluation, `event_name`
+ * `gen_ai.evaluation.result`, parented to the evaluated interaction span (its trace and span ids
+ * travel in the record's context, as the semantic conventions ask), exported over `/v1/logs`.
+ */
+import { ROOT_CONTEXT, SeverityNumber, TraceFlags, trace } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import { EVALUATION_RESULT_EVENT, type EvaluatedSpan, type VerdictAttributes } from '../verdict-attributes.ts';
+
+/** Explanations can be long (a judge's reasoning); beyond this they are cut. */
+export const MAX_ATTRIBUTE_LENGTH = 16_384;
+/** Records waiting for export; beyond this the newest are dropped (the SDK counts them). */
+export const MAX_QUEUED_RECORDS = 8_192;
+
+export const SCOPE_NAME = 'evalon.collector';
+
+export interface VerdictEvents {
+  emit(record: EvaluationRecord, attributes: VerdictAttributes, evaluated: EvaluatedSpan): void;
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export function createVerdictEvents(options: { exporter: LogRecordExporter; resource: Resource; scopeVersion?: string }): VerdictEvents {
+  const provider = new LoggerProvider({
+    resource: options.resource,
+    logRecordLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
+    processors: [new BatchLogRecordProcessor({ exporter: options.exporter, maxQueueSize: MAX_QUEUED_RECORDS })],
+  });
+  const logger = provider.getLogger(SCOPE_NAME, options.scopeVersion);
+  return {
+    emit(record, attributes, evaluated) {
+      const failed = record.outcome.type === 'failed';
+      logger.emit({
+        eventName: EVALUATION_RESULT_EVENT,
+        timestamp: new Date(record.completedAt),
+        severityNumber: failed ? SeverityNumber.WARN : SeverityNumber.INFO,
+        severityText: failed ? 'WARN' : 'INFO',
+        attributes,
+        context: trace.setSpanContext(ROOT_CONTEXT, { ...evaluated, traceFlags: TraceFlags.SAMPLED, isRemote: true }),
+      });
+    },
+    forceFlush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
+}

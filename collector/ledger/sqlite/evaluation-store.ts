@@ -1,0 +1,209 @@
+/**
+ * The evaluation half of the SQLite store: the queue, recorded evaluations, the intake mark, and
+ * the interaction reads the evaluation runtime, backfill and `evalon explain` need. Reads run on
+ * the store's reader connection; writes go through the store's writer (`evaluation-writes.ts`).
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { LedgerStore, QueuedEvaluation } from '../store.ts';
+import { LedgerQueryError, LedgerStoreError } from './errors.ts';
+import type { EnqueueResult, EvaluationRecordRow, QueuedEvaluationRow, RecordResult } from './evaluation-writes.ts';
+import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from './interaction-query.ts';
+import type { WriterClient } from './writer-client.ts';
+
+export type EvaluationStoreMethods = Pick<
+  LedgerStore,
+  | 'enqueueEvaluations'
+  | 'loadInteractionsAwaitingIntake'
+  | 'loadQueuedEvaluations'
+  | 'countQueuedEvaluations'
+  | 'startEvaluations'
+  | 'recordEvaluations'
+  | 'getEvaluations'
+  | 'pageInteractions'
+  | 'countInteractions'
+  | 'listAgents'
+>;
+
+const DEFAULT_QUEUE_PAGE = 1000;
+
+export function createEvaluationStoreMethods(db: DatabaseSync, path: string, writer: WriterClient, ensureOpen: () => void): EvaluationStoreMethods {
+  const selectAwaiting = db.prepare(
+    'SELECT record FROM interactions WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?',
+  );
+  const selectQueued = db.prepare('SELECT seq, task, attempts, started_at_ms FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?');
+  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
+  const selectEvaluations = db.prepare('SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id');
+  // A bare column beside max() comes from the row holding the maximum: the newest record's roles.
+  const selectAgents = db.prepare(`
+    SELECT agent_id, count(*) AS n, max(end_time_ms) AS last, json_extract(record, '$.roles') AS roles
+    FROM interactions GROUP BY agent_id ORDER BY agent_id`);
+  const statements = new Map<string, StatementSync>();
+
+  function filtered(kind: 'page' | 'count', agent: boolean, since: boolean): StatementSync {
+    const key = `${kind}${+agent}${+since}`;
+    let statement = statements.get(key);
+    if (!statement) {
+      const conditions = [kind === 'page' && 'rowid > ?', agent && 'agent_id = ?', since && 'end_time_ms >= ?'].filter(Boolean);
+      const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+      statement = db.prepare(
+        kind === 'page' ? `SELECT rowid, record FROM interactions ${where} ORDER BY rowid LIMIT ?` : `SELECT count(*) AS n FROM interactions ${where}`,
+      );
+      statements.set(key, statement);
+    }
+    return statement;
+  }
+
+  function sinceMs(since: string | undefined): number | undefined {
+    if (since === undefined) return undefined;
+    const ms = parseIsoTime(since);
+    if (ms === undefined) throw new LedgerQueryError('since', `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(since)})`);
+    return ms;
+  }
+
+  return {
+    async enqueueEvaluations(evaluations, options = {}) {
+      ensureOpen();
+      const intake = options.intake ?? [];
+      if (evaluations.length === 0 && intake.length === 0) return [];
+      const rows = evaluations.map((evaluation) => queueRow(evaluation, path));
+      const queued = (await writer.write({ op: 'enqueueEvaluations', rows, intake: [...intake] })) as EnqueueResult;
+      const seqs = new Map(queued);
+      return evaluations.flatMap((evaluation) => {
+        const seq = seqs.get(evaluation.evaluationId);
+        return seq === undefined ? [] : [{ ...evaluation, attempts: 0, seq }];
+      });
+    },
+
+    async loadInteractionsAwaitingIntake(limit) {
+      ensureOpen();
+      return (selectAwaiting.all(limit) as { record: string }[]).map((row) => JSON.parse(row.record) as InteractionRecord);
+    },
+
+    async loadQueuedEvaluations(options = {}) {
+      ensureOpen();
+      const rows = selectQueued.all(options.afterSeq ?? 0, options.limit ?? DEFAULT_QUEUE_PAGE) as {
+        seq: number;
+        task: string;
+        attempts: number;
+        started_at_ms: number | null;
+      }[];
+      return rows.map((row) => {
+        const queued = JSON.parse(row.task) as QueuedEvaluation;
+        queued.seq = Number(row.seq);
+        queued.attempts = Number(row.attempts);
+        if (row.started_at_ms !== null) queued.startedAt = new Date(Number(row.started_at_ms)).toISOString();
+        return queued;
+      });
+    },
+
+    async countQueuedEvaluations() {
+      ensureOpen();
+      return Number((countQueued.get() as { n: number }).n);
+    },
+
+    async startEvaluations(starts) {
+      ensureOpen();
+      if (starts.length === 0) return;
+      await writer.write({
+        op: 'startEvaluations',
+        starts: starts.map((s) => ({ seq: s.seq, startedAtMs: isoMs(s.startedAt, 'startedAt', `#${s.seq}`, path) })),
+      });
+    },
+
+    async recordEvaluations(records) {
+      ensureOpen();
+      if (records.length === 0) return [];
+      return (await writer.write({ op: 'recordEvaluations', rows: records.map((record) => recordRow(record, path)) })) as RecordResult;
+    },
+
+    async getEvaluations(interactionId) {
+      ensureOpen();
+      return (selectEvaluations.all(interactionId) as { record: string }[]).map((row) => JSON.parse(row.record) as EvaluationRecord);
+    },
+
+    async pageInteractions(query) {
+      ensureOpen();
+      const limit = pageLimit(query.limit);
+      const after = query.cursor === undefined ? 0 : Number(query.cursor);
+      if (!Number.isSafeInteger(after) || after < 0) throw new LedgerQueryError('cursor', `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`);
+      const since = sinceMs(query.since);
+      const params: (string | number)[] = [after];
+      if (query.agentId !== undefined) params.push(query.agentId);
+      if (since !== undefined) params.push(since);
+      params.push(limit);
+      const rows = filtered('page', query.agentId !== undefined, since !== undefined).all(...params) as { rowid: number; record: string }[];
+      const records = rows.map((row) => JSON.parse(row.record) as InteractionRecord);
+      return rows.length === limit ? { records, nextCursor: String(rows[rows.length - 1].rowid) } : { records };
+    },
+
+    async countInteractions(query) {
+      ensureOpen();
+      const since = sinceMs(query.since);
+      const params: (string | number)[] = [];
+      if (query.agentId !== undefined) params.push(query.agentId);
+      if (since !== undefined) params.push(since);
+      return Number((filtered('count', query.agentId !== undefined, since !== undefined).get(...params) as { n: number }).n);
+    },
+
+    async listAgents() {
+      ensureOpen();
+      const rows = selectAgents.all() as { agent_id: string; n: number; last: number; roles: string | null }[];
+      return rows.map((row) => ({
+        agentId: row.agent_id,
+        roles: row.roles ? (JSON.parse(row.roles) as string[]) : [],
+        interactions: Number(row.n),
+        lastSeen: new Date(Number(row.last)).toISOString(),
+      }));
+    },
+  };
+}
+
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
+  return Math.min(limit, MAX_INTERACTION_LIMIT);
+}
+
+function isoMs(value: string, field: string, id: string, path: string): number {
+  const ms = typeof value === 'string' ? parseIsoTime(value) : undefined;
+  if (ms === undefined) throw new LedgerStoreError(`ledger ${path}: evaluation ${id} has ${field} ${JSON.stringify(value)} (expected ISO-8601)`);
+  return ms;
+}
+
+function requireText(value: unknown, field: string, id: string, path: string): string {
+  if (typeof value !== 'string' || value === '') throw new LedgerStoreError(`ledger ${path}: evaluation ${id || '?'} has no ${field}`);
+  return value;
+}
+
+function queueRow(evaluation: QueuedEvaluation, path: string): QueuedEvaluationRow {
+  const id = requireText(evaluation?.evaluationId, 'evaluationId', '', path);
+  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, ...task } = evaluation;
+  return {
+    evaluationId: id,
+    interactionId: requireText(evaluation.interactionId, 'interactionId', id, path),
+    evaluatorId: requireText(evaluation.evaluatorId, 'evaluatorId', id, path),
+    evaluatorVersion: requireText(evaluation.evaluatorVersion, 'evaluatorVersion', id, path),
+    triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, path),
+    json: JSON.stringify(task),
+  };
+}
+
+function recordRow(record: EvaluationRecord, path: string): EvaluationRecordRow {
+  const id = requireText(record?.evaluationId, 'evaluationId', '', path);
+  const outcome = record.outcome?.type;
+  if (outcome !== 'verdict' && outcome !== 'inconclusive' && outcome !== 'failed') {
+    throw new LedgerStoreError(`ledger ${path}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`);
+  }
+  return {
+    evaluationId: id,
+    interactionId: requireText(record.interactionId, 'interactionId', id, path),
+    evaluatorId: requireText(record.evaluatorId, 'evaluatorId', id, path),
+    evaluatorVersion: requireText(record.evaluatorVersion, 'evaluatorVersion', id, path),
+    agentId: requireText(record.agentId, 'agentId', id, path),
+    outcome,
+    completedAtMs: isoMs(record.completedAt, 'completedAt', id, path),
+    json: JSON.stringify(record),
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The evaluation writes of the SQLite ledger: queue triggered evaluations (and advance the intake
+ * mark), count attempts, record outcomes. Applied by `ledger-writer.ts` inside its transaction;
+ * rows arrive already encoded, so this is SQL only.
+ *
+ * Exactly once rests on two unique keys on (interaction, evaluator, evaluator version): one in the
+ * queue, one among recorded evaluations. Queuing skips a key that is recorded; recording drops a
+ * record whose key is recorded, and removes the key from the queue in the same transaction.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+
+export interface QueuedEvaluationRow {
+  evaluationId: string;
+  interactionId: string;
+  evaluatorId: string;
+  evaluatorVersion: string;
+  triggeredAtMs: number;
+  /** The `QueuedEvaluation` as JSON (without attempts, startedAt, seq). */
+  json: string;
+}
+
+export interface EvaluationRecordRow {
+  evaluationId: string;
+  interactionId: string;
+  evaluatorId: string;
+  evaluatorVersion: string;
+  agentId: string;
+  outcome: string;
+  completedAtMs: number;
+  json: string;
+}
+
+export type EvaluationWriteRequest =
+  | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }
+  | { op: 'startEvaluations'; starts: { seq: number; startedAtMs: number }[] }
+  | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] };
+
+/** `enqueueEvaluations` answers the queued evaluations' ids with their `seq`. */
+export type EnqueueResult = Array<[evaluationId: string, seq: number]>;
+/** `recordEvaluations` answers the ids of the records written. */
+export type RecordResult = string[];
+
+export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWriteRequest) => unknown {
+  const enqueue = db.prepare(`
+    INSERT OR IGNORE INTO evaluation_queue (evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task)
+    SELECT ?, ?, ?, ?, ?, ?
+    WHERE NOT EXISTS (SELECT 1 FROM evaluations WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?)`);
+  // Interactions get increasing rowids (none is ever deleted): the mark is the highest taken in.
+  const advanceIntake = db.prepare(`
+    UPDATE evaluation_intake SET through_rowid = max(through_rowid, coalesce(
+      (SELECT max(rowid) FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))), 0))
+    WHERE id = 1`);
+  const start = db.prepare('UPDATE evaluation_queue SET attempts = attempts + 1, started_at_ms = ? WHERE seq = ?');
+  const record = db.prepare(`
+    INSERT OR IGNORE INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+  const dequeue = db.prepare('DELETE FROM evaluation_queue WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?');
+
+  return (request) => {
+    switch (request.op) {
+      case 'enqueueEvaluations': {
+        const queued: EnqueueResult = [];
+        for (const r of request.rows) {
+          const result = enqueue.run(
+            r.evaluationId, r.interactionId, r.evaluatorId, r.evaluatorVersion, r.triggeredAtMs, r.json,
+            r.interactionId, r.evaluatorId, r.evaluatorVersion,
+          );
+          if (Number(result.changes) === 1) queued.push([r.evaluationId, Number(result.lastInsertRowid)]);
+        }
+        if (request.intake.length > 0) advanceIntake.run(JSON.stringify(request.intake));
+        return queued;
+      }
+      case 'startEvaluations':
+        for (const s of request.starts) start.run(s.startedAtMs, s.seq);
+        return undefined;
+      case 'recordEvaluations': {
+        const written: RecordResult = [];
+        for (const r of request.rows) {
+          const result = record.run(r.evaluationId, r.interactionId, r.evaluatorId, r.evaluatorVersion, r.agentId, r.outcome, r.completedAtMs, r.json);
+          if (Number(result.changes) === 1) written.push(r.evaluationId);
+          dequeue.run(r.interactionId, r.evaluatorId, r.evaluatorVersion);
+        }
+        return written;
+      }
+    }
+  };
+}

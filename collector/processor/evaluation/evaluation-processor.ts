@@ -1,0 +1,178 @@
+/**
+ * The evaluation processor: the `processors.evaluation` stage. The interactions processor hands
+ * it the interactions new to the ledger (`consumeInteractions`); it decides which evaluations
+ * each one triggers (bindings, loop safety, trigger-on-failure, sampling), queues them durably in
+ * the ledger, and submits them to the runtime, which runs them in the background. Ingest waits
+ * only for the queue write, never for an evaluation.
+ *
+ * Nothing is lost between recording an interaction and queuing its evaluations: queuing marks the
+ * interactions taken in, in the same transaction, and at start (or after a failed queue write)
+ * the processor first takes in what the ledger recorded after the last mark.
+ */
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
+import type { LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import type { Logger } from '../../logger.ts';
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { Lifecycle } from '../../pipeline/consumer.ts';
+import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
+import { settingsAtRunTime } from './binding-resolution.ts';
+import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
+import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import { isInsideEvaluation } from './loop-safety.ts';
+import { createStoreLedgerClient } from './store-ledger-client.ts';
+import { createLoadGovernor } from './load-governor.ts';
+import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
+
+/** Interactions read per page when catching up on what was recorded but not taken in. */
+const CATCH_UP_PAGE = 500;
+/** After a failed queue write, catching up is retried this soon even if no interaction arrives. */
+const CATCH_UP_RETRY_MS = 1_000;
+
+export interface EvaluationProcessorStats extends RuntimeStats {
+  /** Evaluations queued because an interaction triggered them. */
+  triggered: number;
+  /** Interactions not evaluated because they happened inside an evaluation. */
+  insideEvaluation: number;
+  /** Bindings that applied but whose sampling left the interaction out. */
+  notSampled: number;
+  /** Failed interactions left out by bindings without trigger-on-failure. */
+  failedNotTriggered: number;
+}
+
+export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
+  readonly stats: EvaluationProcessorStats;
+  readonly runtime: EvaluationRuntime;
+  /** Resolves when every queued evaluation has been recorded (tests, backfill). */
+  idle(): Promise<void>;
+}
+
+export interface EvaluationProcessorOptions {
+  store: LedgerStore;
+  config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
+  registry: EvaluatorRegistry;
+  clock?: () => number;
+  logger: Logger;
+  onRecorded?(record: EvaluationRecord): void;
+  /** Start fewer evaluations while the event loop is saturated, so ingest keeps its pace (default true). */
+  yieldToIngest?: boolean;
+  /** Runtime knobs (tests). */
+  maxInMemory?: number;
+  maxAttempts?: number;
+  shutdownGraceMs?: number;
+}
+
+export function createEvaluationProcessor(options: EvaluationProcessorOptions): EvaluationProcessor {
+  const { store, config, registry, logger } = options;
+  const clock = options.clock ?? Date.now;
+  const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
+  const ledger = createStoreLedgerClient(store);
+  const runtime = createEvaluationRuntime({
+    store,
+    ledger,
+    ...(options.yieldToIngest === false ? {} : { governor: createLoadGovernor() }),
+    registry,
+    concurrency: config.concurrency,
+    clock,
+    logger,
+    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
+    ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
+    ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
+  });
+  const counters = { triggered: 0, insideEvaluation: 0, notSampled: 0, failedNotTriggered: 0 };
+  let catchUpNeeded = true;
+  let started = false;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+  /** Intake runs one batch at a time, in the order the interactions were recorded. */
+  let serial: Promise<void> = Promise.resolve();
+
+  async function intake(records: InteractionRecord[]): Promise<void> {
+    const triggeredAt = new Date(clock()).toISOString();
+    const batch = new Map(records.map((record) => [record.interactionId, record]));
+    const lookup = async (id: string) => batch.get(id) ?? (await store.getInteraction(id));
+    const evaluations: QueuedEvaluation[] = [];
+    for (const record of records) {
+      if (await isInsideEvaluation(record, lookup)) {
+        counters.insideEvaluation++;
+        continue;
+      }
+      for (const binding of bindings.resolve({ agentId: record.agentId, roles: record.roles ?? [] })) {
+        const verdict = triggerVerdict(record, binding);
+        if (verdict === 'not-sampled') counters.notSampled++;
+        else if (verdict === 'failed-interaction') counters.failedNotTriggered++;
+        if (verdict !== 'triggered') continue;
+        const definition = registry.get(binding.evaluatorId);
+        if (!definition) continue; // startup checks every configured id; nothing to run
+        evaluations.push(queuedEvaluation(record, definition.id, definition.version, triggeredAt, 'interaction'));
+      }
+    }
+    const queued = await store.enqueueEvaluations(evaluations, { intake: records.map((record) => record.interactionId) });
+    counters.triggered += queued.length;
+    if (queued.length > 0) {
+      const evaluated = new Set(queued.map((q) => q.interactionId));
+      ledger.remember(records.filter((record) => evaluated.has(record.interactionId)));
+    }
+    runtime.submit(queued);
+  }
+
+  async function catchUp(): Promise<void> {
+    let total = 0;
+    for (;;) {
+      const page = await store.loadInteractionsAwaitingIntake(CATCH_UP_PAGE);
+      if (page.length === 0) break;
+      await intake(page);
+      total += page.length;
+    }
+    catchUpNeeded = false;
+    if (total > 0) logger.info(`evaluation: took in ${total} recorded interactions whose evaluations had not been queued`);
+  }
+
+  /** Takes `records` in, or everything awaiting intake when an earlier attempt failed. */
+  function take(records: InteractionRecord[] | 'catch-up'): Promise<void> {
+    serial = serial.then(async () => {
+      if (stopped) return;
+      try {
+        if (catchUpNeeded || records === 'catch-up') await catchUp();
+        else await intake(records);
+      } catch (error) {
+        // The interactions are recorded: catching up from the ledger takes them in later.
+        catchUpNeeded = true;
+        logger.error(`evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`);
+        clearTimeout(retry);
+        retry = setTimeout(() => void take('catch-up'), CATCH_UP_RETRY_MS);
+        retry.unref();
+      }
+    });
+    return serial;
+  }
+
+  return {
+    get stats(): EvaluationProcessorStats {
+      return { ...runtime.stats, ...counters };
+    },
+    runtime,
+    async consumeInteractions(records) {
+      if (!started) throw new Error('evaluation: consumeInteractions called before start');
+      if (records.length > 0) await take(records);
+    },
+    async start() {
+      if (started) return;
+      await runtime.start();
+      await catchUp();
+      started = true;
+    },
+    idle: async () => {
+      await serial;
+      await runtime.idle();
+    },
+    async shutdown() {
+      stopped = true;
+      clearTimeout(retry);
+      await serial;
+      await runtime.shutdown();
+    },
+  };
+}

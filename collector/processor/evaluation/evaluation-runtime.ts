@@ -1,0 +1,398 @@
+/**
+ * The evaluation runtime: runs queued evaluations in the background, at most `concurrency`
+ * evaluators at once, and records each outcome in the ledger exactly once.
+ *
+ * Every evaluation it runs is already durable in the ledger's queue (the processor queued it
+ * before submitting). Each one goes through three stages: its attempt is counted in the ledger
+ * (claimed), the evaluator runs (a new instance, under its timeout), and the outcome is recorded,
+ * removing the evaluation from the queue in the same transaction. Ledger writes of many
+ * evaluations share one transaction (group commit), and a run slot is held only while the
+ * evaluator runs, so fast code evaluators are not held back by ledger round trips.
+ *
+ * A collector that dies mid-evaluation runs it again after the restart (an evaluator may run more
+ * than once), but the ledger keeps at most one outcome per (interaction, evaluator, version). An
+ * evaluation whose attempts all died with the collector (`maxAttempts`) is recorded as failed.
+ *
+ * Memory is bounded: at most `maxInMemory` queued evaluations are held; beyond that they stay
+ * only in the ledger and are read back, in queue order, as the runtime catches up. Starting is
+ * the same catching up, from the beginning of the queue.
+ */
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import { runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import type { Logger } from '../../logger.ts';
+import { abandonedRecord, attemptRecord, createFailureLog } from './evaluation-outcomes.ts';
+import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import { createGroupCommit } from './group-commit.ts';
+import { UNLIMITED, type LoadGovernor } from './load-governor.ts';
+import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
+
+export const DEFAULT_MAX_ATTEMPTS = 3;
+export const DEFAULT_MAX_IN_MEMORY = 20_000;
+/** How long shutdown waits for running evaluations before stopping them (they run again after a restart). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+/** Rows per ledger transaction of attempt counts or outcomes. */
+const MAX_WRITE_BATCH = 2_000;
+const QUEUE_READ_RETRY_MS = 1_000;
+/**
+ * How many evaluations may be claimed (attempt counted) ahead of a free run slot: as many as the
+ * slots run in CLAIM_AHEAD_MS at the recent pace, between `concurrency` and MAX_CLAIM_WINDOW.
+ * Fast code evaluators then take a burst of triggers in a few large ledger writes; slow ones (LLM
+ * judges) claim no more than they run, so a crash counts few attempts that had not started.
+ */
+const CLAIM_AHEAD_MS = 50;
+const MAX_CLAIM_WINDOW = 2_048;
+/** Weight of the newest run time in the moving average of run times. */
+const RUN_TIME_WEIGHT = 0.1;
+const QUEUE_READ_PAGE = 1_000;
+
+export interface RuntimeStats {
+  /** Queued evaluations held in memory, not yet claimed. */
+  waiting: number;
+  /** Claimed (attempt counted or being counted), waiting for a run slot. */
+  claimed: number;
+  /** Evaluators running now (at most `concurrency`). */
+  running: number;
+  /** Whether some queued evaluations are only in the ledger (memory bound reached). */
+  overflow: boolean;
+  started: number;
+  recorded: number;
+  verdicts: number;
+  passed: number;
+  inconclusive: number;
+  failed: number;
+  /** Outcomes dropped because the ledger already had one for their key. */
+  duplicates: number;
+}
+
+export interface EvaluationRuntimeOptions {
+  store: LedgerStore;
+  registry: EvaluatorRegistry;
+  /** `config()` and `control-id` for an evaluation, resolved from the running configuration. */
+  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  concurrency: number;
+  maxAttempts?: number;
+  maxInMemory?: number;
+  shutdownGraceMs?: number;
+  clock?: () => number;
+  logger: Logger;
+  /** Called with each outcome once it is recorded (not for duplicates). */
+  onRecorded?(record: EvaluationRecord): void;
+  /** What evaluators read the ledger through (default: the store, with a record cache). */
+  ledger?: CachingLedgerClient;
+  /**
+   * Which queued evaluations read back from the ledger this runtime runs (default: all). A
+   * backfill runs only its own; the collector runs every one, backfills left unfinished included.
+   */
+  accept?(evaluation: QueuedEvaluation): boolean;
+  /** Limits evaluation starts while the event loop is saturated (default: no limit). */
+  governor?: LoadGovernor;
+}
+
+export interface EvaluationRuntime {
+  /** Reads the ledger's queue (evaluations left by a previous run) and starts running. */
+  start(): Promise<void>;
+  /** Runs evaluations that are already durable in the ledger's queue. */
+  submit(evaluations: readonly QueuedEvaluation[]): void;
+  /** Resolves when nothing is waiting, running or being written. */
+  idle(): Promise<void>;
+  /** Stops claiming, gives claimed and running evaluations a grace period, then stops them. Safe twice. */
+  shutdown(): Promise<void>;
+  readonly stats: RuntimeStats;
+}
+
+interface Claimed {
+  evaluation: QueuedEvaluation;
+  startedAt: string;
+}
+
+export function createEvaluationRuntime(options: EvaluationRuntimeOptions): EvaluationRuntime {
+  const { store, registry, logger, concurrency } = options;
+  /** Moving average of evaluator run times (ms); unknown until the first evaluations finish. */
+  let averageRunMs: number | undefined;
+  const claimWindow = () =>
+    averageRunMs === undefined ? concurrency : Math.round(Math.min(MAX_CLAIM_WINDOW, Math.max(concurrency, (concurrency * CLAIM_AHEAD_MS) / Math.max(averageRunMs, 0.01))));
+  const clock = options.clock ?? Date.now;
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const maxInMemory = Math.max(1, options.maxInMemory ?? DEFAULT_MAX_IN_MEMORY);
+  const ledger = options.ledger ?? createStoreLedgerClient(store);
+  const governor = options.governor ?? UNLIMITED;
+  governor.onWindow(() => pump());
+  const logFailure = createFailureLog(logger, clock);
+  const stopAll = new AbortController();
+  const stats: RuntimeStats = {
+    waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0,
+  };
+
+  let waiting: QueuedEvaluation[] = [];
+  let head = 0;
+  const ready: Claimed[] = [];
+  /** Ids anywhere in this runtime (waiting to being recorded), so a read of the queue never takes one twice. */
+  const held = new Set<string>();
+  /** Work in flight that idle() and shutdown() wait for: evaluator runs and outcome writes. */
+  const inFlight = new Set<Promise<void>>();
+  /** In overflow, the queue is read from after this seq; `highestSubmitted` is what it must reach. */
+  let readThrough = 0;
+  let highestSubmitted = 0;
+  let reading: Promise<void> | undefined;
+  /** After a failed read of the queue, the next waits this long (no busy loop on a broken ledger). */
+  let readRetry: NodeJS.Timeout | undefined;
+  let started = false;
+  let stopping = false;
+  let idleWaiters: Array<() => void> = [];
+
+  const attempts = createGroupCommit<{ seq: number; startedAt: string }, void>(async (starts) => {
+    await store.startEvaluations(starts);
+    return starts.map(() => undefined);
+  }, MAX_WRITE_BATCH);
+  const outcomes = createGroupCommit<EvaluationRecord, boolean>(async (records) => {
+    const written = new Set(await store.recordEvaluations(records));
+    return records.map((record) => written.has(record.evaluationId));
+  }, MAX_WRITE_BATCH);
+
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const waitingCount = () => waiting.length - head;
+  const track = (work: Promise<void>) => {
+    inFlight.add(work);
+    void work.finally(() => {
+      inFlight.delete(work);
+      pump();
+    });
+  };
+
+  function hold(evaluation: QueuedEvaluation): void {
+    held.add(evaluation.evaluationId);
+    waiting.push(evaluation);
+  }
+
+  function submit(evaluations: readonly QueuedEvaluation[]): void {
+    for (const evaluation of evaluations) {
+      highestSubmitted = Math.max(highestSubmitted, evaluation.seq ?? 0);
+      if (held.has(evaluation.evaluationId)) continue;
+      if (stats.overflow || waitingCount() >= maxInMemory) {
+        // From here on the queue is read back from the ledger, starting with this evaluation.
+        if (!stats.overflow) readThrough = (evaluation.seq ?? 1) - 1;
+        stats.overflow = true;
+        continue;
+      }
+      hold(evaluation);
+    }
+    pump();
+  }
+
+  /** Reads queued evaluations back from the ledger while in overflow and memory has room. */
+  function readQueue(): void {
+    if (reading || readRetry || !stats.overflow || stopping || waitingCount() > maxInMemory / 2) return;
+    const target = highestSubmitted;
+    const limit = Math.min(maxInMemory - waitingCount(), QUEUE_READ_PAGE);
+    reading = store
+      .loadQueuedEvaluations({ afterSeq: readThrough, limit })
+      .then((rows) => {
+        for (const row of rows) {
+          readThrough = Math.max(readThrough, row.seq ?? 0);
+          if (held.has(row.evaluationId) || (options.accept && !options.accept(row))) continue;
+          if (row.attempts >= maxAttempts) abandon(row);
+          else hold(row);
+        }
+        if (rows.length < limit) {
+          // Everything queued before the read began has been seen.
+          readThrough = Math.max(readThrough, target);
+          if (readThrough >= highestSubmitted) stats.overflow = false;
+        }
+      })
+      .catch((error: unknown) => {
+        logger.error(`evaluation: reading the evaluation queue failed: ${errorText(error)} (retrying in ${QUEUE_READ_RETRY_MS} ms)`);
+        readRetry = setTimeout(() => {
+          readRetry = undefined;
+          pump();
+        }, QUEUE_READ_RETRY_MS);
+        readRetry.unref();
+      })
+      .finally(() => {
+        reading = undefined;
+        pump();
+      });
+  }
+
+  function pump(): void {
+    if (!started) return;
+    // Claim: count attempts ahead of free run slots (at most claimWindow() claimed at once).
+    const window = claimWindow();
+    while (!stopping && stats.claimed < window && waitingCount() > 0) {
+      const evaluation = waiting[head++];
+      if (head > 1024 && head * 2 > waiting.length) {
+        waiting = waiting.slice(head);
+        head = 0;
+      }
+      claim(evaluation);
+    }
+    // Run: a slot is held only while the evaluator runs.
+    while (stats.running < concurrency && ready.length > 0 && !stopAll.signal.aborted && governor.tryStart()) run(ready.shift()!);
+    stats.waiting = waitingCount();
+    readQueue();
+    if (isIdle()) {
+      void Promise.all([attempts.idle(), outcomes.idle()]).then(() => {
+        if (!isIdle()) return;
+        const waiters = idleWaiters;
+        idleWaiters = [];
+        for (const resolve of waiters) resolve();
+      });
+    }
+  }
+
+  function isIdle(): boolean {
+    return waitingCount() === 0 && stats.claimed === 0 && inFlight.size === 0 && !reading && (!stats.overflow || stopping);
+  }
+
+  function claim(evaluation: QueuedEvaluation): void {
+    stats.claimed++;
+    const startedAt = iso(clock());
+    attempts.add({ seq: evaluation.seq ?? 0, startedAt }).then(
+      () => {
+        ready.push({ evaluation, startedAt });
+        pump();
+      },
+      (error: unknown) => {
+        stats.claimed--;
+        held.delete(evaluation.evaluationId);
+        logger.error(`evaluation ${evaluation.evaluationId}: counting its attempt failed: ${errorText(error)} (it runs at the next start)`);
+        pump();
+      },
+    );
+  }
+
+  function run({ evaluation, startedAt }: Claimed): void {
+    stats.claimed--;
+    stats.running++;
+    stats.started++;
+    const began = performance.now();
+    track(
+      execute(evaluation, startedAt).then(
+        (record) => {
+          stats.running--;
+          const took = performance.now() - began;
+          averageRunMs = averageRunMs === undefined ? took : averageRunMs + RUN_TIME_WEIGHT * (took - averageRunMs);
+          if (record) track(recordOutcome(record));
+          // Stopped by shutdown: not an outcome. The evaluation stays queued and runs after the restart.
+          else held.delete(evaluation.evaluationId);
+        },
+        (error: unknown) => {
+          stats.running--;
+          held.delete(evaluation.evaluationId);
+          logger.error(`evaluation ${evaluation.evaluationId}: ${errorText(error)} (it runs again at the next start)`);
+        },
+      ),
+    );
+  }
+
+  async function execute(evaluation: QueuedEvaluation, startedAt: string): Promise<EvaluationRecord | undefined> {
+    const { config, controlId } = options.resolve(evaluation);
+    const definition = registry.get(evaluation.evaluatorId);
+    let result: AttemptResult;
+    if (!definition) {
+      result = {
+        outcome: {
+          type: 'failed',
+          error: `evaluator ${evaluation.evaluatorId}: no evaluator with this id is registered in this collector (it was queued by an earlier configuration)`,
+          errorType: 'EvaluatorNotFoundError',
+        },
+      };
+    } else {
+      result = await runEvaluator({
+        evaluatorId: evaluation.evaluatorId,
+        makeEvaluator: () => definition.create({ ledger }),
+        subject: { interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) },
+        evaluationId: evaluation.evaluationId,
+        config,
+        ledger,
+        timeoutMs: definition.timeoutMs,
+        signal: stopAll.signal,
+      });
+    }
+    if (stopAll.signal.aborted && result.outcome.type === 'failed') return undefined;
+    const record = attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId);
+    if (result.outcome.type === 'failed') logFailure(record, result.outcome.error);
+    return record;
+  }
+
+  function abandon(evaluation: QueuedEvaluation): void {
+    const { controlId } = options.resolve(evaluation);
+    const record = abandonedRecord(evaluation, iso(clock()), controlId);
+    logger.warn(`evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ${record.outcome.type === 'failed' ? record.outcome.error : ''}`);
+    held.add(evaluation.evaluationId);
+    track(recordOutcome(record));
+  }
+
+  async function recordOutcome(record: EvaluationRecord): Promise<void> {
+    try {
+      let written: boolean;
+      try {
+        written = await outcomes.add(record);
+      } catch (error) {
+        logger.error(`evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at the next start)`);
+        return;
+      }
+      if (!written) {
+        stats.duplicates++;
+        return;
+      }
+      stats.recorded++;
+      const outcome = record.outcome;
+      if (outcome.type === 'verdict') {
+        stats.verdicts++;
+        if (outcome.evaluation.passed) stats.passed++;
+      } else if (outcome.type === 'inconclusive') stats.inconclusive++;
+      else stats.failed++;
+      try {
+        options.onRecorded?.(record);
+      } catch (error) {
+        logger.error(`evaluation: onRecorded failed: ${errorText(error)}`);
+      }
+    } finally {
+      held.delete(record.evaluationId);
+    }
+  }
+
+  let stopped: Promise<void> | undefined;
+  return {
+    stats,
+    async start() {
+      if (started) return;
+      started = true;
+      stats.overflow = true;
+      readThrough = 0;
+      readQueue();
+      pump();
+    },
+    submit,
+    idle() {
+      return new Promise<void>((resolve) => {
+        idleWaiters.push(resolve);
+        pump();
+      });
+    },
+    shutdown() {
+      stopped ??= (async () => {
+        stopping = true;
+        clearTimeout(readRetry);
+        await reading;
+        const grace = new Promise<void>((resolve) => setTimeout(resolve, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS).unref());
+        const drained = (async () => {
+          while (stats.claimed > 0 || inFlight.size > 0) await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, 10))]);
+        })();
+        await Promise.race([drained, grace]);
+        // Claimed evaluations not yet running stay queued (their counted attempt did not run).
+        stopAll.abort(new Error('the collector is shutting down'));
+        while (inFlight.size > 0) await Promise.all(inFlight);
+        await Promise.all([attempts.idle(), outcomes.idle()]);
+        governor.stop();
+        for (const resolve of idleWaiters.splice(0)) resolve();
+      })();
+      return stopped;
+    },
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

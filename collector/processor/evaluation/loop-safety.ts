@@ -1,0 +1,35 @@
+/**
+ * Loop safety (spec §4): an interaction that happens inside an evaluation — a judge agent's own
+ * call — is recorded but never triggers evaluations, whatever the bindings say, so the seed's
+ * `*`-role hazard cannot occur.
+ *
+ * The mark: `evalon.evaluation.id` on the interaction's root span (it reaches the record's
+ * `attributes`, which keep `evalon.*` root attributes). An interaction nested in a marked one
+ * (its `flowId` chain reaches a marked interaction) is inside the evaluation too. Evalon's judges
+ * set the attribute on their invocation spans; the evaluation span context of a later version
+ * carries it for every span under it.
+ */
+import type { InteractionRecord } from '../../model/interaction.ts';
+
+export const EVALUATION_ID_ATTRIBUTE = 'evalon.evaluation.id';
+/** How far up a `flowId` chain to look (nesting deeper than this is not followed). */
+const MAX_FLOW_DEPTH = 8;
+
+export function carriesEvaluationMark(record: Pick<InteractionRecord, 'attributes'>): boolean {
+  const mark = record.attributes?.[EVALUATION_ID_ATTRIBUTE];
+  return mark !== undefined && mark !== null && mark !== '';
+}
+
+/** Whether `record` happened inside an evaluation; `lookup` finds the enclosing interactions. */
+export async function isInsideEvaluation(
+  record: InteractionRecord,
+  lookup: (interactionId: string) => Promise<InteractionRecord | undefined> | InteractionRecord | undefined,
+): Promise<boolean> {
+  let current: InteractionRecord | undefined = record;
+  for (let depth = 0; current && depth <= MAX_FLOW_DEPTH; depth++) {
+    if (carriesEvaluationMark(current)) return true;
+    if (!current.flowId || current.flowId === current.interactionId) return false;
+    current = await lookup(current.flowId);
+  }
+  return false;
+}

@@ -1,0 +1,35 @@
+/**
+ * `EvaluationContext`: what `evaluate` receives. It identifies the interaction to assess (the
+ * subject) and gives the evaluation id, the configuration and the ledger.
+ */
+import type { EvaluatorConfig } from './evaluator-config.ts';
+import type { LedgerClient } from './ledger-client.ts';
+
+/** The interaction under evaluation (the seed's `Subject.Interaction`). */
+export interface Subject {
+  interactionId: string;
+  /** The agent's id, the key bindings use (the seed's `agentComponentId`). */
+  agentId: string;
+  /** The enclosing interaction's id, when the agent ran inside another agent's interaction. */
+  flowId?: string;
+}
+
+export const Subject = {
+  /** `Subject.interaction('interaction-1', 'support-agent')`, like the seed's `new Subject.Interaction(…)`. */
+  interaction(interactionId: string, agentId: string, flowId?: string): Subject {
+    return flowId === undefined ? { interactionId, agentId } : { interactionId, agentId, flowId };
+  },
+};
+
+export interface EvaluationContext {
+  readonly subject: Subject;
+  /** Unique per evaluation and stable across its retries: derive judge session ids from it. */
+  readonly evaluationId: string;
+  /** The evaluator's id. */
+  readonly evaluatorId: string;
+  /** The binding used for the agent, with the evaluator entry as fallback (see `EvaluatorConfig`). */
+  config(): EvaluatorConfig;
+  readonly ledger: LedgerClient;
+  /** Aborted when the evaluation times out or the collector stops: pass it to fetches and SDK calls. */
+  readonly signal: AbortSignal;
+}

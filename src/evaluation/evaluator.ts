@@ -1,0 +1,93 @@
+/**
+ * `Evaluator` and its registration. An evaluator assesses one interaction per `evaluate` call and
+ * returns an effect; the runtime creates a new instance for every evaluation (through the
+ * definition's `create`), so an evaluator holds no state between interactions.
+ *
+ * ```ts
+ * export const replyLength = defineEvaluator({
+ *   id: 'reply-length-evaluator',
+ *   create: ({ ledger }) => new ReplyLengthEvaluator(ledger),
+ * });
+ * ```
+ * A module listed in `processors.evaluation.modules` exports its definitions (named exports, or
+ * arrays of them); the id is how configuration refers to the evaluator.
+ */
+import type { Effect } from './effect.ts';
+import type { EvaluationContext } from './evaluation-context.ts';
+import { EvaluatorDefinitionError } from './errors.ts';
+import type { LedgerClient } from './ledger-client.ts';
+
+export interface Evaluator {
+  /** May be async. A throw or a rejection records a failed evaluation. */
+  evaluate(context: EvaluationContext): Effect | Promise<Effect>;
+}
+
+/** What `create` is given: the seed's injected dependencies. */
+export interface EvaluatorDependencies {
+  ledger: LedgerClient;
+}
+
+export interface EvaluatorDefinitionOptions {
+  /** The evaluator's id (the seed's `@Component` id): lowercase letters, digits, `-`, `_`, `.`. */
+  id: string;
+  /**
+   * Recorded on every evaluation. Change it when the evaluator judges differently: outcomes are
+   * exactly once per (interaction, evaluator, version), so `evalon backfill` evaluates stored
+   * interactions again under a new version. Default `'1'`.
+   */
+  version?: string;
+  /** Makes a new evaluator for one evaluation. */
+  create(dependencies: EvaluatorDependencies): Evaluator;
+  /** Longest one evaluation may take before it is recorded as failed (default 2 minutes). */
+  timeoutMs?: number;
+  /** What it checks, for `evalon explain` and docs. */
+  description?: string;
+}
+
+const DEFINITION = Symbol.for('evalon.evaluation.evaluator-definition');
+
+export interface EvaluatorDefinition {
+  readonly id: string;
+  readonly version: string;
+  readonly timeoutMs: number;
+  readonly description?: string;
+  create(dependencies: EvaluatorDependencies): Evaluator;
+  readonly [DEFINITION]: true;
+}
+
+export const DEFAULT_EVALUATOR_VERSION = '1';
+export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
+const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
+const MAX_TIMEOUT_MS = 24 * 3_600_000;
+
+export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorDefinition {
+  const id = options?.id;
+  if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
+    throw new EvaluatorDefinitionError(
+      `defineEvaluator: id ${JSON.stringify(id)} is not a valid evaluator id (lowercase letters, digits, "-", "_" and ".", as in "reply-length")`,
+    );
+  }
+  const where = `defineEvaluator(${id})`;
+  const version = options.version ?? DEFAULT_EVALUATOR_VERSION;
+  if (typeof version !== 'string' || version.trim() === '') throw new EvaluatorDefinitionError(`${where}: version must be a non-empty string`);
+  if (typeof options.create !== 'function') {
+    throw new EvaluatorDefinitionError(`${where}: create must be a function returning an evaluator (create: ({ ledger }) => new MyEvaluator(ledger))`);
+  }
+  const timeoutMs = options.timeoutMs ?? DEFAULT_EVALUATION_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new EvaluatorDefinitionError(`${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`);
+  }
+  const create = options.create;
+  return Object.freeze({
+    id,
+    version,
+    timeoutMs,
+    ...(options.description !== undefined ? { description: options.description } : {}),
+    create: (dependencies: EvaluatorDependencies) => create(dependencies),
+    [DEFINITION]: true as const,
+  });
+}
+
+export function isEvaluatorDefinition(value: unknown): value is EvaluatorDefinition {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DEFINITION] === true;
+}

@@ -1,0 +1,52 @@
+/**
+ * `evalon/evaluation`: the evaluator API (the seed's `Evaluator`, `Evaluation`, effects,
+ * `EvaluationContext`, `LedgerClient`, `EvaluationRecord`).
+ *
+ * ```ts
+ * import { defineEvaluator, effects, Evaluation } from 'evalon/evaluation';
+ *
+ * export const replyLength = defineEvaluator({
+ *   id: 'reply-length-evaluator',
+ *   create: ({ ledger }) => ({
+ *     async evaluate(context) {
+ *       const minLength = context.config().getInt('min-length');
+ *       const interaction = await ledger.getInteraction(context.subject.interactionId);
+ *       const length = interaction.finalResponseText.length;
+ *       return effects.complete(Evaluation.of(length >= minLength, `reply of ${length} characters, minimum ${minLength}`));
+ *     },
+ *   }),
+ * });
+ * ```
+ */
+export { Evaluation, type EvaluationAttributeValue, type EvaluationData } from './evaluation.ts';
+export { effects, isEffect, type Effect, type Effects } from './effect.ts';
+export { Subject, type EvaluationContext } from './evaluation-context.ts';
+export { EvaluatorConfig } from './evaluator-config.ts';
+export {
+  DEFAULT_EVALUATION_TIMEOUT_MS,
+  DEFAULT_EVALUATOR_VERSION,
+  defineEvaluator,
+  isEvaluatorDefinition,
+  type Evaluator,
+  type EvaluatorDefinition,
+  type EvaluatorDefinitionOptions,
+  type EvaluatorDependencies,
+} from './evaluator.ts';
+export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
+export type { EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from './evaluation-record.ts';
+export {
+  ConfigPropertyTypeError,
+  EvaluatorDefinitionError,
+  EvaluatorFailedError,
+  InteractionNotFoundError,
+  InvalidEvaluationError,
+  MissingConfigPropertyError,
+} from './errors.ts';
+export type {
+  InteractionRecord,
+  Message,
+  MessagePart,
+  ToolCall,
+  TranscriptEntry,
+  Usage,
+} from '../../collector/model/interaction.ts';

@@ -1,0 +1,27 @@
+/**
+ * `LedgerClient`: what an evaluator reads the ledger through (the seed's ledger client). The
+ * collector gives each evaluation one backed by its ledger store; tests use `TestLedgerClient`
+ * from `evalon/testing`.
+ */
+import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { EvaluationRecord } from './evaluation-record.ts';
+
+export interface InteractionQuery {
+  agentId?: string;
+  conversationId?: string;
+  /** Only interactions that ended at or after this time (ISO-8601, or a Date). */
+  since?: string | Date;
+  /** Newest first; default 100, at most 1000. */
+  limit?: number;
+}
+
+export interface LedgerClient {
+  /** The record of one interaction; rejects with `InteractionNotFoundError` when the ledger has none. */
+  getInteraction(interactionId: string): Promise<InteractionRecord>;
+  /** The record of one interaction, or undefined. */
+  findInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
+  /** The evaluations recorded for one interaction, oldest first. */
+  getEvaluations(interactionId: string): Promise<EvaluationRecord[]>;
+  /** Interactions by agent, conversation and time, newest first. */
+  listInteractions(query?: InteractionQuery): Promise<InteractionRecord[]>;
+}

@@ -1,0 +1,100 @@
+/**
+ * `TestLedgerClient`: an in-memory `LedgerClient` for unit tests (the seed's), holding the
+ * interaction records (and evaluation records) a test seeds, keyed by interaction id.
+ *
+ * ```ts
+ * const ledger = TestLedgerClient.create().seed(testInteractionRecord({ interactionId: 'interaction-1' }));
+ * ```
+ */
+import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import { InteractionNotFoundError } from '../evaluation/errors.ts';
+import type { EvaluationRecord } from '../evaluation/evaluation-record.ts';
+import type { InteractionQuery, LedgerClient } from '../evaluation/ledger-client.ts';
+
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
+
+export class TestLedgerClient implements LedgerClient {
+  readonly #interactions = new Map<string, InteractionRecord>();
+  readonly #evaluations: EvaluationRecord[] = [];
+
+  static create(): TestLedgerClient {
+    return new TestLedgerClient();
+  }
+
+  /** Adds interaction records (a later record with the same id replaces the earlier one). */
+  seed(...records: Array<InteractionRecord | InteractionRecord[]>): this {
+    for (const record of records.flat()) this.#interactions.set(record.interactionId, structuredClone(record));
+    return this;
+  }
+
+  /** Adds evaluation records, returned by `getEvaluations`. */
+  seedEvaluations(...records: Array<EvaluationRecord | EvaluationRecord[]>): this {
+    for (const record of records.flat()) this.#evaluations.push(structuredClone(record));
+    return this;
+  }
+
+  async getInteraction(interactionId: string): Promise<InteractionRecord> {
+    const record = this.#interactions.get(interactionId);
+    if (!record) throw new InteractionNotFoundError(interactionId);
+    return structuredClone(record);
+  }
+
+  async findInteraction(interactionId: string): Promise<InteractionRecord | undefined> {
+    const record = this.#interactions.get(interactionId);
+    return record && structuredClone(record);
+  }
+
+  async getEvaluations(interactionId: string): Promise<EvaluationRecord[]> {
+    return this.#evaluations
+      .filter((record) => record.interactionId === interactionId)
+      .sort((a, b) => a.completedAt.localeCompare(b.completedAt))
+      .map((record) => structuredClone(record));
+  }
+
+  async listInteractions(query: InteractionQuery = {}): Promise<InteractionRecord[]> {
+    const since = query.since === undefined ? undefined : new Date(query.since).getTime();
+    const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    return [...this.#interactions.values()]
+      .filter((r) => query.agentId === undefined || r.agentId === query.agentId)
+      .filter((r) => query.conversationId === undefined || r.conversationId === query.conversationId)
+      .filter((r) => since === undefined || Date.parse(r.endTime) >= since)
+      .sort((a, b) => Date.parse(b.endTime) - Date.parse(a.endTime) || b.interactionId.localeCompare(a.interactionId))
+      .slice(0, limit)
+      .map((record) => structuredClone(record));
+  }
+}
+
+/**
+ * A complete interaction record for tests, with plausible defaults for what `overrides` leaves
+ * out: a successful `support-agent` interaction whose final response is `finalResponseText`.
+ */
+export function testInteractionRecord(overrides: Partial<InteractionRecord> = {}): InteractionRecord {
+  const traceId = overrides.traceId ?? '0af7651916cd43dd8448eb211c80319c';
+  const spanId = overrides.spanId ?? 'b7ad6b7169203331';
+  const finalResponseText = overrides.finalResponseText ?? 'Your order A-17 has shipped and arrives on Friday.';
+  const record: InteractionRecord = {
+    interactionId: `${traceId}-${spanId}`,
+    traceId,
+    spanId,
+    agentId: 'support-agent',
+    roles: [],
+    startTime: '2026-01-01T10:00:00.000Z',
+    endTime: '2026-01-01T10:00:01.500Z',
+    durationMs: 1500,
+    failed: false,
+    input: [{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }],
+    output: finalResponseText === '' ? [] : [{ role: 'assistant', parts: [{ type: 'text', content: finalResponseText }] }],
+    finalResponseText,
+    transcript: [
+      { type: 'message', role: 'user', content: 'Where is my order A-17?' },
+      ...(finalResponseText === '' ? [] : [{ type: 'message' as const, role: 'assistant', content: finalResponseText }]),
+    ],
+    toolCalls: [],
+    usage: {},
+    attributes: {},
+    completion: 'structural',
+    ...overrides,
+  };
+  return record;
+}

@@ -1,0 +1,126 @@
+/**
+ * Every PromQL expression of the committed dashboards, run by a real Prometheus that scrapes the
+ * collector's metrics endpoint while evaluation traffic flows, returns data. Needs the
+ * `prometheus` binary (Debian's `prometheus` package; or EVALON_PROMETHEUS_BIN); without it the
+ * test is skipped, unless EVALON_REQUIRE_PROMETHEUS=1 (CI), where that is a failure.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
+import { silentLogger } from '../../collector/logger.ts';
+import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import { pollUntil } from '../helpers/poll.ts';
+import { OUTCOMES, interaction, telemetryConfig } from '../exporter/telemetry-fixtures.ts';
+import { committedDashboards, expand, labelValuesQuery, panelQueries } from './dashboard-queries.ts';
+
+function findPrometheus(): string | undefined {
+  if (process.env.EVALON_PROMETHEUS_BIN) return process.env.EVALON_PROMETHEUS_BIN;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, 'prometheus'))) return join(dir, 'prometheus');
+  return undefined;
+}
+
+const binary = findPrometheus();
+const required = process.env.EVALON_REQUIRE_PROMETHEUS === '1';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.runIf(binary !== undefined || required)('the dashboard queries in a real Prometheus', () => {
+  let telemetry: TelemetryExporters;
+  let prometheus: ChildProcess | undefined;
+  let dir: string;
+  let api: string;
+  let traffic: NodeJS.Timeout | undefined;
+  let output = '';
+
+  async function promQuery(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
+    const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await response.json()) as { status: string; error?: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+    if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+    return body.data!.result;
+  }
+
+  beforeAll(async () => {
+    if (!binary) throw new Error('EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set EVALON_PROMETHEUS_BIN)');
+    telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), { logger: silentLogger });
+    await telemetry.start();
+    // Evaluation traffic: every outcome, interactions, judge tokens, moving gauges, several times a second.
+    let n = 0;
+    const tick = () => {
+      n++;
+      const now = Date.now();
+      telemetry.onInteractionsRecorded([interaction({ interactionId: `i-${n}`, endTime: new Date(now - 2_000 - (n % 5) * 300).toISOString(), failed: n % 7 === 0 })]);
+      for (const record of Object.values(OUTCOMES) as EvaluationRecord[]) {
+        telemetry.verdicts.record({ ...record, evaluationId: `${record.evaluationId}-${n}`, interactionId: `i-${n}`, startedAt: new Date(now - 50 - (n % 4) * 40).toISOString(), completedAt: new Date(now).toISOString() });
+      }
+      telemetry.metrics.recordTokenUsage({ evaluatorId: 'quality-judge', agentId: 'support-agent', provider: 'anthropic', model: 'judge', inputTokens: 500 + n, outputTokens: 40 });
+    };
+    telemetry.metrics.observe({ spansReceived: () => n * 3, pendingTraces: () => n % 3, pendingSpans: () => n % 9, evaluationQueueSize: () => n % 4, evaluationsRunning: () => n % 2 });
+    tick();
+    traffic = setInterval(tick, 200);
+
+    dir = mkdtempSync(join(tmpdir(), 'evalon-prometheus-'));
+    const target = telemetry.prometheusAddress()!;
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ targets: ['${target.host}:${target.port}'] }]\n`,
+    );
+    const port = await freePort();
+    api = `http://127.0.0.1:${port}`;
+    prometheus = spawn(binary, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    prometheus.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
+    // Enough scrapes for rate() over the test window: a handful, each a second apart.
+    await pollUntil(async () => {
+      const scrapes = await promQuery('count_over_time(evalon_evaluations_total{outcome="pass"}[1m])');
+      return scrapes.length > 0 && Number(scrapes[0].value[1]) >= 6 ? true : undefined;
+    }, { timeoutMs: 40_000, intervalMs: 250, what: 'six scrapes of the collector by Prometheus' }).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nprometheus said:\n${output}`);
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    clearInterval(traffic);
+    if (prometheus && prometheus.exitCode === null) {
+      const exited = new Promise((resolve) => prometheus!.once('exit', resolve));
+      prometheus.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
+    }
+    await telemetry?.shutdown();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every panel query of the committed dashboards with data', async () => {
+    const queries = panelQueries();
+    expect(queries.length).toBeGreaterThan(10);
+    const empty: string[] = [];
+    for (const query of queries) {
+      const result = await promQuery(expand(query.expr, { rate: '30s', range: '5m' }));
+      const values = result.map((series) => Number(series.value[1])).filter((value) => Number.isFinite(value));
+      if (values.length === 0) empty.push(`${query.file} "${query.panel}" ${query.refId}: ${query.expr}`);
+    }
+    expect(empty, 'queries without data').toEqual([]);
+  });
+
+  it('fills every variable of the committed dashboards', async () => {
+    for (const { dashboard } of committedDashboards()) {
+      for (const variable of dashboard.templating.list.filter((entry) => entry.type === 'query')) {
+        const query = labelValuesQuery(variable.query)!;
+        const match = expand(`${query.metric}${query.selector}`);
+        const response = await fetch(`${api}/api/v1/label/${query.label}/values?match[]=${encodeURIComponent(match)}`);
+        const body = (await response.json()) as { data: string[] };
+        expect(body.data.length, variable.name).toBeGreaterThan(0);
+      }
+    }
+  });
+});

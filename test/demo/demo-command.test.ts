@@ -1,0 +1,25 @@
+/**
+ * `evalon demo` runs the whole loop offline: a collector with evaluators, the instrumented example
+ * agent against a scripted model, and verdicts printed as they are recorded.
+ */
+import { expect, it } from 'vitest';
+import { runDemoCommand } from '../../collector/demo/demo-command.ts';
+
+it('records interactions, evaluates them and prints passing and failing verdicts, the failed interaction included', async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runDemoCommand(['--ephemeral', '--rounds', '1'], { out: (line) => out.push(line), err: (line) => err.push(line) });
+  const text = out.join('\n');
+  expect(err).toEqual([]);
+  expect(code).toBe(0);
+  expect(text).toMatch(/✓ reply-length\s+pass/);
+  expect(text).toMatch(/✗ tool-call-required\s+fail\s+Has my parcel shipped yet\?/);
+  // The question whose model call failed is still an interaction, evaluated (trigger-on-failure).
+  expect(text).toMatch(/reply-length\s+fail\s+\[failed\] My order A-17 has not arrived/);
+  expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail/);
+  expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
+}, 60_000);
+
+it('refuses a bad --rounds with a clear message', async () => {
+  await expect(runDemoCommand(['--rounds', 'x'], { out: () => {}, err: () => {} })).rejects.toThrow('evalon demo: --rounds must be a positive integer (got x)');
+});
