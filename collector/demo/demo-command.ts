@@ -51,6 +51,16 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
   if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`evalon demo: --rounds must be a positive integer (got ${values.rounds})`);
   const ports: DemoPorts = values.ephemeral ? { otlp: 0, api: 0, prometheus: 0 } : DEFAULT_DEMO_PORTS;
 
+  // Ctrl-C stops the demo cleanly at any point: the loop ends, everything shuts down, the
+  // temporary ledger is removed.
+  let interrupted = false;
+  let wake: () => void = () => {};
+  const onSignal = () => {
+    interrupted = true;
+    wake();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const dir = mkdtempSync(join(tmpdir(), 'evalon-demo-'));
   const configFile = join(dir, 'demo-config.yaml');
   writeFileSync(configFile, demoConfigYaml(dir, ports));
@@ -74,8 +84,9 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     telemetry = register({ endpoint: otlpUrl, serviceName: 'evalon-demo', captureContent: true, scheduledDelayMillis: 200, shutdownOnExit: false });
     const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'demo', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-demo' });
 
-    for (let round = 0; round < rounds; round++) {
+    for (let round = 0; round < rounds && !interrupted; round++) {
       for (const { question, fail } of DEMO_QUESTIONS) {
+        if (interrupted) break;
         if (fail) failingCalls.add(call + 1);
         try {
           const { result } = await agent.ask(question, { conversationId: `demo-${round}` });
@@ -85,6 +96,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
         }
       }
     }
+    if (interrupted) return 130;
     await telemetry.forceFlush();
     io.out('\nverdicts (as they are recorded):');
     // Every interaction of the demo, the failed one included (its caller got an error, not an id).
@@ -98,15 +110,14 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     io.out(`  evaluations: GET ${apiUrl}/api/v1/interactions/<id>/evaluations`);
     if (collector.prometheusAddress) io.out(`  metrics:     http://${collector.prometheusAddress.host}:${collector.prometheusAddress.port}/metrics`);
     io.out(`  dashboards:  dashboards/json/evalon-overview.json, provisioning in dashboards/provisioning (docs/grafana.md)`);
-    if (values['keep-running']) {
+    if (values['keep-running'] && !interrupted) {
       io.out('\nthe collector keeps running; Ctrl-C stops it');
-      await new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
+      await new Promise<void>((resolve) => (wake = resolve));
     }
     return seen.length > 0 ? 0 : 1;
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await telemetry?.shutdown();
     await collector?.shutdown();
     await model.close();
