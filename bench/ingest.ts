@@ -86,10 +86,18 @@ service:
 `;
 }
 
+const collectors: CollectorProcess[] = [];
+// A failed run must not leave a collector behind.
+process.on('exit', () => {
+  for (const collector of collectors) if (collector.child.exitCode === null) collector.child.kill('SIGKILL');
+});
+
 async function startCollector(name: string, settle: string, decisionWait: string, maxPending: number): Promise<CollectorProcess> {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, configYaml(name, settle, decisionWait, maxPending));
-  return spawnCollector(file);
+  const collector = await spawnCollector(file);
+  collectors.push(collector);
+  return collector;
 }
 
 function runSender(options: Record<string, unknown>): Promise<{ elapsed: number; acknowledgedSpans: number; spansPerSecond: number; throttled: number; failed: number; p50Ms: number; p99Ms: number }> {
