@@ -57,6 +57,13 @@ export interface JudgeOptions extends JudgeContext {
   model: ModelClient;
   /** Calls per criterion when the reply is unreadable (default 2: one retry). */
   maxAttempts?: number;
+  /**
+   * Names of the tools actually called, which `require_tool_call` is checked against. Default: the
+   * transcript's tool calls. The collector passes the interaction record's `toolCalls`.
+   */
+  calledTools?: readonly string[];
+  /** Aborts the model calls (an aborted call is a `judge_error`). */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_JUDGE_ATTEMPTS = 2;
@@ -75,7 +82,7 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
     weight: criterion.weight,
     ...(effectiveThreshold(criterion) !== undefined ? { passThreshold: effectiveThreshold(criterion) } : {}),
   };
-  const missing = missingToolCalls(criterion, options.transcript);
+  const missing = missingToolCalls(criterion, options.transcript, options.calledTools);
   if (missing !== undefined) return { ...base, passed: false, score: 0, reasoning: missing, outcome: 'missing_tool_call' };
 
   const request = buildJudgeRequest(criterion, options.transcript, options);
@@ -86,7 +93,7 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let response: ModelResponse;
     try {
-      response = await options.model.createMessage({ ...request, messages });
+      response = await options.model.createMessage({ ...request, messages }, options.signal ? { signal: options.signal } : undefined);
     } catch (error) {
       const reason = `judge call failed: ${error instanceof Error ? error.message : String(error)}`;
       return { ...base, passed: false, score: 0, reasoning: reason, outcome: 'judge_error', usage };
@@ -144,10 +151,10 @@ export function overallPassed(results: readonly CriterionResult[]): boolean {
 }
 
 /** Why the transcript fails the criterion's tool requirement, or undefined when it is met. */
-export function missingToolCalls(criterion: Criterion, transcript: readonly TranscriptEntry[]): string | undefined {
+export function missingToolCalls(criterion: Criterion, transcript: readonly TranscriptEntry[], calledTools?: readonly string[]): string | undefined {
   const required = criterion.requireToolCall;
   if (required === false) return undefined;
-  const called = new Set(toolCallsIn(transcript));
+  const called = new Set(calledTools ?? toolCallsIn(transcript));
   if (required === true) {
     return called.size > 0 ? undefined : 'This criterion requires a tool call, and the transcript records none.';
   }

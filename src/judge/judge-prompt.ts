@@ -121,7 +121,7 @@ function verdictSchema(criterion: Criterion): JsonObject {
   };
 }
 
-/** Keeps data from closing its own delimiter early. */
-function neutralize(text: string, tag: string): string {
+/** Keeps data from closing its own delimiter early (`</transcript` inside the data is escaped). */
+export function neutralize(text: string, tag: string): string {
   return text.replaceAll(`</${tag}`, `<\\/${tag}`);
 }

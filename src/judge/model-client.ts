@@ -64,10 +64,16 @@ export interface ModelResponse {
   usage: ModelUsage;
 }
 
+/** Per-call options a client may honour. */
+export interface ModelCallOptions {
+  /** Aborts the call (and any wait between retries). */
+  signal?: AbortSignal;
+}
+
 export interface ModelClient {
   /** The model used when a request names none. */
   readonly defaultModel: string;
-  createMessage(request: ModelRequest): Promise<ModelResponse>;
+  createMessage(request: ModelRequest, options?: ModelCallOptions): Promise<ModelResponse>;
 }
 
 /** The text blocks of a reply joined by newlines, or "" when it has none. */

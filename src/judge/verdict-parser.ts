@@ -29,7 +29,8 @@ export function parseVerdict(response: ModelResponse, type: CriterionType): Pars
   return { ok: true, score, reasoning };
 }
 
-function extractJsonObject(text: string): JsonObject | undefined {
+/** A JSON object in a text reply: a fenced block if there is one, else the first `{...}` span. */
+export function extractJsonObject(text: string): JsonObject | undefined {
   const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(text);
   const candidates = fenced ? [fenced[1]] : [text];
   const start = text.indexOf('{');

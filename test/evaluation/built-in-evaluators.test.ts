@@ -19,8 +19,8 @@ async function run(definition: EvaluatorDefinition, config: Record<string, unkno
   return EvaluatorTestKit.of(definition).withLedger(ledger).withConfig(config).evaluate(Subject.interaction(record.interactionId, record.agentId));
 }
 
-it('registers reply-length, tool-call-required, json-schema, contains and regex', () => {
-  expect(BUILT_IN_EVALUATORS.map((d) => d.id)).toEqual(['reply-length', 'tool-call-required', 'json-schema', 'contains', 'regex']);
+it('registers reply-length, tool-call-required, json-schema, contains, regex, llm-judge and criteria-judge', () => {
+  expect(BUILT_IN_EVALUATORS.map((d) => d.id)).toEqual(['reply-length', 'tool-call-required', 'json-schema', 'contains', 'regex', 'llm-judge', 'criteria-judge']);
 });
 
 describe('reply-length', () => {

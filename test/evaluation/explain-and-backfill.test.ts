@@ -153,7 +153,7 @@ describe('evalon backfill', () => {
     expect(await cli(['backfill', '--config', configFile])).toMatchObject({ code: 2, err: 'evalon backfill: --evaluator ID is required (see evalon backfill --help)' });
     const unknown = await cli(['backfill', '--evaluator', 'reply-lenght', '--config', configFile]);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/evalon backfill: evaluator "reply-lenght" is not defined \(known: contains, interaction-quality-evaluator/);
+    expect(unknown.err).toMatch(/evalon backfill: evaluator "reply-lenght" is not defined \(known: contains, criteria-judge, interaction-quality-evaluator/);
     const unbound = await cli(['backfill', '--evaluator', 'regex', '--config', configFile]);
     expect(unbound.err).toBe('evalon backfill: evaluator "regex" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)');
     expect((await cli(['backfill', '--evaluator', 'regex', '--since', 'yesterday', '--config', configFile])).err).toMatch(/--since must be an ISO-8601 time or a duration/);

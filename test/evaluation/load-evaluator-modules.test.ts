@@ -53,7 +53,7 @@ async function problems(modules: string[], configuredIds: string[] = []): Promis
 describe('loading evaluator modules', () => {
   it('registers the built-ins and every definition a module exports, once each', async () => {
     const registry = await loadEvaluatorRegistry({ modules: [good, good], builtIns: BUILT_IN_EVALUATORS, configuredIds: ['politeness', 'reply-length'] });
-    expect(registry.ids()).toEqual(['contains', 'json-schema', 'politeness', 'regex', 'reply-length', 'tool-call-required']);
+    expect(registry.ids()).toEqual(['contains', 'criteria-judge', 'json-schema', 'llm-judge', 'politeness', 'regex', 'reply-length', 'tool-call-required']);
     expect(registry.origin('politeness')).toBe(good);
     expect(registry.origin('regex')).toBe('built-in');
   });
@@ -81,7 +81,7 @@ describe('loading evaluator modules', () => {
   it('reports a configured evaluator that nothing defines, with a suggestion', async () => {
     expect(await problems([good], ['politenes', 'quality-evaluator'])).toEqual([
       'processors::evaluation::evaluators::politenes: no evaluator with id "politenes" is defined by a built-in or by a module in processors::evaluation::modules (did you mean "politeness"?)',
-      'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, json-schema, politeness, regex, reply-length, tool-call-required)',
+      'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, criteria-judge, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
     ]);
   });
 

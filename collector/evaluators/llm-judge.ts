@@ -1,0 +1,61 @@
+/**
+ * `llm-judge`: a model judges the interaction against a rubric. Properties: `rubric` (what a good
+ * interaction looks like) and/or `prompt_template` (replaces the judge's default instructions; the
+ * transcript is never substituted into it), `model` (default `EVALON_MODEL`), `pass_threshold`
+ * (0..1: passed = score >= threshold; without it, the judge's own `passed`).
+ *
+ * The verdict is a forced `record_verdict` tool call validated with zod: score, label and
+ * explanation. An unreadable reply is asked for once more, then the evaluation fails (a failed
+ * record, never a pass); so does a model call that fails after the client's retries. Token usage
+ * goes on the Evaluation as `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` with
+ * `gen_ai.request.model`.
+ */
+import { effects } from '../../src/evaluation/effect.ts';
+import { Evaluation } from '../../src/evaluation/evaluation.ts';
+import { MissingConfigPropertyError } from '../../src/evaluation/errors.ts';
+import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
+import { judgeRubric } from '../../src/judge/rubric-judge.ts';
+import { judgeModelClient, judgeModelName, judgeTranscript, JUDGE_TIMEOUT_MS, optionalText, optionalThreshold, withUsage, type JudgeEvaluatorOptions } from './llm-judge-support.ts';
+
+const ID = 'llm-judge';
+
+export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): EvaluatorDefinition {
+  return defineEvaluator({
+    id: ID,
+    description: 'a model judges the interaction against a rubric (score, label, explanation)',
+    timeoutMs: JUDGE_TIMEOUT_MS,
+    create: ({ ledger }) => ({
+      async evaluate(context) {
+        const config = context.config();
+        const rubric = optionalText(config, ID, 'rubric');
+        const promptTemplate = optionalText(config, ID, 'prompt_template');
+        if (rubric === undefined && promptTemplate === undefined) {
+          throw new MissingConfigPropertyError('rubric', `evaluator ${ID}: config property "rubric" (or "prompt_template") is not set`);
+        }
+        const passThreshold = optionalThreshold(config, ID);
+        const interaction = await ledger.getInteraction(context.subject.interactionId);
+        const transcript = judgeTranscript(interaction);
+        if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
+        const client = judgeModelClient(options);
+        const modelName = judgeModelName(config, client);
+        const verdict = await judgeRubric({
+          model: client,
+          transcript,
+          modelName,
+          ...(rubric !== undefined ? { rubric } : {}),
+          ...(promptTemplate !== undefined ? { promptTemplate } : {}),
+          ...(passThreshold !== undefined ? { passThreshold } : {}),
+          signal: context.signal,
+        });
+        let evaluation = Evaluation.of(verdict.passed, verdict.explanation.trim() || (verdict.passed ? 'the judge passed the interaction' : 'the judge failed the interaction'))
+          .withScore(verdict.score)
+          .withLabel(verdict.label ?? (verdict.passed ? 'pass' : 'fail'));
+        if (passThreshold !== undefined) evaluation = evaluation.withAttribute('pass_threshold', passThreshold).withAttribute('judge_passed', verdict.judgePassed);
+        if (verdict.calls > 1) evaluation = evaluation.withAttribute('judge_calls', verdict.calls);
+        return effects.complete(withUsage(evaluation, verdict.usage, verdict.model));
+      },
+    }),
+  });
+}
+
+export const llmJudgeEvaluator = createLlmJudgeEvaluator();

@@ -1,0 +1,166 @@
+/**
+ * The rubric judge behind the collector's `llm-judge` evaluator: one model call judges a whole
+ * transcript against a rubric (or a custom prompt) and returns passed, a score from 0 to 1, a label
+ * and an explanation.
+ *
+ * The verdict is asked for as a forced `record_verdict` tool call and validated with zod (a JSON
+ * object in a text reply is accepted too). The transcript travels as delimited data, and the
+ * system prompt tells the judge never to follow instructions inside it. An unreadable verdict is
+ * asked for again (once by default); still unreadable, `judgeRubric` throws `JudgeOutputError`:
+ * the judge fails closed, it never passes by default.
+ */
+import { z } from 'zod';
+import { DATA_SAFETY_RULE, JUDGE_MAX_TOKENS, neutralize, RECORD_VERDICT_TOOL } from './judge-prompt.ts';
+import type { JsonObject } from './json-value.ts';
+import { responseText, type ModelClient, type ModelRequest, type ModelResponse, type ModelUsage } from './model-client.ts';
+import { renderTranscript, type TranscriptEntry } from './transcript.ts';
+import { extractJsonObject } from './verdict-parser.ts';
+
+export const DEFAULT_RUBRIC_PREAMBLE = [
+  "You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.",
+  'Judge the transcript against the rubric below, and only against it.',
+].join(' ');
+
+/** The verdict fields, as the judge must record them. */
+export const rubricVerdictSchema = z.object({
+  passed: z.boolean(),
+  score: z.number().min(0).max(1),
+  label: z.string().trim().min(1).max(100).optional(),
+  explanation: z.string(),
+});
+
+export type RubricVerdictFields = z.infer<typeof rubricVerdictSchema>;
+
+export interface RubricJudgeOptions {
+  model: ModelClient;
+  transcript: readonly TranscriptEntry[];
+  /** What a good interaction looks like; shown to the judge after the preamble. */
+  rubric?: string;
+  /** Replaces the default preamble (the judge's instructions). The transcript is never put into it. */
+  promptTemplate?: string;
+  /** Model for the call (the client's default otherwise). */
+  modelName?: string;
+  /** When set, passed = score >= passThreshold; otherwise the judge's own `passed`. */
+  passThreshold?: number;
+  /** Calls when the reply is unreadable (default 2: one retry). */
+  maxAttempts?: number;
+  signal?: AbortSignal;
+}
+
+export interface RubricVerdict {
+  passed: boolean;
+  score: number;
+  label?: string;
+  explanation: string;
+  /** What the judge itself said about passing (differs from `passed` under a threshold). */
+  judgePassed: boolean;
+  /** Tokens of every call made, retries included. */
+  usage: ModelUsage;
+  /** The model asked. */
+  model: string;
+  /** Model calls made (2 after a retry for an unreadable reply). */
+  calls: number;
+}
+
+/** The judge's reply could not be read, even after the retry. Carries the tokens spent. */
+export class JudgeOutputError extends Error {
+  readonly usage: ModelUsage;
+  readonly model: string;
+  constructor(message: string, usage: ModelUsage, model: string) {
+    super(message);
+    this.name = 'JudgeOutputError';
+    this.usage = usage;
+    this.model = model;
+  }
+}
+
+export function buildRubricRequest(options: Omit<RubricJudgeOptions, 'model' | 'signal' | 'maxAttempts'>): ModelRequest {
+  const template = options.promptTemplate?.trim();
+  const rubric = options.rubric?.trim();
+  if (!template && !rubric) throw new TypeError('the rubric judge needs a rubric or a prompt template');
+  const system = [template || DEFAULT_RUBRIC_PREAMBLE, ...(rubric ? [`## Rubric\n${rubric}`] : []), DATA_SAFETY_RULE].join('\n\n');
+  const threshold =
+    options.passThreshold !== undefined ? `The interaction passes at a score of ${options.passThreshold} or above; set \`passed\` accordingly.` : '';
+  const user = [
+    `## Transcript\n<transcript>\n${neutralize(renderTranscript(options.transcript), 'transcript')}\n</transcript>`,
+    [
+      `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: \`passed\` (boolean), \`score\` (a number from 0 to 1),`,
+      '`label` (one or two words, e.g. excellent, acceptable, poor) and `explanation` (string, citing the transcript).',
+      threshold,
+      'If you cannot call the tool, reply with only a JSON object with those fields: no other fields, no markdown.',
+    ]
+      .filter((line) => line !== '')
+      .join('\n'),
+  ].join('\n\n');
+  return {
+    ...(options.modelName ? { model: options.modelName } : {}),
+    max_tokens: JUDGE_MAX_TOKENS,
+    system,
+    messages: [{ role: 'user', content: user }],
+    tools: [{ name: RECORD_VERDICT_TOOL, description: 'Record the verdict on the interaction.', input_schema: VERDICT_INPUT_SCHEMA }],
+    tool_choice: { type: 'tool', name: RECORD_VERDICT_TOOL },
+  };
+}
+
+/** Judges the transcript. Throws the client's error when the model call fails, `JudgeOutputError` when the reply stays unreadable. */
+export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVerdict> {
+  const request = buildRubricRequest(options);
+  const model = options.modelName ?? options.model.defaultModel;
+  const attempts = Math.max(1, options.maxAttempts ?? 2);
+  const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
+  let messages = request.messages;
+  let problem = '';
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const response = await options.model.createMessage({ ...request, messages }, options.signal ? { signal: options.signal } : undefined);
+    usage.input_tokens += response.usage.input_tokens;
+    usage.output_tokens += response.usage.output_tokens;
+    const parsed = parseRubricVerdict(response);
+    if (parsed.ok) {
+      const { verdict } = parsed;
+      const passed = options.passThreshold !== undefined ? verdict.score >= options.passThreshold : verdict.passed;
+      return {
+        passed,
+        score: verdict.score,
+        ...(verdict.label !== undefined ? { label: verdict.label } : {}),
+        explanation: verdict.explanation,
+        judgePassed: verdict.passed,
+        usage,
+        model,
+        calls: attempt,
+      };
+    }
+    problem = parsed.problem;
+    messages = [
+      ...request.messages,
+      { role: 'assistant', content: parsed.raw.trim() === '' ? '(empty reply)' : parsed.raw },
+      { role: 'user', content: `That reply could not be read: ${parsed.problem}. Record the verdict again with the ${RECORD_VERDICT_TOOL} tool, exactly in the format asked for.` },
+    ];
+  }
+  throw new JudgeOutputError(`the judge's reply was unreadable after ${attempts} attempt(s): ${problem}`, usage, model);
+}
+
+export type ParsedRubricVerdict = { ok: true; verdict: RubricVerdictFields } | { ok: false; problem: string; raw: string };
+
+/** Reads the `record_verdict` tool input (or a JSON object in the text) and validates it. */
+export function parseRubricVerdict(response: ModelResponse): ParsedRubricVerdict {
+  const toolUse = response.content.find((block) => block.type === 'tool_use' && block.name === RECORD_VERDICT_TOOL);
+  const input = toolUse && toolUse.type === 'tool_use' ? toolUse.input : undefined;
+  const raw = input ? JSON.stringify(input) : responseText(response);
+  const json = input ?? extractJsonObject(raw);
+  if (!json) return { ok: false, problem: raw.trim() === '' ? 'the reply is empty' : 'the reply holds no verdict (no tool call, no JSON object)', raw };
+  const result = rubricVerdictSchema.safeParse(json);
+  if (result.success) return { ok: true, verdict: result.data };
+  const problem = result.error.issues.map((issue) => `\`${issue.path.join('.') || 'verdict'}\`: ${issue.message}`).join('; ');
+  return { ok: false, problem, raw };
+}
+
+const VERDICT_INPUT_SCHEMA: JsonObject = {
+  type: 'object',
+  properties: {
+    passed: { type: 'boolean', description: 'Whether the interaction meets the rubric.' },
+    score: { type: 'number', minimum: 0, maximum: 1, description: 'How well it meets the rubric, 0 to 1.' },
+    label: { type: 'string', description: 'A one- or two-word category, e.g. excellent, acceptable, poor.' },
+    explanation: { type: 'string', description: 'Why, citing the transcript.' },
+  },
+  required: ['passed', 'score', 'explanation'],
+};
