@@ -1,36 +1,15 @@
 /**
  * `evalon demo` — the whole loop offline in one command: a collector with evaluators bound to an
- * example support agent, the agent (Anthropic SDK tool runner, instrumented with
- * `evalon/instrumentation`) answering questions against a local scripted model, and the verdicts
- * printed as they arrive. No API key, no network.
+ * example support agent, the agent answering questions against a local scripted model (which also
+ * plays the LLM judge), and the verdicts printed as they arrive. No API key, no network.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Anthropic from '@anthropic-ai/sdk';
-import { loadConfig } from '../config/index.ts';
-import { startCollector, type RunningCollector } from '../service.ts';
-import { silentLogger } from '../logger.ts';
 import { UsageError } from '../cli/args.ts';
 import type { CliIo } from '../cli/main.ts';
-import { register } from '../../src/instrumentation/index.ts';
-import { createScriptedModel } from '../../src/testing/scripted-model.ts';
-import { createSupportAgent } from '../../examples/support-agent/support-agent.ts';
-import { supportReply } from '../../examples/support-agent/scripted-replies.ts';
-import { DEFAULT_DEMO_PORTS, demoConfigYaml, type DemoPorts } from './demo-config.ts';
-import { printVerdicts, type EvaluationView } from './verdict-printer.ts';
 import type { InteractionRecord } from '../model/interaction.ts';
-
-/** Questions of the demo: some answers pass every evaluator, some fail one, one call fails. */
-export const DEMO_QUESTIONS: ReadonlyArray<{ question: string; fail?: boolean }> = [
-  { question: 'Where is my order A-17?' },
-  { question: 'Has my parcel shipped yet?' },
-  { question: 'Can you check order B-2 for me?' },
-  { question: 'Where is order C-404?' },
-  { question: 'My order A-17 has not arrived, where is it?', fail: true },
-  { question: 'Did order B-2 ship?' },
-];
+import { DEFAULT_DEMO_PORTS, type DemoPorts } from './demo-config.ts';
+import { DEMO_QUESTIONS, startDemo, type Demo } from './demo.ts';
+import { printVerdicts, type EvaluationView } from './verdict-printer.ts';
 
 export async function runDemoCommand(args: string[], io: CliIo): Promise<number> {
   let values;
@@ -61,47 +40,26 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const dir = mkdtempSync(join(tmpdir(), 'evalon-demo-'));
-  const configFile = join(dir, 'demo-config.yaml');
-  writeFileSync(configFile, demoConfigYaml(dir, ports));
-  const model = await createScriptedModel();
-  let collector: RunningCollector | undefined;
-  let telemetry: ReturnType<typeof register> | undefined;
+  let demo: Demo | undefined;
   try {
-    collector = await startCollector(loadConfig([configFile]).config, { logger: silentLogger });
-    const otlpUrl = `http://${collector.otlpAddress!.host}:${collector.otlpAddress!.port}`;
-    const apiUrl = `http://${collector.apiAddress!.host}:${collector.apiAddress!.port}`;
-    io.out(`evalon demo: collector on ${otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: reply-length, tool-call-required, contains`);
-    io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${model.baseURL}\n`);
-
-    // One question's model call fails (HTTP 500): that interaction is recorded as failed.
-    const failingCalls = new Set<number>();
-    let call = 0;
-    model.respondWith((request) => {
-      call++;
-      return failingCalls.has(call) ? { errorStatus: 500 } : supportReply(request);
-    });
-    telemetry = register({ endpoint: otlpUrl, serviceName: 'evalon-demo', captureContent: true, scheduledDelayMillis: 200, shutdownOnExit: false });
-    const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'demo', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-demo' });
-
+    demo = await startDemo(ports);
+    const { collector, apiUrl } = demo;
+    io.out(
+      `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: interaction-quality-evaluator, ` +
+        'reply-length, tool-call-required, contains, llm-judge, regex (misconfigured on purpose)',
+    );
+    io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {
-      for (const { question, fail } of DEMO_QUESTIONS) {
-        if (interrupted) break;
-        if (fail) failingCalls.add(call + 1);
-        try {
-          const { result } = await agent.ask(question, { conversationId: `demo-${round}` });
-          io.out(`→ ${question}\n  support-agent: ${result}`);
-        } catch (error) {
-          io.out(`→ ${question}\n  support-agent failed: ${(error as Error).message.split('\n')[0]}`);
-        }
-      }
+      await demo.askRound(round, (question, answer) => {
+        if (answer instanceof Error) io.out(`→ ${question}\n  support-agent failed: ${answer.message.split('\n')[0]}`);
+        else io.out(`→ ${question}\n  support-agent: ${answer}`);
+      });
     }
     if (interrupted) return 130;
-    await telemetry.forceFlush();
+    await demo.flush();
     io.out('\nverdicts (as they are recorded):');
     // Every interaction of the demo, the failed one included (its caller got an error, not an id).
-    const expected = rounds * DEMO_QUESTIONS.length;
-    const interactions = await demoInteractions(apiUrl, expected);
+    const interactions = await demoInteractions(apiUrl, rounds * DEMO_QUESTIONS.length);
     const seen = await printVerdicts(apiUrl, interactions, io, { timeoutMs: 20_000 });
     summarize(seen, io);
 
@@ -118,10 +76,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await telemetry?.shutdown();
-    await collector?.shutdown();
-    await model.close();
-    rmSync(dir, { recursive: true, force: true });
+    await demo?.close();
   }
 }
 

@@ -1,9 +1,17 @@
 /**
  * The configuration `evalon demo` runs with: the shipped receiver, API and Prometheus endpoints
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
- * example support agent so that some interactions pass and some fail.
+ * example support agent so that every outcome shows: pass, fail, inconclusive (the seed's
+ * interaction-quality evaluator on the failed interaction) and error (a `regex` binding without
+ * its pattern).
  */
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The seed's example evaluators (InteractionQualityEvaluator, ReplyLengthEvaluator), .ts in a checkout, .js built. */
+export const EXAMPLE_EVALUATORS_MODULE = fileURLToPath(
+  new URL(`../../examples/evaluators/index${extname(new URL(import.meta.url).pathname)}`, import.meta.url),
+);
 
 export interface DemoPorts {
   otlp: number;
@@ -24,7 +32,12 @@ processors:
     ledger:
       sqlite: { path: ${JSON.stringify(join(dir, 'ledger.db'))} }
     concurrency: 8
+    modules: [${JSON.stringify(EXAMPLE_EVALUATORS_MODULE)}]
     evaluators:
+      interaction-quality-evaluator:      # the seed's example: inconclusive on a failed interaction
+        control-id: QA-1
+        agents:
+          support-agent: { trigger: interaction, trigger-on-failure: true }
       reply-length:                       # the seed's example: replies of at least min-length characters
         min-length: 58
         agents:
@@ -37,6 +50,14 @@ processors:
         values: [order]
         agents:
           support-agent: { trigger: interaction }
+      llm-judge:                          # an LLM judge (the scripted model plays the judge)
+        rubric: The reply answers the customer's question about their order, politely and precisely.
+        pass_threshold: 0.6
+        agents:
+          support-agent: { trigger: interaction, trigger-on-failure: true }
+      regex:                              # misconfigured on purpose: no pattern, so each evaluation
+        agents:                           # fails (a missing property fails the evaluation, not startup)
+          support-agent: { trigger: interaction, sampling-ratio: 0.5 }
 exporters:
   prometheus: { endpoint: 127.0.0.1:${ports.prometheus} }
 extensions:

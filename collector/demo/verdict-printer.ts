@@ -57,7 +57,7 @@ export async function printVerdicts(
         const view = viewOf(interactionId, evaluation);
         views.push(view);
         lastNew = Date.now();
-        io.out(`  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(20)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`);
+        io.out(`  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`);
       }
     }
     // Every interaction has its evaluations and nothing new came for a while: done.

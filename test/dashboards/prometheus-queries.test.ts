@@ -1,6 +1,7 @@
 /**
  * Every PromQL expression of the committed dashboards, run by a real Prometheus that scrapes the
- * collector's metrics endpoint while evaluation traffic flows, returns data. Needs the
+ * collector's metrics endpoint while demo traffic flows (`evalon demo`: the instrumented support
+ * agent, every evaluation outcome, an LLM judge's tokens), returns data. Needs the
  * `prometheus` binary (Debian's `prometheus` package; or EVALON_PROMETHEUS_BIN); without it the
  * test is skipped, unless EVALON_REQUIRE_PROMETHEUS=1 (CI), where that is a failure.
  */
@@ -10,11 +11,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
-import { silentLogger } from '../../collector/logger.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import { startDemo, type Demo } from '../../collector/demo/demo.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { OUTCOMES, interaction, telemetryConfig } from '../exporter/telemetry-fixtures.ts';
 import { committedDashboards, expand, labelValuesQuery, panelQueries } from './dashboard-queries.ts';
 
 function findPrometheus(): string | undefined {
@@ -35,11 +33,12 @@ async function freePort(): Promise<number> {
 }
 
 describe.runIf(binary !== undefined || required)('the dashboard queries in a real Prometheus', () => {
-  let telemetry: TelemetryExporters;
+  let demo: Demo | undefined;
+  let traffic: Promise<void> | undefined;
+  let stopTraffic = false;
   let prometheus: ChildProcess | undefined;
   let dir: string;
   let api: string;
-  let traffic: NodeJS.Timeout | undefined;
   let output = '';
 
   async function promQuery(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
@@ -51,25 +50,17 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
 
   beforeAll(async () => {
     if (!binary) throw new Error('EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set EVALON_PROMETHEUS_BIN)');
-    telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), { logger: silentLogger });
-    await telemetry.start();
-    // Evaluation traffic: every outcome, interactions, judge tokens, moving gauges, several times a second.
-    let n = 0;
-    const tick = () => {
-      n++;
-      const now = Date.now();
-      telemetry.onInteractionsRecorded([interaction({ interactionId: `i-${n}`, endTime: new Date(now - 2_000 - (n % 5) * 300).toISOString(), failed: n % 7 === 0 })]);
-      for (const record of Object.values(OUTCOMES) as EvaluationRecord[]) {
-        telemetry.verdicts.record({ ...record, evaluationId: `${record.evaluationId}-${n}`, interactionId: `i-${n}`, startedAt: new Date(now - 50 - (n % 4) * 40).toISOString(), completedAt: new Date(now).toISOString() });
+    // Demo traffic, round after round, until the test is done.
+    demo = await startDemo({ otlp: 0, api: 0, prometheus: 0 });
+    traffic = (async () => {
+      for (let round = 0; !stopTraffic; round++) {
+        await demo!.askRound(round);
+        await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      telemetry.metrics.recordTokenUsage({ evaluatorId: 'quality-judge', agentId: 'support-agent', provider: 'anthropic', model: 'judge', inputTokens: 500 + n, outputTokens: 40 });
-    };
-    telemetry.metrics.observe({ spansReceived: () => n * 3, pendingTraces: () => n % 3, pendingSpans: () => n % 9, evaluationQueueSize: () => n % 4, evaluationsRunning: () => n % 2 });
-    tick();
-    traffic = setInterval(tick, 200);
+    })();
 
     dir = mkdtempSync(join(tmpdir(), 'evalon-prometheus-'));
-    const target = telemetry.prometheusAddress()!;
+    const target = demo.collector.prometheusAddress!;
     writeFileSync(
       join(dir, 'prometheus.yml'),
       `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ targets: ['${target.host}:${target.port}'] }]\n`,
@@ -89,14 +80,15 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
   }, 60_000);
 
   afterAll(async () => {
-    clearInterval(traffic);
+    stopTraffic = true;
+    await traffic;
     if (prometheus && prometheus.exitCode === null) {
       const exited = new Promise((resolve) => prometheus!.once('exit', resolve));
       prometheus.kill('SIGTERM');
       await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
       if (prometheus.exitCode === null) prometheus.kill('SIGKILL');
     }
-    await telemetry?.shutdown();
+    await demo?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
