@@ -8,10 +8,11 @@
  *    processor receives the just-recorded interaction to the moment the outcome is committed)
  *    p50/p90/p99/max, evaluations/s, the collector's CPU.
  * 2. Saturated: ingest alone (no evaluator bound) against ingest with the six evaluators, each a
- *    fresh collector fed as fast as it acknowledges; acknowledged spans/s compared.
+ *    fresh collector fed as fast as it acknowledges (8 concurrent requests); acknowledged spans/s
+ *    compared, runs alternating.
  *
  * Options: --rate N (interactions/s, default 1000), --seconds N (default 30), --saturate-seconds N
- * (default 15), --skip-saturate, --settle DURATION (the interactions processor's settle window,
+ * (default 15), --rounds N (saturated runs of each kind, alternating; default 3), --skip-saturate, --settle DURATION (the interactions processor's settle window,
  * default 2s; it also sets how often completed interactions are handed on: every settle/4, at most
  * every 250 ms).
  */
@@ -33,11 +34,13 @@ const { values } = parseArgs({
     'saturate-seconds': { type: 'string', default: '15' },
     'skip-saturate': { type: 'boolean', default: false },
     settle: { type: 'string', default: '2s' },
+    rounds: { type: 'string', default: '3' },
   },
 });
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const saturateSeconds = Number(values['saturate-seconds']);
+const rounds = Number(values.rounds);
 const SPANS_PER_BODY = 1000;
 const TRACES_PER_BODY = 100;
 const EXAMPLES = fileURLToPath(new URL('../examples/evaluators/index.ts', import.meta.url));
@@ -154,8 +157,8 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
   db.close();
   const measured = rows.map((row) => JSON.parse(row.record) as { triggeredAt: string; completedAt: string; outcome: { type: string } }).filter((r) => Date.parse(r.triggeredAt) >= measuredFrom);
   const lags = measured.map((r) => Date.parse(r.completedAt) - Date.parse(r.triggeredAt)).sort((a, b) => a - b);
-  const first = Math.min(...measured.map((r) => Date.parse(r.triggeredAt)));
-  const last = Math.max(...measured.map((r) => Date.parse(r.completedAt)));
+  const first = measured.reduce((min, r) => Math.min(min, Date.parse(r.triggeredAt)), Infinity);
+  const last = measured.reduce((max, r) => Math.max(max, Date.parse(r.completedAt)), 0);
   const interactions = (sent.acknowledged * TRACES_PER_BODY);
   line(`sustained: ${fmt(interactions / seconds)} interactions/s offered for ${seconds} s (${sent.acknowledged}/${sent.sent} bodies acknowledged, request p50 ${sent.p50Ms.toFixed(1)} ms, p99 ${sent.p99Ms.toFixed(1)} ms)`);
   line(`  evaluations recorded: ${fmt(measured.length)} (${measured.filter((r) => r.outcome.type === 'failed').length} failed outcomes), ${fmt(measured.length / ((last - first) / 1000))} evaluations/s`);
@@ -166,23 +169,26 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
   line(`  collector CPU: ${(cpu / elapsed).toFixed(2)} cores on average over ${elapsed.toFixed(1)} s (receive, assemble, ledger writer thread, evaluations); triggered ${fmt(final.evaluation.triggered)} (${fmt(expected)} when the sender stopped)`);
 }
 
-// 2. Saturated ingest, without and with evaluators.
+// 2. Saturated ingest, without and with evaluators, alternating (the VM is noisy).
 if (!values['skip-saturate']) {
-  const results: Record<string, number> = {};
-  for (const [name, evaluators] of [['ingest-only', ''], ['with-evaluators', EVALUATORS]] as const) {
-    const collector = await startCollector(name, evaluators);
-    const base = { url: collector.otlpUrl, templateFile, offsetsFile, spansPerBody: SPANS_PER_BODY, concurrency: 8 };
-    await runSender('./ingest-sender.ts', { ...base, seconds: 2, counterBase: 1 << 30 });
-    const before = await stats(collector);
-    const result = await runSender('./ingest-sender.ts', { ...base, seconds: saturateSeconds });
-    const after = await stats(collector);
-    results[name] = result.spansPerSecond;
-    const evaluated = after.evaluation.recorded - before.evaluation.recorded;
-    line(`saturated, ${name}: ${fmt(result.spansPerSecond)} spans/s acknowledged (${fmt(result.spansPerSecond / 10)} interactions/s), p99 ${result.p99Ms.toFixed(1)} ms a request` +
-      (evaluators ? `; ${fmt(evaluated / result.elapsed)} evaluations/s recorded meanwhile, ${fmt(after.evaluation.triggered - after.evaluation.recorded)} still queued at the end` : ''));
-    collector.child.kill('SIGTERM');
-    await collector.exited;
+  const results: Record<string, number[]> = { 'ingest-only': [], 'with-evaluators': [] };
+  for (let round = 1; round <= rounds; round++) {
+    for (const [name, evaluators] of [['ingest-only', ''], ['with-evaluators', EVALUATORS]] as const) {
+      const collector = await startCollector(`${name}-${round}`, evaluators);
+      const base = { url: collector.otlpUrl, templateFile, offsetsFile, spansPerBody: SPANS_PER_BODY, concurrency: 8 };
+      await runSender('./ingest-sender.ts', { ...base, seconds: 2, counterBase: 1 << 30 });
+      const before = await stats(collector);
+      const result = await runSender('./ingest-sender.ts', { ...base, seconds: saturateSeconds });
+      const after = await stats(collector);
+      results[name].push(result.spansPerSecond);
+      const evaluated = after.evaluation.recorded - before.evaluation.recorded;
+      line(`saturated #${round}, ${name}: ${fmt(result.spansPerSecond)} spans/s acknowledged (${fmt(result.spansPerSecond / 10)} interactions/s), p99 ${result.p99Ms.toFixed(1)} ms a request` +
+        (evaluators ? `; ${fmt(evaluated / result.elapsed)} evaluations/s recorded meanwhile, ${fmt(after.evaluation.triggered - after.evaluation.recorded)} queued at the end` : ''));
+      collector.child.kill('SIGTERM');
+      await collector.exited;
+    }
   }
-  line(`  ingest with evaluators: ${((results['with-evaluators'] / results['ingest-only']) * 100).toFixed(0)}% of ingest alone`);
+  const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
+  line(`  ingest with evaluators: ${((mean(results['with-evaluators']) / mean(results['ingest-only'])) * 100).toFixed(0)}% of ingest alone (means of ${rounds} runs each: ${fmt(mean(results['with-evaluators']))} against ${fmt(mean(results['ingest-only']))} spans/s)`);
 }
 rmSync(dir, { recursive: true, force: true });

@@ -158,7 +158,7 @@ function why(resolved: ResolvedBinding, roles: string[]): string {
 
 function printAgent(explanation: AgentExplanation, io: CliIo): void {
   io.out('');
-  const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : '(none)';
+  const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : explanation.rolesFrom === 'none' ? '(none known: not in the ledger; try --agent ID --roles a,b)' : '(none)';
   const from = explanation.rolesFrom === 'ledger' ? ' (from its newest interaction)' : explanation.rolesFrom === '--roles' ? ' (from --roles)' : '';
   const seen = explanation.seen ? `; in the ledger: ${explanation.seen.interactions} interactions, last ${explanation.seen.lastSeen}` : '';
   io.out(`${explanation.agentId}  roles: ${roles}${from}${seen}`);

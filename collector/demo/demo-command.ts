@@ -101,7 +101,7 @@ function questionOf(record: InteractionRecord): string {
 }
 
 function summarize(evaluations: EvaluationView[], io: CliIo): void {
-  const counts = new Map<string, number>();
-  for (const evaluation of evaluations) counts.set(evaluation.outcome, (counts.get(evaluation.outcome) ?? 0) + 1);
-  io.out(`\n${evaluations.length} evaluations: ${[...counts].map(([outcome, n]) => `${n} ${outcome}`).join(', ')}`);
+  const count = (outcome: EvaluationView['outcome']) => evaluations.filter((evaluation) => evaluation.outcome === outcome).length;
+  const parts = (['pass', 'fail', 'inconclusive', 'error'] as const).map((outcome) => `${count(outcome)} ${outcome}`);
+  io.out(`\n${evaluations.length} evaluations: ${parts.join(', ')}`);
 }

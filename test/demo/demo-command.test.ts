@@ -16,7 +16,7 @@ it('records interactions, evaluates them and prints passing and failing verdicts
   expect(text).toMatch(/✗ tool-call-required\s+fail\s+Has my parcel shipped yet\?/);
   // The question whose model call failed is still an interaction, evaluated (trigger-on-failure).
   expect(text).toMatch(/reply-length\s+fail\s+\[failed\] My order A-17 has not arrived/);
-  expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail/);
+  expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail, [1-9]\d* inconclusive, [1-9]\d* error/);
   expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
 }, 60_000);
 

@@ -161,5 +161,9 @@ describe('evaluators bound by configuration, through OTLP', () => {
     const json: string[] = [];
     expect(await main(['ledger', 'evaluations', ids.billing, '--json', '--api', collector.apiUrl], { out: (l) => json.push(l), err: () => {} })).toBe(0);
     expect((JSON.parse(json.join('\n')) as EvaluationRecord[]).map((r) => r.evaluatorId).sort()).toEqual(['contains', 'reply-length-evaluator']);
+    const missing: string[] = [];
+    const unknownId = `${'0'.repeat(32)}-${'0'.repeat(16)}`;
+    expect(await main(['ledger', 'evaluations', unknownId, '--api', collector.apiUrl], { out: (l) => missing.push(l), err: (l) => missing.push(l) })).toBe(1);
+    expect(missing).toEqual([`interaction ${unknownId} not found`]);
   });
 });

@@ -67,7 +67,11 @@ describe('SQLite store under kill -9', () => {
         counts.set(batch, (counts.get(batch) ?? 0) + 1);
       }
       await store.close();
-      const missing = acked.filter((batch) => !released.has(batch) && counts.get(batch) !== SPANS_PER_BATCH);
+      // The writer releases batch b right after acknowledging b + 5 (even b only): a kill between
+      // that release's commit and its printed line leaves b released without a "released" line.
+      const ackedSet = new Set(acked);
+      const releaseIssued = (batch: number) => released.has(batch) || (batch % 2 === 0 && ackedSet.has(batch + 5));
+      const missing = acked.filter((batch) => !releaseIssued(batch) && counts.get(batch) !== SPANS_PER_BATCH);
       expect(missing, `acknowledged batches with missing spans after round ${round}`).toEqual([]);
       expect([...released].filter((batch) => counts.has(batch)), 'released batches back after a kill').toEqual([]);
     }

@@ -7,7 +7,10 @@
  *
  * Nothing is lost between recording an interaction and queuing its evaluations: queuing marks the
  * interactions taken in, in the same transaction, and at start (or after a failed queue write)
- * the processor first takes in what the ledger recorded after the last mark.
+ * the processor first takes in what the ledger recorded after the last mark. So ingest does not
+ * even wait for the queue write: `consumeInteractions` hands the records to the processor's own
+ * intake (one batch at a time, in order) and returns. A backlog beyond MAX_PENDING_INTAKE
+ * records is dropped from memory and taken in from the ledger instead.
  */
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
@@ -28,6 +31,8 @@ import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable
 const CATCH_UP_PAGE = 500;
 /** After a failed queue write, catching up is retried this soon even if no interaction arrives. */
 const CATCH_UP_RETRY_MS = 1_000;
+/** Interaction records waiting for intake in memory, at most; beyond, intake reads the ledger. */
+const MAX_PENDING_INTAKE = 20_000;
 
 export interface EvaluationProcessorStats extends RuntimeStats {
   /** Evaluations queued because an interaction triggered them. */
@@ -56,7 +61,8 @@ export interface EvaluationProcessorOptions {
   onRecorded?(record: EvaluationRecord): void;
   /** Start fewer evaluations while the event loop is saturated, so ingest keeps its pace (default true). */
   yieldToIngest?: boolean;
-  /** Runtime knobs (tests). */
+  /** Knobs (tests): interaction records waiting for intake in memory, and the runtime's bounds. */
+  maxPendingIntake?: number;
   maxInMemory?: number;
   maxAttempts?: number;
   shutdownGraceMs?: number;
@@ -88,6 +94,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   let retry: NodeJS.Timeout | undefined;
   /** Intake runs one batch at a time, in the order the interactions were recorded. */
   let serial: Promise<void> = Promise.resolve();
+  let pendingIntake = 0;
+  /** A catch-up is in the chain and has not started yet (one started may have read too early). */
+  let catchUpQueued = false;
 
   async function intake(records: InteractionRecord[]): Promise<void> {
     const triggeredAt = new Date(clock()).toISOString();
@@ -130,9 +139,15 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     if (total > 0) logger.info(`evaluation: took in ${total} recorded interactions whose evaluations had not been queued`);
   }
 
-  /** Takes `records` in, or everything awaiting intake when an earlier attempt failed. */
+  /**
+   * Takes `records` in, or catches up from the ledger. Every batch goes through one chain, in the
+   * order the interactions were recorded, and records not taken in directly always have a catch-up
+   * ahead of any later batch: the intake mark is a high-water mark, so a later batch must never be
+   * taken in before an earlier one.
+   */
   function take(records: InteractionRecord[] | 'catch-up'): Promise<void> {
     serial = serial.then(async () => {
+      if (records === 'catch-up') catchUpQueued = false;
       if (stopped) return;
       try {
         if (catchUpNeeded || records === 'catch-up') await catchUp();
@@ -142,11 +157,18 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         catchUpNeeded = true;
         logger.error(`evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`);
         clearTimeout(retry);
-        retry = setTimeout(() => void take('catch-up'), CATCH_UP_RETRY_MS);
+        retry = setTimeout(queueCatchUp, CATCH_UP_RETRY_MS);
         retry.unref();
       }
     });
     return serial;
+  }
+
+  function queueCatchUp(): void {
+    catchUpNeeded = true;
+    if (catchUpQueued || stopped) return;
+    catchUpQueued = true;
+    void take('catch-up');
   }
 
   return {
@@ -156,7 +178,14 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     runtime,
     async consumeInteractions(records) {
       if (!started) throw new Error('evaluation: consumeInteractions called before start');
-      if (records.length > 0) await take(records);
+      if (records.length === 0 || stopped) return;
+      if (pendingIntake + records.length > (options.maxPendingIntake ?? MAX_PENDING_INTAKE)) {
+        // The records are in the ledger: drop them here and catch up from the intake mark.
+        queueCatchUp();
+        return;
+      }
+      pendingIntake += records.length;
+      void take(records).finally(() => (pendingIntake -= records.length));
     },
     async start() {
       if (started) return;
@@ -164,6 +193,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       await catchUp();
       started = true;
     },
+    /** Resolves once everything handed over is queued and every queued evaluation recorded. */
     idle: async () => {
       await serial;
       await runtime.idle();

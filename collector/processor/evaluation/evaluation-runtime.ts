@@ -376,13 +376,15 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         stopping = true;
         clearTimeout(readRetry);
         await reading;
-        const grace = new Promise<void>((resolve) => setTimeout(resolve, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS).unref());
-        const drained = (async () => {
-          while (stats.claimed > 0 || inFlight.size > 0) await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, 10))]);
-        })();
-        await Promise.race([drained, grace]);
-        // Claimed evaluations not yet running stay queued (their counted attempt did not run).
+        // Claimed evaluations may still run during the grace period; then running ones are stopped.
+        const graceEnds = Date.now() + (options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+        while ((stats.claimed > 0 || inFlight.size > 0) && Date.now() < graceEnds) {
+          await Promise.race([...inFlight, new Promise((resolve) => setTimeout(resolve, 10))]);
+        }
         stopAll.abort(new Error('the collector is shutting down'));
+        // Claimed evaluations that did not run stay queued (their counted attempt did not run).
+        for (const { evaluation } of ready.splice(0)) held.delete(evaluation.evaluationId);
+        stats.claimed = 0;
         while (inFlight.size > 0) await Promise.all(inFlight);
         await Promise.all([attempts.idle(), outcomes.idle()]);
         governor.stop();

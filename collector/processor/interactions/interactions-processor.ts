@@ -196,7 +196,9 @@ export function createInteractionsProcessor(options: {
         logger.info(`interactions: recovered ${replay.length} stored spans of ${assembler.pendingTraces()} pending traces`);
       }
       started = true;
-      const tickMs = config.tickMs ?? Math.max(10, Math.min(250, Math.floor(config.settleMs / 4)));
+      // Completed interactions are handed on within ~50 ms of their decision (verdict lag), whatever
+      // the settle window; a tick with nothing due costs a few map look-ups.
+      const tickMs = config.tickMs ?? Math.max(10, Math.min(50, Math.floor(config.settleMs / 4)));
       timer = setInterval(() => void tick(), tickMs);
       timer.unref();
     },
