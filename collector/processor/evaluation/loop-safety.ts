@@ -3,8 +3,8 @@
  * call — is recorded but never triggers evaluations, whatever the bindings say, so the seed's
  * `*`-role hazard cannot occur.
  *
- * The mark: `evalon.evaluation.id` on the interaction's root span (it reaches the record's
- * `attributes`, which keep `evalon.*` root attributes). An interaction nested in a marked one
+ * The mark: `evalon.evaluation.id` on the interaction's root span or on its resource (both reach
+ * the record's `attributes`). An interaction nested in a marked one
  * (its `flowId` chain reaches a marked interaction) is inside the evaluation too. Evalon's judges
  * set the attribute on their invocation spans; the evaluation span context of a later version
  * carries it for every span under it.

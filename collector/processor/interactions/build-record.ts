@@ -57,7 +57,7 @@ export const RECORD_ATTRIBUTES: readonly string[] = [
 /** Root attributes under this prefix are copied too (the application's own annotations). */
 export const RECORD_ATTRIBUTE_PREFIX = 'evalon.';
 /** Resource attributes copied into `record.attributes`. */
-export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = ['service.name', 'service.version', 'deployment.environment.name'];
+export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = ['service.name', 'service.version', 'deployment.environment.name', 'evalon.evaluation.id'];
 const MAX_ATTRIBUTE_STRING = 1024;
 const MAX_PREFIXED_ATTRIBUTES = 32;
 
