@@ -57,7 +57,7 @@ processors:
           support-agent: { trigger: interaction, trigger-on-failure: true }
       regex:                              # misconfigured on purpose: no pattern, so each evaluation
         agents:                           # fails (a missing property fails the evaluation, not startup)
-          support-agent: { trigger: interaction, sampling-ratio: 0.5 }
+          support-agent: { trigger: interaction }
 exporters:
   prometheus: { endpoint: 127.0.0.1:${ports.prometheus} }
 extensions:
