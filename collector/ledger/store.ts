@@ -47,6 +47,25 @@ export interface QueuedEvaluation {
   startedAt?: string;
   /** Queue order, assigned by the store; increases with every enqueue, never reused. */
   seq?: number;
+  /** A durable evaluation's position, once its first step completed. Set by the store. */
+  progress?: DurableProgress;
+}
+
+/**
+ * Where a durable evaluation is, saved after every completed step (`saveEvaluationProgress`), so
+ * that after a restart it resumes with the next step and never runs a completed one again.
+ */
+export interface DurableProgress {
+  /** The step to run next. */
+  step: string;
+  /** The value `withInput` passed to that step (JSON); absent when none. */
+  input?: unknown;
+  /** The state after the last completed step (JSON); absent when never set. */
+  state?: unknown;
+  /** Steps completed so far, `onEvaluation` included. */
+  completedSteps: number;
+  /** When the evaluation's first attempt started (ISO-8601): its timeout counts from here, across restarts. */
+  firstStartedAt: string;
 }
 
 export interface EvaluationStart {
@@ -130,6 +149,13 @@ export interface LedgerStore {
 
   /** Counts an attempt of each evaluation (before it runs), so attempts survive a restart. */
   startEvaluations(starts: EvaluationStart[]): Promise<void>;
+
+  /**
+   * Saves durable evaluations' progress, in one transaction, replacing what was saved before. An
+   * update for an evaluation no longer queued (its outcome recorded) is ignored. The progress is
+   * returned by `loadQueuedEvaluations` until the outcome is recorded.
+   */
+  saveEvaluationProgress(updates: { seq: number; progress: DurableProgress }[]): Promise<void>;
 
   /**
    * Records outcomes and removes their evaluations from the queue, in one transaction. At most one

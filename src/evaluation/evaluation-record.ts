@@ -10,8 +10,11 @@ import type { EvaluationData } from './evaluation.ts';
 export type EvaluationOutcome =
   | { type: 'verdict'; evaluation: EvaluationData }
   | { type: 'inconclusive'; reason: string }
-  /** `error` is the message; `errorType` the error's name (`MissingConfigPropertyError`, `TimeoutError`…). */
-  | { type: 'failed'; error: string; errorType?: string };
+  /**
+   * `error` is the message; `errorType` the error's name (`MissingConfigPropertyError`, `TimeoutError`…);
+   * `attributes` what the evaluator reported before failing (a judge's token usage, for one).
+   */
+  | { type: 'failed'; error: string; errorType?: string; attributes?: Record<string, string | number | boolean> };
 
 export type EvaluationOutcomeType = EvaluationOutcome['type'];
 

@@ -73,6 +73,22 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       expect(c.seq!).toBeGreaterThan(b.seq!);
     });
 
+    it('saves durable progress, replacing the last, across a reopen; the outcome removes it with the evaluation', async () => {
+      const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
+      const first = { step: 'judge', input: { criterion: 0 }, completedSteps: 1, firstStartedAt: '2026-03-01T10:00:01.000Z' };
+      const second = { step: 'combine', state: { verdicts: [true, false], note: 'ünïcode' }, completedSteps: 3, firstStartedAt: '2026-03-01T10:00:01.000Z' };
+      await current().saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
+      await current().saveEvaluationProgress([{ seq: a.seq!, progress: second }]);
+      const store = await reopen();
+      const [loadedA, loadedB] = await store.loadQueuedEvaluations();
+      expect(loadedA.progress).toStrictEqual(second);
+      expect(loadedB.progress).toBeUndefined();
+      await store.recordEvaluations([recordOf(a)]);
+      // Progress of an evaluation no longer queued is ignored, not an error.
+      await store.saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
+      expect((await store.loadQueuedEvaluations()).map((q) => q.evaluationId)).toEqual([b.evaluationId]);
+    });
+
     it('counts attempts and keeps the last start, across a reopen', async () => {
       const [a] = await current().enqueueEvaluations([queued('i-1')]);
       await current().startEvaluations([{ seq: a.seq!, startedAt: '2026-03-01T10:00:01.000Z' }]);

@@ -6,7 +6,7 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import type { InteractionRecord } from '../../model/interaction.ts';
-import type { LedgerStore, QueuedEvaluation } from '../store.ts';
+import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
 import { LedgerQueryError, LedgerStoreError } from './errors.ts';
 import type { EnqueueResult, EvaluationRecordRow, QueuedEvaluationRow, RecordResult } from './evaluation-writes.ts';
 import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from './interaction-query.ts';
@@ -19,6 +19,7 @@ export type EvaluationStoreMethods = Pick<
   | 'loadQueuedEvaluations'
   | 'countQueuedEvaluations'
   | 'startEvaluations'
+  | 'saveEvaluationProgress'
   | 'recordEvaluations'
   | 'getEvaluations'
   | 'pageInteractions'
@@ -32,7 +33,7 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
   const selectAwaiting = db.prepare(
     'SELECT record FROM interactions WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?',
   );
-  const selectQueued = db.prepare('SELECT seq, task, attempts, started_at_ms FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?');
+  const selectQueued = db.prepare('SELECT seq, task, attempts, started_at_ms, progress FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?');
   const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
   const selectEvaluations = db.prepare('SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id');
   // A bare column beside max() comes from the row holding the maximum: the newest record's roles.
@@ -88,12 +89,14 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
         task: string;
         attempts: number;
         started_at_ms: number | null;
+        progress: string | null;
       }[];
       return rows.map((row) => {
         const queued = JSON.parse(row.task) as QueuedEvaluation;
         queued.seq = Number(row.seq);
         queued.attempts = Number(row.attempts);
         if (row.started_at_ms !== null) queued.startedAt = new Date(Number(row.started_at_ms)).toISOString();
+        if (row.progress !== null) queued.progress = JSON.parse(row.progress) as DurableProgress;
         return queued;
       });
     },
@@ -110,6 +113,12 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
         op: 'startEvaluations',
         starts: starts.map((s) => ({ seq: s.seq, startedAtMs: isoMs(s.startedAt, 'startedAt', `#${s.seq}`, path) })),
       });
+    },
+
+    async saveEvaluationProgress(updates) {
+      ensureOpen();
+      if (updates.length === 0) return;
+      await writer.write({ op: 'saveEvaluationProgress', updates: updates.map((u) => ({ seq: u.seq, json: progressJson(u.progress, u.seq, path) })) });
     },
 
     async recordEvaluations(records) {
@@ -179,7 +188,7 @@ function requireText(value: unknown, field: string, id: string, path: string): s
 
 function queueRow(evaluation: QueuedEvaluation, path: string): QueuedEvaluationRow {
   const id = requireText(evaluation?.evaluationId, 'evaluationId', '', path);
-  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, ...task } = evaluation;
+  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, progress: _progress, ...task } = evaluation;
   return {
     evaluationId: id,
     interactionId: requireText(evaluation.interactionId, 'interactionId', id, path),
@@ -188,6 +197,18 @@ function queueRow(evaluation: QueuedEvaluation, path: string): QueuedEvaluationR
     triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, path),
     json: JSON.stringify(task),
   };
+}
+
+function progressJson(progress: DurableProgress, seq: number, path: string): string {
+  const where = `ledger ${path}: durable progress of evaluation #${seq}`;
+  if (typeof progress?.step !== 'string' || progress.step === '') throw new LedgerStoreError(`${where} has no step`);
+  if (!Number.isInteger(progress.completedSteps) || progress.completedSteps < 0) throw new LedgerStoreError(`${where} has completedSteps ${String(progress.completedSteps)}`);
+  isoMs(progress.firstStartedAt, 'firstStartedAt', `#${seq}`, path);
+  try {
+    return JSON.stringify(progress);
+  } catch (error) {
+    throw new LedgerStoreError(`${where} cannot be saved as JSON: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 function recordRow(record: EvaluationRecord, path: string): EvaluationRecordRow {

@@ -1,6 +1,6 @@
 /**
  * The evaluation writes of the SQLite ledger: queue triggered evaluations (and advance the intake
- * mark), count attempts, record outcomes. Applied by `ledger-writer.ts` inside its transaction;
+ * mark), count attempts, save durable progress, record outcomes. Applied by `ledger-writer.ts` inside its transaction;
  * rows arrive already encoded, so this is SQL only.
  *
  * Exactly once rests on two unique keys on (interaction, evaluator, evaluator version): one in the
@@ -33,7 +33,8 @@ export interface EvaluationRecordRow {
 export type EvaluationWriteRequest =
   | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }
   | { op: 'startEvaluations'; starts: { seq: number; startedAtMs: number }[] }
-  | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] };
+  | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] }
+  | { op: 'saveEvaluationProgress'; updates: { seq: number; json: string }[] };
 
 /** `enqueueEvaluations` answers the queued evaluations' ids with their `seq`. */
 export type EnqueueResult = Array<[evaluationId: string, seq: number]>;
@@ -51,6 +52,7 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
       (SELECT max(rowid) FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))), 0))
     WHERE id = 1`);
   const start = db.prepare('UPDATE evaluation_queue SET attempts = attempts + 1, started_at_ms = ? WHERE seq = ?');
+  const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -72,6 +74,9 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
       }
       case 'startEvaluations':
         for (const s of request.starts) start.run(s.startedAtMs, s.seq);
+        return undefined;
+      case 'saveEvaluationProgress':
+        for (const u of request.updates) saveProgress.run(u.json, u.seq);
         return undefined;
       case 'recordEvaluations': {
         const written: RecordResult = [];

@@ -99,6 +99,14 @@ export const MIGRATIONS: readonly Migration[] = [
       INSERT INTO evaluation_intake (id, through_rowid) SELECT 1, coalesce(max(rowid), 0) FROM interactions;
     `,
   },
+  {
+    version: 3,
+    description: 'durable evaluation progress',
+    sql: `
+      -- A durable evaluation's position and state (JSON DurableProgress), saved after every step.
+      ALTER TABLE evaluation_queue ADD COLUMN progress TEXT;
+    `,
+  },
 ];
 
 /** Throws when versions are not 1, 2, 3, ... in order (a programming error, caught by a test). */
