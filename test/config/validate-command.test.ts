@@ -17,7 +17,7 @@ async function run(configFiles: string[]) {
 describe('evalon validate', () => {
   it('prints OK with the number of evaluators and bindings, and exits 0', async () => {
     const files = [join(fixtures, 'merge/shared.yaml'), join(fixtures, 'merge/production.yaml')];
-    expect(await run(files)).toEqual({ code: 0, out: [`OK: ${files.join(', ')} (2 evaluators, 4 bindings)`], err: [] });
+    expect(await run(files)).toEqual({ code: 0, out: [`OK: ${files.join(', ')} (2 evaluators, 4 bindings, 1 module loaded)`], err: [] });
   });
 
   it('prints warnings before OK', async () => {
@@ -56,6 +56,36 @@ describe('evalon validate', () => {
       `${file}:6:5: processors::interactions: max_pending_traces must be at least 1 (got 0)`,
       `${file}:8:5: processors::evaluation: concurrency must be at least 1 (got 0)`,
       `${file}:9:5: processors::evaluation: ledger sets both sqlite and postgres (choose one)`,
+    ]);
+  });
+
+  it('loads the evaluator modules as startup does: an unknown evaluator id and a module that fails to import are problems', async () => {
+    const [file] = writeConfigFiles({
+      'otel-config.yaml': [
+        'receivers:',
+        '  otlp:',
+        'processors:',
+        '  interactions:',
+        '  evaluation:',
+        '    modules: [ ./broken-evaluators.ts ]',
+        '    evaluators:',
+        '      reply-lenght:',
+        '        agents:',
+        '          support-agent: { trigger: interaction }',
+        'service:',
+        '  pipelines:',
+        '    traces: { receivers: [otlp], processors: [interactions, evaluation] }',
+        '',
+      ].join('\n'),
+      'broken-evaluators.ts': 'throw new Error("the module is broken");\n',
+    });
+    const result = await run([file!]);
+    expect(result.code).toBe(2);
+    expect(result.out).toEqual([]);
+    expect(result.err[0]).toBe('invalid configuration (2 problems):');
+    expect(result.err.slice(1)).toEqual([
+      expect.stringMatching(/broken-evaluators\.ts.*processors::evaluation::modules\[0\].*cannot load the evaluator module: Error: the module is broken/),
+      expect.stringMatching(/processors::evaluation::evaluators::reply-lenght.*no evaluator with id "reply-lenght".*did you mean "reply-length"\?/),
     ]);
   });
 
