@@ -6,12 +6,13 @@
  */
 import type { EvalonConfig } from './config/index.ts';
 import type { LedgerStore } from './ledger/store.ts';
-import { createSqliteStore } from './ledger/sqlite/sqlite-store.ts';
+import { openLedgerStore } from './ledger/open-store.ts';
 import { createApiServer } from './api/api-server.ts';
 import { createOtlpReceiver } from './receiver/otlp/otlp-receiver.ts';
+import { createOtlpGrpcReceiver } from './receiver/otlp/grpc/otlp-grpc-receiver.ts';
 import { createInteractionsProcessor, type InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { BUILT_IN_EVALUATORS } from './evaluators/index.ts';
+import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
 import { createEvaluationProcessor, type EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
 import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
@@ -26,6 +27,8 @@ export interface RunningCollector {
   readonly registry: EvaluatorRegistry;
   /** Where the OTLP receiver listens, when it is configured. */
   readonly otlpAddress?: { host: string; port: number };
+  /** Where the OTLP/gRPC receiver listens, when `receivers.otlp.protocols.grpc` is configured. */
+  readonly otlpGrpcAddress?: { host: string; port: number };
   /** Where the API listens, when it is configured. */
   readonly apiAddress?: { host: string; port: number };
   /** Where the Prometheus scrape endpoint listens, when it is configured. */
@@ -41,21 +44,25 @@ export class CollectorStartError extends Error {
   }
 }
 
-export async function startCollector(config: EvalonConfig, options: { logger?: Logger; clock?: () => number } = {}): Promise<RunningCollector> {
+export interface StartCollectorOptions {
+  logger?: Logger;
+  clock?: () => number;
+  /** Where the built-in LLM judges read their model settings, by evaluator id (default `process.env`; the test kit's scripted models). */
+  judgeEnv?: JudgeEnvironment;
+}
+
+export async function startCollector(config: EvalonConfig, options: StartCollectorOptions = {}): Promise<RunningCollector> {
   const logger = options.logger ?? createLogger();
   const evaluation = config.processors.evaluation;
-  if (evaluation.ledger.kind !== 'sqlite') {
-    throw new CollectorStartError('processors::evaluation::ledger::postgres: the PostgreSQL ledger is not available in this version (use sqlite)');
-  }
   // Evaluator modules load before anything opens: a module that fails stops startup, naming its file.
   const registry = await loadEvaluatorRegistry({
     modules: evaluation.modules,
-    builtIns: BUILT_IN_EVALUATORS,
+    builtIns: createBuiltInEvaluators({ judgeEnv: options.judgeEnv }),
     configuredIds: Object.keys(evaluation.evaluators),
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated.
   const evaluating = config.service.pipelines.traces?.processors.includes('evaluation') ?? false;
-  const store = createSqliteStore({ path: evaluation.ledger.path });
+  const store = await openLedgerStore(evaluation.ledger);
   // Verdicts back into telemetry: events, evaluation spans, metrics (and forwarded spans).
   const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
   const evaluationProcessor = createEvaluationProcessor({
@@ -108,12 +115,14 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
     stops.push(() => processor.shutdown());
 
     let otlpAddress: RunningCollector['otlpAddress'];
+    let otlpGrpcAddress: RunningCollector['otlpGrpcAddress'];
     const otlp = config.receivers.otlp;
     const tracesPipeline = config.service.pipelines.traces;
     if (otlp && tracesPipeline?.receivers.includes('otlp')) {
+      const spansNext = telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor;
       const receiver = createOtlpReceiver(
         { host: otlp.http.host, port: otlp.http.port, maxRequestBodyBytes: otlp.http.maxRequestBodyBytes, bearerToken: otlp.http.bearerToken },
-        telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor,
+        spansNext,
         { logger },
       );
       await receiver.start().catch((error: unknown) => {
@@ -123,6 +132,16 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
       const bound = receiver.address();
       otlpAddress = bound;
       logger.info(`OTLP/HTTP receiver listening on http://${bound.host}:${bound.port}/v1/traces`);
+      const grpc = otlp.grpc;
+      if (grpc) {
+        const grpcReceiver = createOtlpGrpcReceiver(grpc, spansNext, { logger });
+        await grpcReceiver.start().catch((error: unknown) => {
+          throw new CollectorStartError(`receivers::otlp::protocols::grpc::endpoint: cannot listen on ${grpc.host}:${grpc.port} (${errorText(error)})`, { cause: error });
+        });
+        stops.push(() => grpcReceiver.shutdown());
+        otlpGrpcAddress = grpcReceiver.address();
+        logger.info(`OTLP/gRPC receiver listening on ${otlpGrpcAddress.host}:${otlpGrpcAddress.port}`);
+      }
     }
 
     let apiAddress: RunningCollector['apiAddress'];
@@ -154,7 +173,7 @@ export async function startCollector(config: EvalonConfig, options: { logger?: L
     }
     const prometheusAddress = telemetry.prometheusAddress();
     if (prometheusAddress) logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
-    return { store, processor, evaluation: evaluationProcessor, registry, otlpAddress, apiAddress, prometheusAddress, shutdown };
+    return { store, processor, evaluation: evaluationProcessor, registry, otlpAddress, otlpGrpcAddress, apiAddress, prometheusAddress, shutdown };
   } catch (error) {
     await shutdown();
     throw error;

@@ -8,7 +8,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/index.ts';
 import { BUILT_IN_EVALUATORS } from '../evaluators/index.ts';
-import { createSqliteStore } from '../ledger/sqlite/sqlite-store.ts';
+import { openLedgerStore } from '../ledger/open-store.ts';
 import { createLogger } from '../logger.ts';
 import { BackfillError, runBackfill, type BackfillProgress } from '../processor/evaluation/backfill.ts';
 import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
@@ -57,10 +57,9 @@ export async function runBackfillCommand(args: string[], io: CliIo, options: { p
   const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
   for (const warning of warnings) io.err(`warning: ${warning}`);
   const evaluation = config.processors.evaluation;
-  if (evaluation.ledger.kind !== 'sqlite') throw new UsageError('evalon backfill: processors::evaluation::ledger: only the sqlite ledger is available in this version');
   const registry = await loadEvaluatorRegistry({ modules: evaluation.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluation.evaluators) });
 
-  const store = createSqliteStore({ path: evaluation.ledger.path });
+  const store = await openLedgerStore(evaluation.ledger);
   const bar = options.progress ?? createProgressBar();
   const detail = (p: BackfillProgress) => `interactions read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
   let result: BackfillProgress;

@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, type EvaluationProcessorConfig } from '../config/index.ts';
-import { createSqliteStore } from '../ledger/sqlite/sqlite-store.ts';
+import { openLedgerStore } from '../ledger/open-store.ts';
 import type { AgentSummary } from '../ledger/store.ts';
 import { ANY_ROLE, describeSource, resolveBinding, type ResolvedBinding } from '../processor/evaluation/binding-resolution.ts';
 import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
@@ -105,11 +105,11 @@ function splitRoles(text: string): string[] {
   return text.split(',').map((role) => role.trim()).filter((role) => role !== '');
 }
 
-/** Agents the ledger has seen, when the ledger is a file that exists. */
+/** Agents the ledger has seen, when the ledger is a file that exists or a PostgreSQL database. */
 async function agentsInLedger(evaluation: EvaluationProcessorConfig): Promise<Map<string, AgentSummary>> {
   const ledger = evaluation.ledger;
-  if (ledger.kind !== 'sqlite' || ledger.path === ':memory:' || !existsSync(ledger.path)) return new Map();
-  const store = createSqliteStore({ path: ledger.path, writer: 'inline' });
+  if (ledger.kind === 'sqlite' && (ledger.path === ':memory:' || !existsSync(ledger.path))) return new Map();
+  const store = await openLedgerStore(ledger, { sqliteWriter: 'inline' });
   try {
     return new Map((await store.listAgents()).map((agent) => [agent.agentId, agent]));
   } finally {

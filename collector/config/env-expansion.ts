@@ -15,6 +15,7 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 /** Keys whose value may be absent: an unset variable there removes the key. `*` is any key. */
 const OPTIONAL_KEYS: ReadonlyArray<YamlPath> = [
   ['receivers', 'otlp', 'protocols', 'http', 'auth', 'bearer_token'],
+  ['receivers', 'otlp', 'protocols', 'grpc', 'auth', 'bearer_token'],
   ['exporters', 'otlphttp', 'headers', '*'],
 ];
 

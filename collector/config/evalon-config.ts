@@ -22,8 +22,16 @@ export interface OtlpHttpReceiverConfig extends HostPort {
   bearerToken?: string;
 }
 
+/** `receivers.otlp.protocols.grpc`: present only when the `grpc` key is written. */
+export interface OtlpGrpcReceiverConfig extends HostPort {
+  /** `max_recv_msg_size_mib`, in bytes: larger messages are answered RESOURCE_EXHAUSTED. */
+  maxRecvMsgBytes: number;
+  /** `auth.bearer_token`: when set, calls must carry `authorization: Bearer <token>` metadata. */
+  bearerToken?: string;
+}
+
 export interface ReceiversConfig {
-  otlp?: { http: OtlpHttpReceiverConfig };
+  otlp?: { http: OtlpHttpReceiverConfig; grpc?: OtlpGrpcReceiverConfig };
 }
 
 /** `processors.interactions`: spans -> interaction records (spec §2.4). */
@@ -80,6 +88,8 @@ export interface EvaluationProcessorConfig {
   ledger: LedgerConfig;
   /** Evaluations running at once in this process. */
   concurrency: number;
+  /** How long an evaluation is run again while its model is unavailable, before it is recorded as failed. */
+  modelUnavailableRetryForMs: number;
   /** Files that register evaluators, as absolute paths. */
   modules: string[];
   defaults: EvaluationDefaultsConfig;

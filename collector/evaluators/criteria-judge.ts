@@ -4,24 +4,50 @@
  * `criterion_type` binary | scored | rubric, `require_tool_call`, `weight`, `pass_threshold`),
  * `prompt_template` (replaces the judge's default instructions), `model` (default `EVALON_MODEL`).
  *
+ * A durable evaluator: `onEvaluation` reads the criteria, prompt and model (kept in the state, so
+ * one evaluation judges against one consistent configuration even if it changes mid-way), then
+ * one step per criterion (one model call, its result and token usage added to the state), then
+ * `combine`. A restart mid-evaluation resumes with the next criterion: criteria already judged
+ * are not asked again.
+ *
  * `require_tool_call` is decided from the interaction's recorded tool calls: a missing call fails
  * the criterion without a model call. The score is Σ score·weight / Σ weight; the evaluation passes
  * when every criterion with a weight above 0 passes (src/judge, `overallPassed`). A criterion whose
- * verdict stays unreadable after one retry, or whose model call fails, fails the whole evaluation
- * (a failed record, never a pass). All criteria are judged concurrently, in one evaluation (the
- * durable one-step-per-criterion form needs the DurableEvaluator runtime).
+ * verdict stays unreadable after one retry, or whose model call fails (after the client's own
+ * retries), fails the whole evaluation at once (a failed record, never a pass), carrying the
+ * tokens spent so far.
  */
-import { effects } from '../../src/evaluation/effect.ts';
+import type { InteractionRecord } from '../model/interaction.ts';
+import { DurableEvaluator } from '../../src/evaluation/durable-evaluator.ts';
+import { DurableSettings } from '../../src/evaluation/durable-settings.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
+import type { EvaluationContext } from '../../src/evaluation/evaluation-context.ts';
 import { ConfigPropertyTypeError, EvaluatorFailedError } from '../../src/evaluation/errors.ts';
 import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 import type { EvaluatorConfig } from '../../src/evaluation/evaluator-config.ts';
-import { judgeCriteria, type CriterionResult } from '../../src/judge/criteria-judge.ts';
+import type { LedgerClient } from '../../src/evaluation/ledger-client.ts';
+import { combineResults, judgeCriterion as judgeOneCriterion, type CriterionResult } from '../../src/judge/criteria-judge.ts';
 import { criteriaSchema } from '../../src/judge/criterion-schema.ts';
 import type { Criterion } from '../../src/judge/criterion.ts';
-import { calledTools, judgeModelClient, judgeModelName, judgeTranscript, JUDGE_TIMEOUT_MS, optionalText, withUsage, type JudgeEvaluatorOptions } from './llm-judge-support.ts';
+import {
+  calledTools,
+  judgeModelClient,
+  judgeModelName,
+  judgeTranscript,
+  JUDGE_TIMEOUT_MS,
+  optionalText,
+  usageAttributes,
+  withUsage,
+  type JudgeEvaluatorOptions,
+} from './llm-judge-support.ts';
 
 const ID = 'criteria-judge';
+/**
+ * One criterion: one model call, with the client's retries and backoff and one retry of an
+ * unreadable reply. The step itself is not retried: a failed call was already retried by the
+ * client, and another run of an unreadable criterion would rarely read better.
+ */
+export const CRITERION_STEP_TIMEOUT_MS = 120_000;
 
 /** The judge's instructions when no `prompt_template` is set. */
 export const CRITERIA_JUDGE_PREAMBLE = [
@@ -29,45 +55,92 @@ export const CRITERIA_JUDGE_PREAMBLE = [
   'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against that criterion only.',
 ].join(' ');
 
+/** Saved after every step (JSON): what the evaluation judges against, and the results so far. */
+export interface CriteriaJudgeState {
+  criteria: Criterion[];
+  promptTemplate: string;
+  modelName: string;
+  /** One per judged criterion, in criterion order. */
+  results: CriterionResult[];
+  /** Model calls answered so far. */
+  calls: number;
+}
+
+export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState> {
+  readonly #ledger: LedgerClient;
+  readonly #options: JudgeEvaluatorOptions;
+
+  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}) {
+    super();
+    this.#ledger = ledger;
+    this.#options = options;
+  }
+
+  override settings(): DurableSettings {
+    return DurableSettings.defaults().withEvaluationTimeout(JUDGE_TIMEOUT_MS).withDefaultStepTimeout(CRITERION_STEP_TIMEOUT_MS);
+  }
+
+  async onEvaluation(context: EvaluationContext) {
+    const config = context.config();
+    const criteria = readCriteria(config);
+    const promptTemplate = optionalText(config, ID, 'prompt_template') ?? CRITERIA_JUDGE_PREAMBLE;
+    const interaction = await this.#ledger.getInteraction(context.subject.interactionId);
+    if (judgeTranscript(interaction).length === 0) return this.effects().inconclusive('the interaction has no messages to judge');
+    const modelName = judgeModelName(config, judgeModelClient(this.#options));
+    return this.effects()
+      .updateState({ criteria, promptTemplate, modelName, results: [], calls: 0 })
+      .transitionTo(this.judgeCriterion)
+      .withInput(0);
+  }
+
+  /** Judges criterion `index` (one model call, none for a missing required tool call). */
+  async judgeCriterion(index: number) {
+    const context = this.evaluationContext();
+    const state = this.currentState();
+    const interaction: InteractionRecord = await this.#ledger.getInteraction(context.subject.interactionId);
+    const client = judgeModelClient(this.#options, { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId });
+    let callError: unknown;
+    const result = await judgeOneCriterion(state.criteria[index], {
+      transcript: judgeTranscript(interaction),
+      model: client,
+      promptTemplate: state.promptTemplate,
+      modelName: state.modelName,
+      calledTools: calledTools(interaction),
+      signal: context.signal,
+      onCallError: (error) => (callError = error),
+    });
+    const next: CriteriaJudgeState = { ...state, results: [...state.results, result], calls: state.calls + client.calls };
+    if (result.outcome === 'unparseable' || result.outcome === 'judge_error') {
+      throw new EvaluatorFailedError(`evaluator ${ID}: no verdict for criterion "${result.name}": ${result.reasoning}`, {
+        ...(callError !== undefined ? { cause: callError } : {}),
+        attributes: { ...usageAttributes(combineResults(next.results).usage, state.modelName), judge_calls: next.calls },
+      });
+    }
+    const effect = this.effects().updateState(next);
+    return index + 1 < state.criteria.length ? effect.transitionTo(this.judgeCriterion).withInput(index + 1) : effect.transitionTo(this.combine);
+  }
+
+  /** Weighted score and the overall pass rule over every criterion's result. */
+  combine() {
+    const { results, modelName } = this.currentState();
+    const verdict = combineResults(results);
+    const failedNames = results.filter((result) => !result.passed).map((result) => result.name);
+    const evaluation = Evaluation.of(verdict.passed, results.map(describeResult).join('\n'))
+      .withScore(verdict.overallScore)
+      .withLabel(verdict.passed ? 'pass' : 'fail')
+      .withAttribute('criteria_passed', results.length - failedNames.length)
+      .withAttribute('criteria_total', results.length)
+      .withAttribute('criteria_failed', failedNames.join(','));
+    return this.effects().complete(withUsage(evaluation, verdict.usage, modelName));
+  }
+}
+
 export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}): EvaluatorDefinition {
   return defineEvaluator({
     id: ID,
-    description: 'a model judges the interaction against each criterion (binary, scored, rubric; weighted)',
+    description: 'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
-    create: ({ ledger }) => ({
-      async evaluate(context) {
-        const config = context.config();
-        const criteria = readCriteria(config);
-        const promptTemplate = optionalText(config, ID, 'prompt_template') ?? CRITERIA_JUDGE_PREAMBLE;
-        const interaction = await ledger.getInteraction(context.subject.interactionId);
-        const transcript = judgeTranscript(interaction);
-        if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options);
-        const modelName = judgeModelName(config, client);
-        const verdict = await judgeCriteria({
-          criteria,
-          transcript,
-          model: client,
-          promptTemplate,
-          modelName,
-          calledTools: calledTools(interaction),
-          signal: context.signal,
-        });
-        const broken = verdict.criteria.filter((result) => result.outcome === 'unparseable' || result.outcome === 'judge_error');
-        if (broken.length > 0) {
-          throw new EvaluatorFailedError(`evaluator ${ID}: no verdict for ${broken.map((result) => `criterion "${result.name}": ${result.reasoning}`).join('; ')}`);
-        }
-        const passedCount = verdict.criteria.filter((result) => result.passed).length;
-        const failedNames = verdict.criteria.filter((result) => !result.passed).map((result) => result.name);
-        const evaluation = Evaluation.of(verdict.passed, verdict.criteria.map(describeResult).join('\n'))
-          .withScore(verdict.overallScore)
-          .withLabel(verdict.passed ? 'pass' : 'fail')
-          .withAttribute('criteria_passed', passedCount)
-          .withAttribute('criteria_total', verdict.criteria.length)
-          .withAttribute('criteria_failed', failedNames.join(','));
-        return effects.complete(withUsage(evaluation, verdict.usage, modelName));
-      },
-    }),
+    create: ({ ledger }) => new CriteriaJudgeEvaluator(ledger, options),
   });
 }
 

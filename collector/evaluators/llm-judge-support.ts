@@ -1,7 +1,9 @@
 /**
  * What the two LLM judges (`llm-judge`, `criteria-judge`) share: the model client they call (from
- * the environment, with a per-evaluator `model`), the interaction record as the judge's transcript,
- * and the token-usage attributes the telemetry exporter turns into `gen_ai.client.token.usage`.
+ * the environment, with a per-evaluator `model`; given the evaluation's trace, each call becomes a
+ * `chat <model>` span under the evaluation's span), the interaction record as the judge's
+ * transcript, and the token-usage attributes the telemetry exporter turns into
+ * `gen_ai.client.token.usage`.
  */
 import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 import type { Evaluation } from '../../src/evaluation/evaluation.ts';
@@ -10,8 +12,10 @@ import { createAnthropicModelClient, type AnthropicModelClientOptions } from '..
 import type { JsonValue } from '../../src/judge/json-value.ts';
 import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
+import { observeModelCalls, type ObservedModelClient } from '../../src/judge/observed-model-client.ts';
 import type { TranscriptEntry } from '../../src/judge/transcript.ts';
 import { USAGE_ATTRIBUTES } from '../exporter/collector-metrics.ts';
+import { emitJudgeCall, type JudgeCallTrace } from '../exporter/judge-calls.ts';
 import type { InteractionRecord } from '../model/interaction.ts';
 
 /** How a judge evaluator gets its model (tests inject the environment, a short backoff, or a client). */
@@ -29,8 +33,22 @@ export const JUDGE_TIMEOUT_MS = 300_000;
 
 const clients = new Map<string, ModelClient>();
 
-/** The client for the current environment (one per base URL, key and CA bundle, reused). */
-export function judgeModelClient(options: JudgeEvaluatorOptions): ModelClient {
+export type { JudgeCallTrace };
+
+/**
+ * The client for one evaluation: the environment's (one per base URL, key and CA bundle, reused)
+ * or the given one, observed. It counts the tokens of every call (`usage`, `calls`: a judge that
+ * fails after calling the model still reports them), and with `trace` each call is reported to
+ * the collector's exporters as a `chat <model>` span in the interaction's trace, child of the
+ * evaluation's span, marked with the evaluation id (loop safety). Without an exporter (no traces
+ * pipeline, or the test kit) nothing is emitted.
+ */
+export function judgeModelClient(options: JudgeEvaluatorOptions, trace?: JudgeCallTrace): ObservedModelClient {
+  const client = baseModelClient(options);
+  return observeModelCalls(client, trace ? (report) => emitJudgeCall({ ...trace, ...report }) : undefined);
+}
+
+function baseModelClient(options: JudgeEvaluatorOptions): ModelClient {
   if (options.modelClient) return options.modelClient;
   const env = options.env ?? process.env;
   const settings = modelSettingsFromEnv(env);
@@ -108,11 +126,19 @@ export function calledTools(record: InteractionRecord): string[] {
 
 /** Adds `gen_ai.usage.input_tokens`, `gen_ai.usage.output_tokens`, `gen_ai.request.model` and the provider. */
 export function withUsage(evaluation: Evaluation, usage: ModelUsage, model: string): Evaluation {
-  return evaluation
-    .withAttribute(USAGE_ATTRIBUTES.inputTokens, usage.input_tokens)
-    .withAttribute(USAGE_ATTRIBUTES.outputTokens, usage.output_tokens)
-    .withAttribute(USAGE_ATTRIBUTES.model, model)
-    .withAttribute(USAGE_ATTRIBUTES.provider, 'anthropic');
+  let result = evaluation;
+  for (const [key, value] of Object.entries(usageAttributes(usage, model))) result = result.withAttribute(key, value);
+  return result;
+}
+
+/** The same attributes as a plain record: a failed outcome's `attributes` (a judge that failed after its calls). */
+export function usageAttributes(usage: ModelUsage, model: string): Record<string, string | number> {
+  return {
+    [USAGE_ATTRIBUTES.inputTokens]: usage.input_tokens,
+    [USAGE_ATTRIBUTES.outputTokens]: usage.output_tokens,
+    [USAGE_ATTRIBUTES.model]: model,
+    [USAGE_ATTRIBUTES.provider]: 'anthropic',
+  };
 }
 
 function json(value: unknown): JsonValue {

@@ -8,14 +8,16 @@
  * explanation. An unreadable reply is asked for once more, then the evaluation fails (a failed
  * record, never a pass); so does a model call that fails after the client's retries. Token usage
  * goes on the Evaluation as `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` with
- * `gen_ai.request.model`.
+ * `gen_ai.request.model`; when the judge fails after calling the model, the same attributes (and
+ * `judge_calls`) go on the failed outcome. Each model call is a `chat <model>` span in the
+ * interaction's trace, child of this evaluation's span (llm-judge-support.ts).
  */
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
-import { MissingConfigPropertyError } from '../../src/evaluation/errors.ts';
+import { EvaluatorFailedError, MissingConfigPropertyError } from '../../src/evaluation/errors.ts';
 import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
-import { judgeRubric } from '../../src/judge/rubric-judge.ts';
-import { judgeModelClient, judgeModelName, judgeTranscript, JUDGE_TIMEOUT_MS, optionalText, optionalThreshold, withUsage, type JudgeEvaluatorOptions } from './llm-judge-support.ts';
+import { judgeRubric, type RubricVerdict } from '../../src/judge/rubric-judge.ts';
+import { judgeModelClient, judgeModelName, judgeTranscript, JUDGE_TIMEOUT_MS, optionalText, optionalThreshold, usageAttributes, withUsage, type JudgeEvaluatorOptions } from './llm-judge-support.ts';
 
 const ID = 'llm-judge';
 
@@ -36,17 +38,25 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options);
+        const client = judgeModelClient(options, { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId });
         const modelName = judgeModelName(config, client);
-        const verdict = await judgeRubric({
-          model: client,
-          transcript,
-          modelName,
-          ...(rubric !== undefined ? { rubric } : {}),
-          ...(promptTemplate !== undefined ? { promptTemplate } : {}),
-          ...(passThreshold !== undefined ? { passThreshold } : {}),
-          signal: context.signal,
-        });
+        let verdict: RubricVerdict;
+        try {
+          verdict = await judgeRubric({
+            model: client,
+            transcript,
+            modelName,
+            ...(rubric !== undefined ? { rubric } : {}),
+            ...(promptTemplate !== undefined ? { promptTemplate } : {}),
+            ...(passThreshold !== undefined ? { passThreshold } : {}),
+            signal: context.signal,
+          });
+        } catch (error) {
+          if (client.calls === 0) throw error;
+          // Tokens were spent: the failed outcome reports them (and the token metric counts them).
+          const message = error instanceof Error ? error.message || error.name : String(error);
+          throw new EvaluatorFailedError(message, { cause: error, attributes: { ...usageAttributes(client.usage, modelName), judge_calls: client.calls } });
+        }
         let evaluation = Evaluation.of(verdict.passed, verdict.explanation.trim() || (verdict.passed ? 'the judge passed the interaction' : 'the judge failed the interaction'))
           .withScore(verdict.score)
           .withLabel(verdict.label ?? (verdict.passed ? 'pass' : 'fail'));

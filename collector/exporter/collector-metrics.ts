@@ -107,9 +107,10 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
       const seconds = (Date.parse(record.completedAt) - Date.parse(record.startedAt)) / 1000;
       if (Number.isFinite(seconds)) duration.record(Math.max(0, seconds), attributes);
       const outcome = record.outcome;
-      if (outcome.type !== 'verdict') return;
-      if (outcome.evaluation.score !== undefined) score.record(outcome.evaluation.score, { [EVALUATOR]: record.evaluatorId, [AGENT]: agentLabel(record.agentId) });
-      const own = outcome.evaluation.attributes;
+      if (outcome.type === 'verdict' && outcome.evaluation.score !== undefined) score.record(outcome.evaluation.score, { [EVALUATOR]: record.evaluatorId, [AGENT]: agentLabel(record.agentId) });
+      // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
+      const own = outcome.type === 'verdict' ? outcome.evaluation.attributes : outcome.type === 'failed' ? outcome.attributes : undefined;
+      if (!own) return;
       const input = own[USAGE_ATTRIBUTES.inputTokens];
       const output = own[USAGE_ATTRIBUTES.outputTokens];
       if (typeof input === 'number' || typeof output === 'number') {

@@ -1,8 +1,9 @@
 /**
  * The exporters stage, built from the configuration's `exporters` and `service.pipelines`:
  *
- * - traces pipeline → `otlphttp`: an `evaluate <evaluator-id>` span per outcome, and with
- *   `forward: true` the received spans as well;
+ * - traces pipeline → `otlphttp`: an `evaluate <evaluator-id>` span per outcome, a `chat <model>`
+ *   span per LLM-judge model call (its child; registered as the judge-call sink while started),
+ *   and with `forward: true` the received spans as well;
  * - logs pipeline → `otlphttp`: a `gen_ai.evaluation.result` log event per outcome;
  * - metrics pipeline → `prometheus` (scrape endpoint) and/or `otlphttp` (pushed periodically).
  *
@@ -18,6 +19,7 @@ import type { EvalonConfig, HostPort } from '../config/evalon-config.ts';
 import type { Logger } from '../logger.ts';
 import type { InteractionRecord } from '../model/interaction.ts';
 import { createCollectorMetrics, type CollectorMetrics } from './collector-metrics.ts';
+import { registerJudgeCallSink } from './judge-calls.ts';
 import { createEvaluationSpans, type EvaluationSpans } from './otlp/evaluation-spans.ts';
 import { logExportFailures } from './otlp/export-failures.ts';
 import { createOtlpLogExporter, createOtlpMetricExporter, createOtlpTraceExporter, LOGS_PATH, METRICS_PATH, TRACES_PATH, urlOf } from './otlp/otlp-http-exporters.ts';
@@ -50,7 +52,7 @@ export interface TelemetryExporters {
   onInteractionsRecorded(records: readonly InteractionRecord[]): void;
   /** Where the Prometheus endpoint listens, once started (absent when not configured). */
   prometheusAddress(): HostPort | undefined;
-  /** Starts the Prometheus endpoint; everything else runs from creation. */
+  /** Starts the Prometheus endpoint and receives LLM judges' model calls (judge-calls.ts); everything else runs from creation. */
   start(): Promise<void>;
   /** Exports everything pending now: events, spans, forwarded spans, OTLP metrics. Never rejects. */
   flush(): Promise<void>;
@@ -111,6 +113,7 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
   }
 
   let stopped: Promise<void> | undefined;
+  let unregisterJudgeCalls: (() => void) | undefined;
   return {
     verdicts,
     metrics,
@@ -128,10 +131,12 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
     },
     async start() {
       await prometheus?.start();
+      if (spans && !stopped) unregisterJudgeCalls ??= registerJudgeCallSink((call) => spans.emitJudgeCall(call));
     },
     flush,
     shutdown() {
       stopped ??= (async () => {
+        unregisterJudgeCalls?.();
         await verdicts.settled();
         // Each stops on its own: one failing export must not keep the others from flushing.
         const results = await Promise.allSettled([events?.shutdown(), spans?.shutdown(), forwarder?.shutdown(), meterProvider?.shutdown(), prometheus?.shutdown()]);

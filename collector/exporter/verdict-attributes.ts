@@ -22,13 +22,15 @@ export function outcomeLabel(record: Pick<EvaluationRecord, 'outcome'>): Outcome
 }
 
 /**
- * The event's attributes. The evaluator's own `withAttribute` values come first, so that the
- * keys defined here always win over one of the same name.
+ * The event's attributes. The evaluator's own `withAttribute` values (or, for a failed evaluation,
+ * what it reported before failing, e.g. a judge's token usage) come first, so that the keys
+ * defined here always win over one of the same name.
  */
 export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
   const outcome = record.outcome;
   const attributes: VerdictAttributes = {};
   if (outcome.type === 'verdict') Object.assign(attributes, outcome.evaluation.attributes);
+  else if (outcome.type === 'failed' && outcome.attributes) Object.assign(attributes, outcome.attributes);
   attributes['gen_ai.evaluation.name'] = record.evaluatorId;
   if (outcome.type === 'verdict') {
     if (outcome.evaluation.score !== undefined) attributes['gen_ai.evaluation.score.value'] = outcome.evaluation.score;

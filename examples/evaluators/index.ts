@@ -4,3 +4,4 @@
  */
 export { interactionQualityEvaluator } from './interaction-quality-evaluator.ts';
 export { replyLengthEvaluator } from './reply-length-evaluator.ts';
+export { transcriptJudgeDurableEvaluator } from './transcript-judge-durable-evaluator.ts';

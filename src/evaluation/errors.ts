@@ -54,8 +54,33 @@ export class EvaluatorDefinitionError extends Error {
  * something that is not an effect, or the evaluation timed out. The `cause` is the original value.
  */
 export class EvaluatorFailedError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** Recorded on the failed outcome: what the evaluator spent before failing (a judge's token usage). */
+  readonly attributes?: Readonly<Record<string, string | number | boolean>>;
+  constructor(message: string, options?: { cause?: unknown; attributes?: Record<string, string | number | boolean> }) {
     super(message, options);
     this.name = 'EvaluatorFailedError';
+    if (options?.attributes !== undefined) this.attributes = Object.freeze({ ...options.attributes });
   }
+}
+
+/**
+ * A durable evaluator's effect or step the runtime cannot follow: a transition to a step that is
+ * not a method, `updateState` without a transition, a transition after `complete`, a state or
+ * input that is not JSON. `step` names the step that produced it.
+ */
+export class DurableEffectError extends Error {
+  readonly step: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; step?: string }) {
+    super(message, options);
+    this.name = 'DurableEffectError';
+    this.step = options?.step;
+  }
+}
+
+/** The `attributes` an `EvaluatorFailedError` carries (from any copy of the module). */
+export function failureAttributes(error: unknown): Record<string, string | number | boolean> | undefined {
+  const attributes = (error as { attributes?: unknown } | undefined)?.attributes;
+  if (!(error instanceof Error) || typeof attributes !== 'object' || attributes === null) return undefined;
+  const entries = Object.entries(attributes).filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value));
+  return entries.length > 0 ? (Object.fromEntries(entries) as Record<string, string | number | boolean>) : undefined;
 }

@@ -27,9 +27,15 @@ export interface EvaluationContext {
   readonly evaluationId: string;
   /** The evaluator's id. */
   readonly evaluatorId: string;
-  /** The binding used for the agent, with the evaluator entry as fallback (see `EvaluatorConfig`). */
+  /**
+   * The binding used for the agent, with the evaluator entry as fallback (see `EvaluatorConfig`).
+   * A durable evaluator's steps each get it resolved afresh from the running configuration.
+   */
   config(): EvaluatorConfig;
   readonly ledger: LedgerClient;
-  /** Aborted when the evaluation times out or the collector stops: pass it to fetches and SDK calls. */
+  /**
+   * Aborted when the evaluation times out or the collector stops (in a durable evaluator's step,
+   * also at the step timeout): pass it to fetches and SDK calls.
+   */
   readonly signal: AbortSignal;
 }

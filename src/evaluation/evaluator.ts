@@ -11,6 +11,9 @@
  * ```
  * A module listed in `processors.evaluation.modules` exports its definitions (named exports, or
  * arrays of them); the id is how configuration refers to the evaluator.
+ *
+ * `create` may also return a `DurableEvaluator` (durable-evaluator.ts): the runtime sees it and
+ * runs the evaluation step by step, saving its progress after every step.
  */
 import type { Effect } from './effect.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
@@ -36,9 +39,12 @@ export interface EvaluatorDefinitionOptions {
    * interactions again under a new version. Default `'1'`.
    */
   version?: string;
-  /** Makes a new evaluator for one evaluation. */
+  /** Makes a new evaluator for one evaluation (an `Evaluator`, or a `DurableEvaluator`, which is one too). */
   create(dependencies: EvaluatorDependencies): Evaluator;
-  /** Longest one evaluation may take before it is recorded as failed (default 2 minutes). */
+  /**
+   * Longest one evaluation may take before it is recorded as failed (default 2 minutes). For a
+   * durable evaluator, the evaluation and step timeouts its `settings()` does not set.
+   */
   timeoutMs?: number;
   /** What it checks, for `evalon explain` and docs. */
   description?: string;

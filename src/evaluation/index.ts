@@ -1,6 +1,6 @@
 /**
- * `evalon/evaluation`: the evaluator API (the seed's `Evaluator`, `Evaluation`, effects,
- * `EvaluationContext`, `LedgerClient`, `EvaluationRecord`).
+ * `evalon/evaluation`: the evaluator API (the seed's `Evaluator`, `DurableEvaluator`, `Evaluation`,
+ * effects, `EvaluationContext`, `LedgerClient`, `EvaluationRecord`).
  *
  * ```ts
  * import { defineEvaluator, effects, Evaluation } from 'evalon/evaluation';
@@ -21,6 +21,9 @@
 export { Evaluation, type EvaluationAttributeValue, type EvaluationData } from './evaluation.ts';
 export { effects, isEffect, type Effect, type Effects } from './effect.ts';
 export { Subject, type EvaluationContext } from './evaluation-context.ts';
+export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
+export type { DurableEffect, DurableEffects, StateUpdate, StepReference, Transition } from './durable-effect.ts';
+export { DEFAULT_MAX_STEP_RETRIES, DurableSettings, type Duration } from './durable-settings.ts';
 export { EvaluatorConfig } from './evaluator-config.ts';
 export {
   DEFAULT_EVALUATION_TIMEOUT_MS,
@@ -36,6 +39,7 @@ export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
 export type { EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from './evaluation-record.ts';
 export {
   ConfigPropertyTypeError,
+  DurableEffectError,
   EvaluatorDefinitionError,
   EvaluatorFailedError,
   InteractionNotFoundError,

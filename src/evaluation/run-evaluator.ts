@@ -1,16 +1,19 @@
 /**
  * Runs one evaluation attempt exactly as the collector does: a new evaluator, one `evaluate` call
- * under a timeout, and the result mapped to one of the three outcomes. The collector's runtime and
+ * under a timeout, and the result mapped to one of the three outcomes. A `DurableEvaluator` runs
+ * all its steps here, in memory (the collector's runtime runs those itself, saving progress). The collector's runtime and
  * `EvaluatorTestKit` both call this, so a unit test sees what production records.
  * Internal to Evalon (not exported from `evalon/evaluation`).
  */
+import { isDurableEvaluator } from './durable-evaluator.ts';
+import { runDurableInMemory } from './durable-in-memory.ts';
 import { isEffect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext, Subject } from './evaluation-context.ts';
 import type { EvaluationOutcome } from './evaluation-record.ts';
 import type { Evaluator } from './evaluator.ts';
 import { EvaluatorConfig } from './evaluator-config.ts';
-import { EvaluatorFailedError } from './errors.ts';
+import { EvaluatorFailedError, failureAttributes } from './errors.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
 export interface EvaluationAttempt {
@@ -37,6 +40,29 @@ export interface AttemptResult {
 
 export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptResult> {
   const where = `evaluator ${attempt.evaluatorId}`;
+  let evaluator: Evaluator;
+  try {
+    evaluator = attempt.makeEvaluator();
+  } catch (error) {
+    return { outcome: failedOutcome(error), error };
+  }
+  if (isDurableEvaluator(evaluator)) {
+    // Its own settings time it (evaluation and step timeouts): no outer timer.
+    const config = new EvaluatorConfig(attempt.config, where);
+    return runDurableInMemory({
+      evaluator,
+      evaluatorId: attempt.evaluatorId,
+      timeoutMs: attempt.timeoutMs,
+      context: {
+        subject: Object.freeze({ ...attempt.subject }),
+        evaluationId: attempt.evaluationId,
+        evaluatorId: attempt.evaluatorId,
+        config: () => config,
+        ledger: attempt.ledger,
+        ...(attempt.signal ? { signal: attempt.signal } : {}),
+      },
+    });
+  }
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   let onStop: (() => void) | undefined;
@@ -68,7 +94,6 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
   try {
     const effect = await Promise.race([
       (async () => {
-        const evaluator = attempt.makeEvaluator();
         if (typeof evaluator?.evaluate !== 'function') {
           throw new EvaluatorFailedError(`${where}: create returned ${describe(evaluator)}, not an evaluator (an object with an evaluate method)`);
         }
@@ -94,7 +119,10 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
 }
 
 export function failedOutcome(error: unknown): EvaluationOutcome {
-  if (error instanceof Error) return { type: 'failed', error: error.message || error.name, errorType: error.name };
+  if (error instanceof Error) {
+    const attributes = failureAttributes(error);
+    return { type: 'failed', error: error.message || error.name, errorType: error.name, ...(attributes ? { attributes } : {}) };
+  }
   return { type: 'failed', error: `threw a non-error value: ${describe(error)}`, errorType: typeof error };
 }
 

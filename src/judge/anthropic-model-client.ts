@@ -12,7 +12,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { JsonObject } from './json-value.ts';
-import type { ModelCallOptions, ModelClient, ModelRequest, ModelResponse, ModelTextBlock, ModelToolUseBlock } from './model-client.ts';
+import type { ModelCallOptions, ModelCallRetry, ModelClient, ModelRequest, ModelResponse, ModelTextBlock, ModelToolUseBlock } from './model-client.ts';
 import { addExtraCaCertificates, modelSettingsFromEnv, stripBedrockSuffix, type ModelSettings } from './model-settings.ts';
 
 export const DEFAULT_MODEL_MAX_RETRIES = 3;
@@ -20,11 +20,7 @@ export const DEFAULT_RETRY_BASE_MS = 500;
 export const DEFAULT_RETRY_MAX_MS = 8_000;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 60_000;
 
-export interface RetryInfo {
-  /** The attempt that failed (1 for the first call). */
-  attempt: number;
-  status?: number;
-  delayMs: number;
+export interface RetryInfo extends ModelCallRetry {
   error: unknown;
 }
 
@@ -51,12 +47,15 @@ export class ModelCallError extends Error {
   readonly status: number | undefined;
   readonly attempts: number;
   readonly retryable: boolean;
+  /** `error.type` in telemetry: the API's error code (`overloaded_error`…), else the status, else the cause's name. */
+  readonly errorType: string;
   constructor(message: string, details: { status: number | undefined; attempts: number; retryable: boolean; cause?: unknown }) {
     super(message, { cause: details.cause });
     this.name = 'ModelCallError';
     this.status = details.status;
     this.attempts = details.attempts;
     this.retryable = details.retryable;
+    this.errorType = errorTypeOf(details.cause);
   }
 }
 
@@ -113,7 +112,9 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
             throw new ModelCallError(`model call to ${model} failed ${why}: ${describeError(error)}`, { status, attempts: attempt, retryable, cause: error });
           }
           const delayMs = retryAfter ?? backoffMs(attempt, retryBaseMs, retryMaxMs);
-          options.onRetry?.({ attempt, ...(status !== undefined ? { status } : {}), delayMs, error });
+          const retry = { attempt, ...(status !== undefined ? { status } : {}), errorType: errorTypeOf(error), delayMs };
+          options.onRetry?.({ ...retry, error });
+          call.onRetry?.(retry);
           await sleep(delayMs, call.signal);
         }
       }
@@ -152,6 +153,15 @@ export function retryAfterMs(error: unknown): number | undefined {
 /** base·2^(attempt-1), capped at max, minus up to 25% jitter. */
 export function backoffMs(attempt: number, baseMs: number, maxMs: number): number {
   return Math.min(baseMs * 2 ** (attempt - 1), maxMs) * (1 - Math.random() * 0.25);
+}
+
+/** The API's error code (`overloaded_error`, `rate_limit_error`…), else the HTTP status, else the error's name. */
+export function errorTypeOf(error: unknown): string {
+  if (error instanceof Anthropic.APIError) {
+    if (error.type) return error.type;
+    if (error.status !== undefined) return String(error.status);
+  }
+  return error instanceof Error ? error.name : '_OTHER';
 }
 
 function describeError(error: unknown): string {

@@ -64,6 +64,11 @@ export interface JudgeOptions extends JudgeContext {
   calledTools?: readonly string[];
   /** Aborts the model calls (an aborted call is a `judge_error`). */
   signal?: AbortSignal;
+  /**
+   * Told the error of a model call that failed (the criterion is then a `judge_error`): the
+   * collector keeps it as the cause, so an outage (a retryable `ModelCallError`) is told apart.
+   */
+  onCallError?(error: unknown): void;
 }
 
 export const DEFAULT_JUDGE_ATTEMPTS = 2;
@@ -95,6 +100,7 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
     try {
       response = await options.model.createMessage({ ...request, messages }, options.signal ? { signal: options.signal } : undefined);
     } catch (error) {
+      options.onCallError?.(error);
       const reason = `judge call failed: ${error instanceof Error ? error.message : String(error)}`;
       return { ...base, passed: false, score: 0, reasoning: reason, outcome: 'judge_error', usage };
     }

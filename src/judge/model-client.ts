@@ -64,10 +64,24 @@ export interface ModelResponse {
   usage: ModelUsage;
 }
 
+/** A failed attempt of one call that the client is about to retry. */
+export interface ModelCallRetry {
+  /** The attempt that failed (1 for the first). */
+  attempt: number;
+  /** HTTP status, when the server answered. */
+  status?: number;
+  /** Low-cardinality: the provider's error code (`overloaded_error`), else the status, else the error's name. */
+  errorType: string;
+  /** The wait before the next attempt, milliseconds. */
+  delayMs: number;
+}
+
 /** Per-call options a client may honour. */
 export interface ModelCallOptions {
   /** Aborts the call (and any wait between retries). */
   signal?: AbortSignal;
+  /** Called before each retry's wait, so a caller can show every attempt (judge call spans do). */
+  onRetry?: (retry: ModelCallRetry) => void;
 }
 
 export interface ModelClient {

@@ -1,5 +1,6 @@
 /**
- * `evalon/testing`: test kits for evaluators (the seed's `EvaluatorTestKit`, `TestLedgerClient`)
+ * `evalon/testing`: test kits for evaluators (the seed's `EvaluatorTestKit`, `TestLedgerClient`),
+ * the integration harness that runs a collector in process (the seed's `TestKitSupport`: `TestKit`)
  * and the scripted model that stands in for the Anthropic API (the seed's `TestModelProvider`).
  */
 export { EvaluatorTestKit } from './evaluator-test-kit.ts';
@@ -7,4 +8,8 @@ export { EvaluatorResult } from './evaluator-test-kit-result.ts';
 export { TestLedgerClient, testInteractionRecord } from './test-ledger-client.ts';
 export { createScriptedModel } from './scripted-model.ts';
 export type { RecordedRequest, ScriptedHandler, ScriptedModel, ScriptedReply, ScriptedToolUse } from './scripted-model.ts';
+export { TestKit } from './test-kit.ts';
+export type { AwaitEvaluationsOptions, TestKitModelProviders, TestKitOptions, TestKitReply } from './test-kit.ts';
+export type { TestKitDuration } from './test-kit-config.ts';
+export { TestKitError } from './test-kit-error.ts';
 export { Subject } from '../evaluation/evaluation-context.ts';

@@ -3,13 +3,14 @@ import { ConfigError, loadConfig } from '../../collector/config/index.ts';
 import { writeConfigFiles } from './config-files.ts';
 
 /** A valid configuration whose receiver and one evaluator entry take the given YAML lines. */
-function configWith(options: { http?: string[]; entry?: string[]; headers?: string[] }): string {
+function configWith(options: { http?: string[]; grpc?: string[]; entry?: string[]; headers?: string[] }): string {
   return [
     'receivers:',
     '  otlp:',
     '    protocols:',
     '      http:',
     ...(options.http ?? []).map((line) => `        ${line}`),
+    ...(options.grpc ? ['      grpc:', ...options.grpc.map((line) => `        ${line}`)] : []),
     'processors:',
     '  interactions:',
     '  evaluation:',
@@ -87,15 +88,18 @@ describe('${env:NAME} expansion', () => {
   it('leaves an optional key out when its variable is unset or empty: auth.bearer_token and exporter headers', () => {
     const yaml = configWith({
       http: ['auth: { bearer_token: "${env:EVALON_INGEST_TOKEN}" }'],
+      grpc: ['endpoint: 127.0.0.1:0', 'auth: { bearer_token: "${env:EVALON_INGEST_TOKEN}" }'],
       headers: ['authorization: "Bearer ${env:EXPORT_TOKEN}"', 'x-tenant: acme'],
     });
     for (const env of [{}, { EVALON_INGEST_TOKEN: '' }]) {
       const { config } = load(yaml, env);
       expect(config.receivers.otlp?.http).not.toHaveProperty('bearerToken');
+      expect(config.receivers.otlp?.grpc).not.toHaveProperty('bearerToken');
       expect(config.exporters.otlphttp?.headers).toEqual({ 'x-tenant': 'acme' });
     }
     const { config } = load(yaml, { EVALON_INGEST_TOKEN: 's3cret', EXPORT_TOKEN: 'e' });
     expect(config.receivers.otlp?.http.bearerToken).toBe('s3cret');
+    expect(config.receivers.otlp?.grpc?.bearerToken).toBe('s3cret');
     expect(config.exporters.otlphttp?.headers).toEqual({ authorization: 'Bearer e', 'x-tenant': 'acme' });
   });
 

@@ -1,7 +1,8 @@
 /**
  * The built-in `criteria-judge`, run through the evaluator test kit, with the real Anthropic SDK
  * talking to the scripted model: one call per criterion, require_tool_call from the record,
- * weighted score and the documented pass rule, fail closed.
+ * weighted score and the documented pass rule, fail closed. It is a durable evaluator (one step
+ * per criterion); the test kit runs its steps in memory. Resuming after a kill: test/e2e/durable-kill9.test.ts.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CRITERIA_JUDGE_PREAMBLE, createCriteriaJudgeEvaluator } from '../../collector/evaluators/criteria-judge.ts';
@@ -108,6 +109,35 @@ describe('criteria-judge', () => {
     expect(result.isFailed()).toBe(true);
     expect(result.getFailureMessage()).toMatch(/no verdict for criterion "The agent states the arrival date": judge reply unreadable after 2 attempt\(s\)/);
     expect(scripted.requests).toHaveLength(3);
+  });
+
+  it('stops at the first criterion without a verdict: a failed record carrying the tokens spent, later criteria not asked', async () => {
+    answerBy([
+      ['polite', toolVerdict({ passed: true, reasoning: 'fine' })],
+      ['arrival', { text: 'I would say yes', usage: { input_tokens: 50, output_tokens: 5 } }],
+      ['emoji', toolVerdict({ passed: true, reasoning: 'unreachable' })],
+    ]);
+    const result = await run({ criteria: ['The agent is polite', 'The agent states the arrival date', 'The agent uses an emoji'] });
+    expect(result.outcome).toEqual({
+      type: 'failed',
+      error: expect.stringMatching(/^evaluator criteria-judge: step "judgeCriterion" failed: no verdict for criterion "The agent states the arrival date"/),
+      errorType: 'EvaluatorFailedError',
+      attributes: {
+        'gen_ai.usage.input_tokens': 200,
+        'gen_ai.usage.output_tokens': 20,
+        'gen_ai.request.model': 'claude-criteria',
+        'gen_ai.provider.name': 'anthropic',
+        judge_calls: 3,
+      },
+    });
+    expect(scripted.requests.map((request) => userText(request).includes('emoji'))).toEqual([false, false, false]);
+  });
+
+  it('is inconclusive, without a model call, for an interaction with no messages', async () => {
+    scripted.fixedResponse(toolVerdict({ passed: true, reasoning: 'unreachable' }));
+    const result = await run({ criteria: ['The agent is polite'] }, { transcript: [], input: [], output: [], finalResponseText: '' });
+    expect(result.getInconclusiveReason()).toBe('the interaction has no messages to judge');
+    expect(scripted.requests).toHaveLength(0);
   });
 
   it('records a verdict after a 529 then success, and fails the evaluation on a permanent 400', async () => {

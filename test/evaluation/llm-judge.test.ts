@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmJudgeEvaluator } from '../../collector/evaluators/llm-judge.ts';
+import { registerJudgeCallSink, resetJudgeCallSinks, type JudgeCall } from '../../collector/exporter/judge-calls.ts';
 import type { InteractionRecord } from '../../collector/model/interaction.ts';
 import { Subject } from '../../src/evaluation/index.ts';
 import { DATA_SAFETY_RULE } from '../../src/judge/judge-prompt.ts';
@@ -16,7 +17,10 @@ beforeAll(async () => {
   scripted = await createScriptedModel();
 });
 afterAll(() => scripted.close());
-beforeEach(() => scripted.reset());
+beforeEach(() => {
+  scripted.reset();
+  resetJudgeCallSinks();
+});
 
 const RUBRIC = 'The reply answers the question about the order and states when it arrives.';
 
@@ -88,6 +92,49 @@ describe('llm-judge', () => {
     expect(result.getFailureMessage()).toMatch(/the judge's reply was unreadable after 2 attempt\(s\): the reply holds no verdict/);
     expect(scripted.requests).toHaveLength(2);
     expect(JSON.stringify(scripted.requests[1].body.messages.at(-1))).toContain('could not be read');
+  });
+
+  it('reports the tokens it spent on the failed outcome when it fails after calling the model', async () => {
+    scripted.fixedResponse({ text: 'Looks great to me, PASS!', usage: { input_tokens: 10, output_tokens: 5 } });
+    const result = await run({ rubric: RUBRIC, model: 'claude-judge' });
+    expect(result.outcome).toMatchObject({
+      type: 'failed',
+      attributes: { 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 10, 'gen_ai.request.model': 'claude-judge', 'gen_ai.provider.name': 'anthropic', judge_calls: 2 },
+    });
+  });
+
+  it('reports the tokens of the answered call when the retry of an unreadable reply fails for good', async () => {
+    scripted.enqueue({ text: 'PASS', usage: { input_tokens: 11, output_tokens: 3 } }, { errorStatus: 400 });
+    const result = await run({ rubric: RUBRIC });
+    expect(result.getFailureMessage()).toMatch(/400 invalid_request_error/);
+    expect(result.outcome).toMatchObject({ type: 'failed', attributes: { 'gen_ai.usage.input_tokens': 11, 'gen_ai.usage.output_tokens': 3, judge_calls: 1 } });
+  });
+
+  it('fails without usage attributes when no call was answered', async () => {
+    scripted.fixedResponse({ errorStatus: 400 });
+    const result = await run({ rubric: RUBRIC });
+    expect(result.outcome.type === 'failed' && result.outcome.attributes).toBeFalsy();
+  });
+
+  it('reports each model call, with its retries and the evaluation’s trace, to the registered judge-call sink', async () => {
+    const calls: JudgeCall[] = [];
+    const unregister = registerJudgeCallSink((call) => calls.push(call));
+    scripted.enqueue({ errorStatus: 529 }, verdict({ passed: true, score: 1, explanation: 'ok' }));
+    const record = testInteractionRecord();
+    const result = await EvaluatorTestKit.of(judge()).withLedger(TestLedgerClient.create().seed(record)).withConfig({ rubric: RUBRIC, model: 'claude-judge' }).evaluate(Subject.interaction(record.interactionId, record.agentId));
+    unregister();
+    expect(result.isComplete()).toBe(true);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({
+      traceId: record.traceId,
+      evaluatorId: 'llm-judge',
+      evaluationId: expect.any(String),
+      requestModel: 'claude-judge',
+      response: { model: 'claude-judge', stopReason: 'tool_use', usage: { input_tokens: 120, output_tokens: 30 } },
+      retries: [{ attempt: 1, status: 529, errorType: 'overloaded_error' }],
+    });
+    expect(calls[0].error).toBeUndefined();
+    expect(calls[0].endTimeMs).toBeGreaterThanOrEqual(calls[0].startTimeMs);
   });
 
   it('rejects a verdict that fails validation (score out of range), and accepts a valid retry', async () => {

@@ -117,6 +117,25 @@ describe('the Prometheus endpoint', () => {
     expect(valueOf(samples, 'gen_ai_client_token_usage_bucket', { ...labels, gen_ai_token_type: 'output', le: '64' })).toBe(1);
   });
 
+  it('counts the tokens a failed evaluation reports in its outcome attributes', async () => {
+    const t = await startPrometheus();
+    t.verdicts.record({
+      ...OUTCOMES.pass,
+      evaluatorId: 'quality-judge',
+      outcome: {
+        type: 'failed',
+        error: "the judge's reply was unreadable after 2 attempt(s)",
+        errorType: 'EvaluatorFailedError',
+        attributes: { 'gen_ai.usage.input_tokens': 90, 'gen_ai.usage.output_tokens': 12, 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-judge' },
+      },
+    });
+    const { samples } = await scrape(t.prometheusAddress()!);
+    const labels = { evaluator: 'quality-judge', gen_ai_request_model: 'claude-judge' };
+    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(90);
+    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(12);
+    expect(valueOf(samples, 'evalon_evaluations_total', { evaluator: 'quality-judge', outcome: 'error' })).toBe(1);
+  });
+
   it('never puts an id, a trace id or text in a label', async () => {
     const t = await startPrometheus();
     recordAll(t);

@@ -13,64 +13,11 @@ import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trac
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig, type EvalonConfig } from '../../collector/config/index.ts';
-import { BUILT_IN_EVALUATORS } from '../../collector/evaluators/index.ts';
-import { createForwardingConsumer, createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
-import { createSqliteStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
-import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationProcessor } from '../../collector/processor/evaluation/evaluation-processor.ts';
-import { loadEvaluatorRegistry } from '../../collector/processor/evaluation/load-evaluator-modules.ts';
-import { createInteractionsProcessor } from '../../collector/processor/interactions/interactions-processor.ts';
-import { createOtlpReceiver } from '../../collector/receiver/otlp/index.ts';
+import { loadConfig } from '../../collector/config/index.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';
 import { scrape, valueOf } from './prometheus-text.ts';
-
-interface Wired {
-  telemetry: TelemetryExporters;
-  otlpUrl: string;
-  shutdown(): Promise<void>;
-}
-
-/** What the service does, with the telemetry exporters added (the snippet in the README). */
-async function startWired(config: EvalonConfig): Promise<Wired> {
-  const logger = silentLogger;
-  const evaluationConfig = config.processors.evaluation;
-  if (evaluationConfig.ledger.kind !== 'sqlite') throw new Error('sqlite only');
-  const registry = await loadEvaluatorRegistry({ modules: evaluationConfig.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluationConfig.evaluators) });
-  const store = createSqliteStore({ path: evaluationConfig.ledger.path });
-  const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
-  const evaluation = createEvaluationProcessor({ store, config: evaluationConfig, registry, logger, onRecorded: (record) => telemetry.verdicts.record(record) });
-  const processor = createInteractionsProcessor({ store, config: config.processors.interactions, next: evaluation, logger });
-  processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
-  telemetry.metrics.observe({
-    spansReceived: () => processor.stats.spansReceived,
-    pendingTraces: () => processor.assembler.pendingTraces(),
-    pendingSpans: () => processor.assembler.pendingSpans(),
-    evaluationQueueSize: () => store.countQueuedEvaluations(),
-    evaluationsRunning: () => evaluation.runtime.stats.running,
-  });
-  await telemetry.start();
-  await evaluation.start();
-  await processor.start();
-  const http = config.receivers.otlp!.http;
-  const consumer = telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor;
-  const receiver = createOtlpReceiver({ host: http.host, port: http.port, maxRequestBodyBytes: http.maxRequestBodyBytes }, consumer, { logger });
-  await receiver.start();
-  const { host, port } = receiver.address();
-  return {
-    telemetry,
-    otlpUrl: `http://${host}:${port}/v1/traces`,
-    async shutdown() {
-      await receiver.shutdown();
-      await processor.shutdown();
-      await evaluation.shutdown();
-      // After the evaluation processor: its last outcomes are still exported.
-      await telemetry.shutdown();
-      await store.close();
-    },
-  };
-}
+import { startWired, type Wired } from './wired.ts';
 
 let dir: string;
 let downstream: OtlpCapture;

@@ -47,6 +47,16 @@ describe('judge model client', () => {
     expect(scripted.requests[1].body.model).toBe('claude-request');
   });
 
+  it('tells a per-call onRetry about each retried attempt, and names the error type when the retries run out', async () => {
+    scripted.enqueue({ errorStatus: 529 }, { errorStatus: 429 });
+    const { model } = client({ maxRetries: 1 });
+    const seen: Array<{ attempt: number; status?: number; errorType: string }> = [];
+    const failure = await model.createMessage(hello, { onRetry: ({ attempt, status, errorType }) => seen.push({ attempt, ...(status !== undefined ? { status } : {}), errorType }) }).catch((error: unknown) => error);
+    expect(seen).toEqual([{ attempt: 1, status: 529, errorType: 'overloaded_error' }]);
+    expect(failure).toBeInstanceOf(ModelCallError);
+    expect((failure as ModelCallError).errorType).toBe('rate_limit_error');
+  });
+
   it('retries a 529 with backoff from the injected base, then succeeds', async () => {
     scripted.enqueue({ errorStatus: 529 }, { errorStatus: 529 }, 'ok');
     const { model, retries } = client();

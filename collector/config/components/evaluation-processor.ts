@@ -6,11 +6,13 @@
 import * as z from 'zod';
 import type { EvaluationProcessorConfig, LedgerConfig } from '../evalon-config.ts';
 import { emptyAsList, forbidden, section, whenRead } from '../schema-kit.ts';
-import { count, ratio, text } from '../values.ts';
+import { count, duration, ratio, text } from '../values.ts';
 import { evaluatorsSchema } from './evaluator-bindings.ts';
 
 export const DEFAULT_SQLITE_PATH = './data/ledger.db';
 export const DEFAULT_CONCURRENCY = 64;
+/** How long an evaluation is run again while its model is unavailable (an outage), before it fails. */
+export const DEFAULT_UNAVAILABLE_RETRY_FOR_MS = 3_600_000;
 export const DEFAULT_EVALUATOR_ENABLED = true;
 export const DEFAULT_SAMPLING_RATIO = 1.0;
 export const DEFAULT_TRIGGER_ON_FAILURE = false;
@@ -74,6 +76,7 @@ const defaultsSchema = section({
 export const evaluationProcessorSchema = section({
   ledger: ledgerSchema,
   concurrency: count(1).default(DEFAULT_CONCURRENCY),
+  model_unavailable_retry_for: duration({ positive: true }).default(DEFAULT_UNAVAILABLE_RETRY_FOR_MS),
   modules: emptyAsList(z.array(text())),
   defaults: defaultsSchema,
   evaluators: evaluatorsSchema,
@@ -81,6 +84,7 @@ export const evaluationProcessorSchema = section({
   (processor): EvaluationProcessorConfig => ({
     ledger: processor.ledger,
     concurrency: processor.concurrency,
+    modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
     modules: processor.modules,
     defaults: {
       evaluator: { enabled: processor.defaults.evaluator.enabled },

@@ -4,18 +4,25 @@
  * `gen_ai.evaluation.result` span event (for backends that show span events, not log-based
  * events) and status ERROR when the evaluation failed. Exported over `/v1/traces`.
  *
- * The span is written after the fact, from the recorded times: the runtime does not run the
- * evaluator inside it (see README.md: a judge's model calls are not yet its children).
+ * The span is written after the fact, from the recorded times (`startedAt` is the start of the
+ * attempt that recorded the outcome). Its span id is derived from the evaluation id
+ * (evaluation-span-id.ts), so a judge's model calls, exported as they happen through the same
+ * provider (`emitJudgeCall`), already name it as their parent.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { AlwaysOnSampler, BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import { evaluationSpanId } from '../evaluation-span-id.ts';
+import type { JudgeCall } from '../judge-calls.ts';
 import { EVALUATION_RESULT_EVENT, evaluationSpanAttributes, type EvaluatedSpan, type VerdictAttributes } from '../verdict-attributes.ts';
+import { emitJudgeCallSpan } from './judge-call-spans.ts';
 import { MAX_ATTRIBUTE_LENGTH, MAX_QUEUED_RECORDS, SCOPE_NAME } from './verdict-events.ts';
 
 export interface EvaluationSpans {
   emit(record: EvaluationRecord, attributes: VerdictAttributes, evaluated: EvaluatedSpan): void;
+  /** A judge's model call, as a child of its evaluation's span (judge-call-spans.ts). */
+  emitJudgeCall(call: JudgeCall): void;
   forceFlush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -24,8 +31,27 @@ export function evaluationSpanName(evaluatorId: string): string {
   return `evaluate ${evaluatorId}`;
 }
 
+/**
+ * Random ids, except for the next span id when one is set: `startSpan` asks for exactly one span
+ * id, synchronously, so setting it just before gives that span the derived id.
+ */
+function createFixableIdGenerator(): IdGenerator & { next?: string } {
+  const random = new RandomIdGenerator();
+  const generator: IdGenerator & { next?: string } = {
+    generateTraceId: () => random.generateTraceId(),
+    generateSpanId() {
+      const fixed = generator.next;
+      generator.next = undefined;
+      return fixed ?? random.generateSpanId();
+    },
+  };
+  return generator;
+}
+
 export function createEvaluationSpans(options: { exporter: SpanExporter; resource: Resource; scopeVersion?: string }): EvaluationSpans {
+  const ids = createFixableIdGenerator();
   const provider = new TracerProvider({
+    idGenerator: ids,
     resource: options.resource,
     // The interaction was received, so it is kept: its evaluation is too, whatever its flags say.
     sampler: new AlwaysOnSampler(),
@@ -39,15 +65,20 @@ export function createEvaluationSpans(options: { exporter: SpanExporter; resourc
       const startedAt = Date.parse(record.startedAt);
       // A clock step between the two stamps must not give a span that ends before it starts.
       const completedAt = Math.max(startedAt, Date.parse(record.completedAt));
+      ids.next = evaluationSpanId(record.evaluationId);
       const span = tracer.startSpan(
         evaluationSpanName(record.evaluatorId),
         { kind: SpanKind.INTERNAL, startTime: startedAt, attributes: evaluationSpanAttributes(record, attributes) },
         parent,
       );
+      ids.next = undefined;
       span.addEvent(EVALUATION_RESULT_EVENT, attributes, completedAt);
       const outcome = record.outcome;
       if (outcome.type === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
       span.end(completedAt);
+    },
+    emitJudgeCall(call) {
+      emitJudgeCallSpan(tracer, call);
     },
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),

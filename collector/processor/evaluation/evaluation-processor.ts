@@ -54,7 +54,7 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 
 export interface EvaluationProcessorOptions {
   store: LedgerStore;
-  config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
+  config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> & Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
   registry: EvaluatorRegistry;
   clock?: () => number;
   logger: Logger;
@@ -66,6 +66,8 @@ export interface EvaluationProcessorOptions {
   maxInMemory?: number;
   maxAttempts?: number;
   shutdownGraceMs?: number;
+  /** Wait before running an evaluation again after a model outage (tests shorten it). */
+  unavailableBackoff?: { baseMs: number; maxMs: number };
 }
 
 export function createEvaluationProcessor(options: EvaluationProcessorOptions): EvaluationProcessor {
@@ -79,6 +81,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     ...(options.yieldToIngest === false ? {} : { governor: createLoadGovernor() }),
     registry,
     concurrency: config.concurrency,
+    ...(config.modelUnavailableRetryForMs !== undefined ? { unavailableRetryForMs: config.modelUnavailableRetryForMs } : {}),
+    ...(options.unavailableBackoff ? { unavailableBackoff: options.unavailableBackoff } : {}),
     clock,
     logger,
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),

@@ -13,21 +13,31 @@
  * than once), but the ledger keeps at most one outcome per (interaction, evaluator, version). An
  * evaluation whose attempts all died with the collector (`maxAttempts`) is recorded as failed.
  *
+ * A durable evaluator (`create` returned a `DurableEvaluator`) runs step by step
+ * (durable-execution.ts): its progress is saved after every step, it holds a run slot only while
+ * a step runs, and after a restart it resumes with the step after the last completed one.
+ *
  * Memory is bounded: at most `maxInMemory` queued evaluations are held; beyond that they stay
  * only in the ledger and are read back, in queue order, as the runtime catches up. Starting is
  * the same catching up, from the beginning of the queue.
  */
+import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
-import { runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
-import type { LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
+import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from '../../config/components/evaluation-processor.ts';
 import type { Logger } from '../../logger.ts';
 import { abandonedRecord, attemptRecord, createFailureLog } from './evaluation-outcomes.ts';
+import { executeDurable, type StepSlot } from './durable-execution.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { UNLIMITED, type LoadGovernor } from './load-governor.ts';
 import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
+/** At most one "model unavailable" warning this often (an outage fails every judge at once). */
+const OUTAGE_LOG_EVERY_MS = 10_000;
 export const DEFAULT_MAX_IN_MEMORY = 20_000;
 /** How long shutdown waits for running evaluations before stopping them (they run again after a restart). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
@@ -51,7 +61,7 @@ export interface RuntimeStats {
   waiting: number;
   /** Claimed (attempt counted or being counted), waiting for a run slot. */
   claimed: number;
-  /** Evaluators running now (at most `concurrency`). */
+  /** Evaluators (or durable evaluators' steps) running now (at most `concurrency`). */
   running: number;
   /** Whether some queued evaluations are only in the ledger (memory bound reached). */
   overflow: boolean;
@@ -63,17 +73,30 @@ export interface RuntimeStats {
   failed: number;
   /** Outcomes dropped because the ledger already had one for their key. */
   duplicates: number;
+  /** Evaluations waiting to run again because their model was unavailable (an outage, not a verdict). */
+  deferred: number;
 }
 
 export interface EvaluationRuntimeOptions {
   store: LedgerStore;
   registry: EvaluatorRegistry;
-  /** `config()` and `control-id` for an evaluation, resolved from the running configuration. */
+  /**
+   * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called
+   * again before every step of a durable evaluation, so later steps see a changed configuration.
+   */
   resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
   concurrency: number;
   maxAttempts?: number;
   maxInMemory?: number;
   shutdownGraceMs?: number;
+  /**
+   * How long an evaluation keeps being run again while its model is unavailable (a model call that
+   * failed with a retryable error after its own retries: 429, 5xx, 529, a connection error) before
+   * it is recorded as failed. Default 1 hour. A durable evaluation is also bounded by its evaluation timeout.
+   */
+  unavailableRetryForMs?: number;
+  /** Wait before such a run again: doubling from `baseMs` up to `maxMs` (default 1 s to 30 s). */
+  unavailableBackoff?: { baseMs: number; maxMs: number };
   clock?: () => number;
   logger: Logger;
   /** Called with each outcome once it is recorded (not for duplicates). */
@@ -101,6 +124,12 @@ export interface EvaluationRuntime {
   readonly stats: RuntimeStats;
 }
 
+interface Executed {
+  record: EvaluationRecord;
+  /** What made a failed outcome fail. */
+  error?: unknown;
+}
+
 interface Claimed {
   evaluation: QueuedEvaluation;
   startedAt: string;
@@ -121,12 +150,19 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   const logFailure = createFailureLog(logger, clock);
   const stopAll = new AbortController();
   const stats: RuntimeStats = {
-    waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0,
+    waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0, deferred: 0,
   };
+  const unavailableRetryForMs = options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS;
+  const backoff = options.unavailableBackoff ?? { baseMs: 1_000, maxMs: 30_000 };
+  /** Evaluations deferred by a model outage: when the first deferral happened, how many so far, the timer. */
+  const deferrals = new Map<string, { since: number; count: number; timer?: NodeJS.Timeout }>();
+  let outageLoggedAt = -Infinity;
 
   let waiting: QueuedEvaluation[] = [];
   let head = 0;
   const ready: Claimed[] = [];
+  /** Durable evaluations waiting for a run slot for their next step (served before new evaluations). */
+  const stepWaiters: Array<(granted: boolean) => void> = [];
   /** Ids anywhere in this runtime (waiting to being recorded), so a read of the queue never takes one twice. */
   const held = new Set<string>();
   /** Work in flight that idle() and shutdown() wait for: evaluator runs and outcome writes. */
@@ -144,6 +180,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   const attempts = createGroupCommit<{ seq: number; startedAt: string }, void>(async (starts) => {
     await store.startEvaluations(starts);
     return starts.map(() => undefined);
+  }, MAX_WRITE_BATCH);
+  const progressSaves = createGroupCommit<{ seq: number; progress: DurableProgress }, void>(async (updates) => {
+    await store.saveEvaluationProgress(updates);
+    return updates.map(() => undefined);
   }, MAX_WRITE_BATCH);
   const outcomes = createGroupCommit<EvaluationRecord, boolean>(async (records) => {
     const written = new Set(await store.recordEvaluations(records));
@@ -226,12 +266,18 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       }
       claim(evaluation);
     }
-    // Run: a slot is held only while the evaluator runs.
-    while (stats.running < concurrency && ready.length > 0 && !stopAll.signal.aborted && governor.tryStart()) run(ready.shift()!);
+    // Run: a slot is held only while the evaluator (or a durable evaluator's step) runs; started
+    // durable evaluations go first, so they finish before new ones take the slots.
+    while (stats.running < concurrency && (stepWaiters.length > 0 || ready.length > 0) && !stopAll.signal.aborted && governor.tryStart()) {
+      if (stepWaiters.length > 0) {
+        stats.running++;
+        stepWaiters.shift()!(true);
+      } else run(ready.shift()!);
+    }
     stats.waiting = waitingCount();
     readQueue();
     if (isIdle()) {
-      void Promise.all([attempts.idle(), outcomes.idle()]).then(() => {
+      void Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]).then(() => {
         if (!isIdle()) return;
         const waiters = idleWaiters;
         idleWaiters = [];
@@ -241,7 +287,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   function isIdle(): boolean {
-    return waitingCount() === 0 && stats.claimed === 0 && inFlight.size === 0 && !reading && (!stats.overflow || stopping);
+    return waitingCount() === 0 && stats.claimed === 0 && stats.deferred === 0 && inFlight.size === 0 && !reading && (!stats.overflow || stopping);
   }
 
   function claim(evaluation: QueuedEvaluation): void {
@@ -266,18 +312,40 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     stats.running++;
     stats.started++;
     const began = performance.now();
+    const slot: StepSlot = {
+      held: true,
+      acquire: () => new Promise<boolean>((resolve) => {
+        if (stopAll.signal.aborted) resolve(false);
+        else {
+          stepWaiters.push(resolve);
+          pump();
+        }
+      }),
+      release: () => {
+        stats.running--;
+        pump();
+      },
+    };
+    let durable = false;
     track(
-      execute(evaluation, startedAt).then(
-        (record) => {
-          stats.running--;
-          const took = performance.now() - began;
-          averageRunMs = averageRunMs === undefined ? took : averageRunMs + RUN_TIME_WEIGHT * (took - averageRunMs);
-          if (record) track(recordOutcome(record));
+      execute(evaluation, startedAt, slot, () => (durable = true)).then(
+        (executed) => {
+          if (slot.held) stats.running--;
+          if (!durable) {
+            // Durable evaluations wait between steps: their run time says nothing of the slots' pace.
+            const took = performance.now() - began;
+            averageRunMs = averageRunMs === undefined ? took : averageRunMs + RUN_TIME_WEIGHT * (took - averageRunMs);
+          }
           // Stopped by shutdown: not an outcome. The evaluation stays queued and runs after the restart.
-          else held.delete(evaluation.evaluationId);
+          if (!executed) held.delete(evaluation.evaluationId);
+          else if (!deferForOutage(evaluation, executed)) {
+            deferrals.delete(evaluation.evaluationId);
+            if (executed.record.outcome.type === 'failed') logFailure(executed.record, executed.record.outcome.error);
+            track(recordOutcome(executed.record));
+          }
         },
         (error: unknown) => {
-          stats.running--;
+          if (slot.held) stats.running--;
           held.delete(evaluation.evaluationId);
           logger.error(`evaluation ${evaluation.evaluationId}: ${errorText(error)} (it runs again at the next start)`);
         },
@@ -285,11 +353,43 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     );
   }
 
-  async function execute(evaluation: QueuedEvaluation, startedAt: string): Promise<EvaluationRecord | undefined> {
+  async function execute(evaluation: QueuedEvaluation, startedAt: string, slot: StepSlot, markDurable: () => void): Promise<Executed | undefined> {
     const { config, controlId } = options.resolve(evaluation);
     const definition = registry.get(evaluation.evaluatorId);
     let result: AttemptResult;
-    if (!definition) {
+    let evaluator: Evaluator | undefined;
+    let createError: unknown;
+    try {
+      evaluator = definition?.create({ ledger });
+    } catch (error) {
+      createError = error;
+    }
+    if (definition && isDurableEvaluator(evaluator)) {
+      markDurable();
+      const outcome = await executeDurable({
+        evaluation,
+        evaluator,
+        timeoutMs: definition.timeoutMs,
+        startedAtMs: Date.parse(startedAt),
+        ledger,
+        resolveConfig: () => options.resolve(evaluation).config,
+        saveProgress: async (progress) => {
+          await progressSaves.add({ seq: evaluation.seq ?? 0, progress });
+          // A run again in this process (after a model outage) resumes here, as a restart would.
+          evaluation.progress = progress;
+        },
+        slot,
+        signal: stopAll.signal,
+        clock,
+      });
+      if (!outcome) return undefined;
+      // The control id as configured when the evaluation finished.
+      const record = attemptRecord(evaluation, outcome, { startedAt, completedAt: iso(clock()) }, options.resolve(evaluation).controlId);
+      return { record, error: outcome.error };
+    }
+    if (createError !== undefined) {
+      result = { outcome: failedOutcome(createError), error: createError };
+    } else if (!definition) {
       result = {
         outcome: {
           type: 'failed',
@@ -300,7 +400,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     } else {
       result = await runEvaluator({
         evaluatorId: evaluation.evaluatorId,
-        makeEvaluator: () => definition.create({ ledger }),
+        makeEvaluator: () => evaluator!,
         subject: { interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) },
         evaluationId: evaluation.evaluationId,
         config,
@@ -310,9 +410,42 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       });
     }
     if (stopAll.signal.aborted && result.outcome.type === 'failed') return undefined;
-    const record = attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId);
-    if (result.outcome.type === 'failed') logFailure(record, result.outcome.error);
-    return record;
+    return { record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId), error: result.error };
+  }
+
+  /**
+   * A failure because the model is unavailable is an outage, not a verdict on the interaction: the
+   * evaluation runs again after a backoff (its attempt is not counted again), for up to
+   * `unavailableRetryForMs` since its first such failure. Returns whether it was deferred.
+   */
+  function deferForOutage(evaluation: QueuedEvaluation, { record, error }: Executed): boolean {
+    if (record.outcome.type !== 'failed' || stopping || !isModelUnavailable(error)) return false;
+    const now = clock();
+    const deferral = deferrals.get(evaluation.evaluationId) ?? { since: now, count: 0 };
+    if (now - deferral.since >= unavailableRetryForMs) return false;
+    deferral.count++;
+    const delayMs = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(deferral.count - 1, 20));
+    deferral.timer = setTimeout(() => {
+      deferral.timer = undefined;
+      stats.deferred--;
+      if (stopping) {
+        held.delete(evaluation.evaluationId);
+        return;
+      }
+      stats.claimed++;
+      ready.push({ evaluation, startedAt: iso(clock()) });
+      pump();
+    }, delayMs);
+    deferrals.set(evaluation.evaluationId, deferral);
+    stats.deferred++;
+    if (now - outageLoggedAt >= OUTAGE_LOG_EVERY_MS) {
+      outageLoggedAt = now;
+      logger.warn(
+        `evaluation ${evaluation.evaluationId} (${evaluation.evaluatorId}): the model is unavailable (${errorText(error)}); ` +
+          `running it again in ${Math.round(delayMs / 100) / 10} s (${stats.deferred} evaluation(s) waiting for the model; each is retried for up to ${Math.round(unavailableRetryForMs / 60_000)} min)`,
+      );
+    }
+    return true;
   }
 
   function abandon(evaluation: QueuedEvaluation): void {
@@ -384,15 +517,36 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         stopAll.abort(new Error('the collector is shutting down'));
         // Claimed evaluations that did not run stay queued (their counted attempt did not run).
         for (const { evaluation } of ready.splice(0)) held.delete(evaluation.evaluationId);
+        // Durable evaluations between steps stop there: they stay queued with their last saved progress.
+        for (const resolve of stepWaiters.splice(0)) resolve(false);
+        // Evaluations waiting out a model outage stay queued; they run after the restart.
+        for (const [evaluationId, deferral] of deferrals) {
+          clearTimeout(deferral.timer);
+          if (deferral.timer) held.delete(evaluationId);
+        }
+        deferrals.clear();
+        stats.deferred = 0;
         stats.claimed = 0;
         while (inFlight.size > 0) await Promise.all(inFlight);
-        await Promise.all([attempts.idle(), outcomes.idle()]);
+        await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
         governor.stop();
         for (const resolve of idleWaiters.splice(0)) resolve();
       })();
       return stopped;
     },
   };
+}
+
+/**
+ * Whether a failure is the model being unavailable: somewhere in the error's cause chain, an error
+ * marked `retryable` (the model client's `ModelCallError` after its own retries of a 429, 5xx,
+ * 529 or connection error). A 400, an unreadable reply or an evaluator's own bug is not.
+ */
+export function isModelUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    if ((current as { retryable?: unknown }).retryable === true) return true;
+  }
+  return false;
 }
 
 function errorText(error: unknown): string {

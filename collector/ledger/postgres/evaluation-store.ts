@@ -1,0 +1,269 @@
+/**
+ * The evaluation half of the PostgreSQL store: the queue, recorded evaluations, the intake mark,
+ * and the interaction reads the evaluation runtime, backfill and `evalon explain` need.
+ *
+ * Exactly once rests on two unique keys on (interaction, evaluator, evaluator version): one in the
+ * queue, one among recorded evaluations. Queuing skips a key that is recorded; recording drops a
+ * record whose key is recorded and removes the key from the queue in the same transaction.
+ *
+ * The intake mark is a flag per interaction (`awaiting_intake`) rather than SQLite's "highest
+ * rowid taken in": with several connections (and later several replicas) interactions commit out
+ * of id order, and a mark could skip one that committed late.
+ */
+import type pg from 'pg';
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
+import { LedgerQueryError } from '../sqlite/errors.ts';
+import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from '../sqlite/interaction-query.ts';
+import { inTransaction } from './connection.ts';
+import { isoMs, progressJson, queueRow, recordRow } from './rows.ts';
+
+export type EvaluationStoreMethods = Pick<
+  LedgerStore,
+  | 'enqueueEvaluations'
+  | 'loadInteractionsAwaitingIntake'
+  | 'loadQueuedEvaluations'
+  | 'countQueuedEvaluations'
+  | 'startEvaluations'
+  | 'saveEvaluationProgress'
+  | 'recordEvaluations'
+  | 'getEvaluations'
+  | 'pageInteractions'
+  | 'countInteractions'
+  | 'listAgents'
+>;
+
+const DEFAULT_QUEUE_PAGE = 1000;
+
+export type Run = <T>(what: string, body: () => Promise<T>) => Promise<T>;
+
+const ENQUEUE = `
+  INSERT INTO evaluation_queue (evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task)
+  SELECT u.evaluation_id, u.interaction_id, u.evaluator_id, u.evaluator_version, u.triggered_at_ms, u.task::json
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+    WITH ORDINALITY AS u(evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task, ord)
+  WHERE NOT EXISTS (
+    SELECT 1 FROM evaluations e
+    WHERE e.interaction_id = u.interaction_id AND e.evaluator_id = u.evaluator_id AND e.evaluator_version = u.evaluator_version)
+  ORDER BY u.ord
+  ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
+  RETURNING evaluation_id, seq`;
+const TAKE_IN = 'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
+const RECORD = `
+  INSERT INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
+  SELECT u.evaluation_id, u.interaction_id, u.evaluator_id, u.evaluator_version, u.agent_id, u.outcome, u.completed_at_ms, u.record::json
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
+    WITH ORDINALITY AS u(evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record, ord)
+  ORDER BY u.ord
+  ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
+  RETURNING evaluation_id`;
+const DEQUEUE = `
+  DELETE FROM evaluation_queue q
+  USING unnest($1::text[], $2::text[], $3::text[]) AS u(interaction_id, evaluator_id, evaluator_version)
+  WHERE q.interaction_id = u.interaction_id AND q.evaluator_id = u.evaluator_id AND q.evaluator_version = u.evaluator_version`;
+const START = `
+  UPDATE evaluation_queue q SET attempts = q.attempts + u.n, started_at_ms = u.started_at_ms
+  FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS u(seq, n, started_at_ms)
+  WHERE q.seq = u.seq`;
+const SAVE_PROGRESS = `
+  UPDATE evaluation_queue q SET progress = u.progress::json
+  FROM unnest($1::bigint[], $2::text[]) AS u(seq, progress)
+  WHERE q.seq = u.seq`;
+
+/**
+ * `where` names the ledger in messages; `run(what, body)` checks the store is open and turns a
+ * driver error into one naming the ledger and the operation.
+ */
+export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: Run): EvaluationStoreMethods {
+  function since(value: string | undefined): number | undefined {
+    if (value === undefined) return undefined;
+    const ms = parseIsoTime(value);
+    if (ms === undefined) throw new LedgerQueryError('since', `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(value)})`);
+    return ms;
+  }
+
+  /** WHERE conditions for agent and since; their values are pushed to `params`. */
+  function filters(query: { agentId?: string; since?: string }, params: unknown[]): string[] {
+    const conditions: string[] = [];
+    if (query.agentId !== undefined) {
+      params.push(query.agentId);
+      conditions.push(`agent_id = $${params.length}`);
+    }
+    const sinceMs = since(query.since);
+    if (sinceMs !== undefined) {
+      params.push(sinceMs);
+      conditions.push(`end_time_ms >= $${params.length}`);
+    }
+    return conditions;
+  }
+
+  return {
+    async enqueueEvaluations(evaluations, options = {}) {
+      const intake = options.intake ?? [];
+      return run('enqueueEvaluations', async () => {
+        if (evaluations.length === 0 && intake.length === 0) return [];
+        const checked = evaluations.map((evaluation) => queueRow(evaluation, where));
+        return inTransaction(pool, async (client) => {
+          const seqs = new Map<string, number>();
+          if (checked.length > 0) {
+            const { rows: queued } = await client.query<{ evaluation_id: string; seq: string }>(ENQUEUE, [
+              checked.map((r) => r.evaluationId),
+              checked.map((r) => r.interactionId),
+              checked.map((r) => r.evaluatorId),
+              checked.map((r) => r.evaluatorVersion),
+              checked.map((r) => r.triggeredAtMs),
+              checked.map((r) => r.json),
+            ]);
+            for (const row of queued) seqs.set(row.evaluation_id, Number(row.seq));
+          }
+          if (intake.length > 0) await client.query(TAKE_IN, [intake]);
+          return evaluations.flatMap((evaluation) => {
+            const seq = seqs.get(evaluation.evaluationId);
+            return seq === undefined ? [] : [{ ...evaluation, attempts: 0, seq }];
+          });
+        });
+      });
+    },
+
+    async loadInteractionsAwaitingIntake(limit) {
+      return run('loadInteractionsAwaitingIntake', async () => {
+        const { rows } = await pool.query<{ record: InteractionRecord }>(
+          'SELECT record FROM interactions WHERE awaiting_intake ORDER BY seq LIMIT $1',
+          [limit],
+        );
+        return rows.map((row) => row.record);
+      });
+    },
+
+    async loadQueuedEvaluations(options = {}) {
+      return run('loadQueuedEvaluations', async () => {
+        const { rows } = await pool.query<{ seq: string; task: QueuedEvaluation; attempts: number; started_at_ms: string | null; progress: DurableProgress | null }>(
+          'SELECT seq, task, attempts, started_at_ms, progress FROM evaluation_queue WHERE seq > $1 ORDER BY seq LIMIT $2',
+          [options.afterSeq ?? 0, options.limit ?? DEFAULT_QUEUE_PAGE],
+        );
+        return rows.map((row) => {
+          const queued = row.task;
+          queued.seq = Number(row.seq);
+          queued.attempts = Number(row.attempts);
+          if (row.started_at_ms !== null) queued.startedAt = new Date(Number(row.started_at_ms)).toISOString();
+          if (row.progress !== null) queued.progress = row.progress;
+          return queued;
+        });
+      });
+    },
+
+    async countQueuedEvaluations() {
+      return run('countQueuedEvaluations', async () => {
+        const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM evaluation_queue');
+        return rows[0].n;
+      });
+    },
+
+    async startEvaluations(starts) {
+      await run('startEvaluations', async () => {
+        if (starts.length === 0) return;
+        // One row per seq: a seq started twice in one call counts two attempts, the last start kept.
+        const bySeq = new Map<number, { n: number; ms: number }>();
+        for (const start of starts) {
+          const ms = isoMs(start.startedAt, 'startedAt', `#${start.seq}`, where);
+          bySeq.set(start.seq, { n: (bySeq.get(start.seq)?.n ?? 0) + 1, ms });
+        }
+        await pool.query(START, [[...bySeq.keys()], [...bySeq.values()].map((v) => v.n), [...bySeq.values()].map((v) => v.ms)]);
+      });
+    },
+
+    async saveEvaluationProgress(updates) {
+      await run('saveEvaluationProgress', async () => {
+        if (updates.length === 0) return;
+        // One statement is one transaction; the last update of a seq wins.
+        const bySeq = new Map<number, string>();
+        for (const update of updates) bySeq.set(update.seq, progressJson(update.progress, update.seq, where));
+        await pool.query(SAVE_PROGRESS, [[...bySeq.keys()], [...bySeq.values()]]);
+      });
+    },
+
+    async recordEvaluations(records) {
+      return run('recordEvaluations', async () => {
+        if (records.length === 0) return [];
+        const checked = records.map((record) => recordRow(record, where));
+        return inTransaction(pool, async (client) => {
+          const { rows } = await client.query<{ evaluation_id: string }>(RECORD, [
+            checked.map((r) => r.evaluationId),
+            checked.map((r) => r.interactionId),
+            checked.map((r) => r.evaluatorId),
+            checked.map((r) => r.evaluatorVersion),
+            checked.map((r) => r.agentId),
+            checked.map((r) => r.outcome),
+            checked.map((r) => r.completedAtMs),
+            checked.map((r) => r.json),
+          ]);
+          await client.query(DEQUEUE, [checked.map((r) => r.interactionId), checked.map((r) => r.evaluatorId), checked.map((r) => r.evaluatorVersion)]);
+          const written = new Set(rows.map((row) => row.evaluation_id));
+          return [...new Set(checked.map((r) => r.evaluationId))].filter((id) => written.has(id));
+        });
+      });
+    },
+
+    async getEvaluations(interactionId) {
+      return run('getEvaluations', async () => {
+        const { rows } = await pool.query<{ record: EvaluationRecord }>(
+          'SELECT record FROM evaluations WHERE interaction_id = $1 ORDER BY completed_at_ms, id',
+          [interactionId],
+        );
+        return rows.map((row) => row.record);
+      });
+    },
+
+    async pageInteractions(query) {
+      return run('pageInteractions', async () => {
+        const limit = pageLimit(query.limit);
+        const after = query.cursor === undefined ? 0 : Number(query.cursor);
+        if (!Number.isSafeInteger(after) || after < 0) throw new LedgerQueryError('cursor', `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`);
+        const params: unknown[] = [after];
+        const conditions = ['seq > $1', ...filters(query, params)];
+        params.push(limit);
+        const { rows } = await pool.query<{ seq: string; record: InteractionRecord }>(
+          `SELECT seq, record FROM interactions WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
+          params,
+        );
+        const records = rows.map((row) => row.record);
+        return rows.length === limit ? { records, nextCursor: rows[rows.length - 1].seq } : { records };
+      });
+    },
+
+    async countInteractions(query) {
+      return run('countInteractions', async () => {
+        const params: unknown[] = [];
+        const conditions = filters(query, params);
+        const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+        const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM interactions ${clause}`, params);
+        return Number(rows[0].n);
+      });
+    },
+
+    async listAgents() {
+      return run('listAgents', async () => {
+        const { rows } = await pool.query<{ agent_id: string; n: string; last: string; roles: string[] | null }>(`
+          SELECT a.agent_id, a.n, a.last, newest.roles
+          FROM (SELECT agent_id, count(*) AS n, max(end_time_ms) AS last FROM interactions GROUP BY agent_id) a
+          CROSS JOIN LATERAL (
+            SELECT record -> 'roles' AS roles FROM interactions i
+            WHERE i.agent_id = a.agent_id ORDER BY i.end_time_ms DESC, i.interaction_id DESC LIMIT 1) newest
+          ORDER BY a.agent_id`);
+        return rows.map((row) => ({
+          agentId: row.agent_id,
+          roles: Array.isArray(row.roles) ? row.roles : [],
+          interactions: Number(row.n),
+          lastSeen: new Date(Number(row.last)).toISOString(),
+        }));
+      });
+    },
+  };
+}
+
+function pageLimit(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1) throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
+  return Math.min(limit, MAX_INTERACTION_LIMIT);
+}

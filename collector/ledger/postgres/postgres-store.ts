@@ -1,0 +1,206 @@
+/**
+ * The PostgreSQL ledger store: the same `LedgerStore` contract as the SQLite store, on a server
+ * that several collector replicas can share (spec §9).
+ *
+ * Durability: every write resolves once its transaction has committed. With the server's default
+ * `synchronous_commit = on` a commit is flushed to the server's WAL before it is acknowledged, so
+ * what resolved survives a `kill -9` of the collector and a crash of the server.
+ *
+ * Throughput: span writes go through one ordered writer that merges the calls waiting behind the
+ * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
+ * caller's thread with the SQLite store's codec and travel as one binary parameter. Other writes
+ * are one statement, or one transaction where the contract asks for one, on a pooled connection.
+ */
+import type pg from 'pg';
+import type { InteractionRecord } from '../../model/interaction.ts';
+import type { SpanData } from '../../model/span.ts';
+import type { LateSpan, LedgerStore } from '../store.ts';
+import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../sqlite/errors.ts';
+import { normalizeInteractionQuery } from '../sqlite/interaction-query.ts';
+import { decodeSpans } from '../sqlite/span-codec.ts';
+import { createPool, ledgerError, redactUrl } from './connection.ts';
+import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
+import { interactionRow, packBytes, spanRows } from './rows.ts';
+import { migrate } from './schema.ts';
+import { createSpanWriter } from './span-writer.ts';
+
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database` (libpq-style query parameters such as `sslmode` apply). */
+  url: string;
+  /** Connections the store opens at most (default 10). */
+  maxConnections?: number;
+  /** How long to wait for a connection before failing, in milliseconds (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** The PostgreSQL store: the ledger contract, plus reading back the late spans it keeps. */
+export interface PostgresLedgerStore extends LedgerStore {
+  /** Late spans recorded for one interaction, in arrival order. */
+  loadLateSpans(interactionId: string): Promise<LateSpan[]>;
+}
+
+const INSERT_INTERACTIONS = `
+  INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
+  SELECT u.interaction_id, u.trace_id, u.agent_id, u.conversation_id, u.end_time_ms, u.record::json
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
+    WITH ORDINALITY AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, ord)
+  ORDER BY u.ord
+  ON CONFLICT (interaction_id) DO NOTHING`;
+const INSERT_LATE = `
+  INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span)
+  SELECT u.interaction_id, u.trace_id, u.span_id, $4, u.codec, substring($6::bytea FROM u.byte_offset FOR u.byte_length)
+  FROM unnest($1::text[], $2::text[], $3::text[], $5::smallint[], $7::int[], $8::int[])
+    WITH ORDINALITY AS u(interaction_id, trace_id, span_id, codec, byte_offset, byte_length, ord)
+  ORDER BY u.ord`;
+
+/** Connects, applies the migrations this database has not had, and returns the store. */
+export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresLedgerStore> {
+  const where = redactUrl(options.url);
+  const pool = createPool(options);
+  try {
+    const client = await pool.connect();
+    try {
+      await migrate(client, where);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end().catch(() => {});
+    throw error instanceof LedgerSchemaError ? error : ledgerError(where, 'cannot open the ledger', error);
+  }
+
+  const spanWriter = createSpanWriter(pool);
+  let closing: Promise<void> | undefined;
+
+  const run: Run = async (what, body) => {
+    if (closing) throw new LedgerStoreError(`ledger ${where}: the store is closed`);
+    try {
+      return await body();
+    } catch (error) {
+      if (error instanceof LedgerStoreError || error instanceof LedgerQueryError || error instanceof LedgerSchemaError) throw error;
+      throw ledgerError(where, `${what} failed`, error);
+    }
+  };
+
+  async function loadSpans(what: string, sql: string, values: unknown[]): Promise<SpanData[]> {
+    return run(what, async () => {
+      const { rows } = await pool.query<{ codec: number; spans: Buffer }>(sql, values);
+      const spans: SpanData[] = [];
+      for (const row of rows) for (const span of decodeSpans(row.codec, row.spans, where)) spans.push(span);
+      return spans;
+    });
+  }
+
+  return {
+    ...createEvaluationStoreMethods(pool, where, run),
+
+    appendSpans(spans) {
+      return run('appendSpans', async () => {
+        if (spans.length === 0) return;
+        await spanWriter.append(spanRows(spans, where));
+      });
+    },
+
+    loadPendingSpans() {
+      return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans ORDER BY id', []);
+    },
+
+    loadTraceSpans(traceId) {
+      return loadSpans('loadTraceSpans', 'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 ORDER BY id', [traceId]);
+    },
+
+    putInteractions(records) {
+      return run('putInteractions', async () => {
+        if (records.length === 0) return;
+        const rows = records.map((record) => interactionRow(record, where));
+        await pool.query(INSERT_INTERACTIONS, [
+          rows.map((r) => r.interactionId),
+          rows.map((r) => r.traceId),
+          rows.map((r) => r.agentId),
+          rows.map((r) => r.conversationId),
+          rows.map((r) => r.endTimeMs),
+          rows.map((r) => r.json),
+        ]);
+      });
+    },
+
+    releaseTraces(traceIds) {
+      return run('releaseTraces', async () => {
+        if (traceIds.length === 0) return;
+        await spanWriter.release([...traceIds]);
+      });
+    },
+
+    putLateSpans(late) {
+      return run('putLateSpans', async () => {
+        if (late.length === 0) return;
+        const rows = late.map(({ interactionId, span }) => ({ interactionId, span, row: spanRows([span], where)[0] }));
+        const { blob, offsets, lengths } = packBytes(rows.map((r) => r.row.bytes));
+        await pool.query(INSERT_LATE, [
+          rows.map((r) => r.interactionId),
+          rows.map((r) => r.span.traceId),
+          rows.map((r) => r.span.spanId),
+          Date.now(),
+          rows.map((r) => r.row.codec),
+          blob,
+          offsets,
+          lengths,
+        ]);
+      });
+    },
+
+    loadLateSpans(interactionId) {
+      return run('loadLateSpans', async () => {
+        const { rows } = await pool.query<{ codec: number; span: Buffer }>(
+          'SELECT codec, span FROM late_spans WHERE interaction_id = $1 ORDER BY id',
+          [interactionId],
+        );
+        return rows.flatMap((row) => decodeSpans(row.codec, row.span, where).map((span) => ({ interactionId, span })));
+      });
+    },
+
+    getInteraction(interactionId) {
+      return run('getInteraction', async () => {
+        const { rows } = await pool.query<{ record: InteractionRecord }>('SELECT record FROM interactions WHERE interaction_id = $1', [interactionId]);
+        return rows[0]?.record;
+      });
+    },
+
+    listInteractions(query) {
+      return run('listInteractions', async () => {
+        const q = normalizeInteractionQuery(query);
+        const params: unknown[] = [];
+        const conditions: string[] = [];
+        for (const [column, value] of [['agent_id', q.agentId], ['conversation_id', q.conversationId], ['end_time_ms', q.sinceMs]] as const) {
+          if (value === undefined) continue;
+          params.push(value);
+          conditions.push(`${column} ${column === 'end_time_ms' ? '>=' : '='} $${params.length}`);
+        }
+        params.push(q.limit);
+        const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
+        const { rows } = await pool.query<{ record: InteractionRecord }>(
+          `SELECT record FROM interactions ${clause} ORDER BY end_time_ms DESC, interaction_id DESC LIMIT $${params.length}`,
+          params,
+        );
+        return rows.map((row) => row.record);
+      });
+    },
+
+    existingInteractionIds(ids) {
+      return run('existingInteractionIds', async () => {
+        if (ids.length === 0) return new Set<string>();
+        const { rows } = await pool.query<{ interaction_id: string }>('SELECT interaction_id FROM interactions WHERE interaction_id = ANY($1::text[])', [ids]);
+        return new Set(rows.map((row) => row.interaction_id));
+      });
+    },
+
+    close() {
+      closing ??= (async () => {
+        // Writes already accepted finish (and resolve) before the connections close.
+        await spanWriter.drain();
+        await pool.end();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * The PostgreSQL ledger schema as a list of migrations, applied in order at startup inside one
+ * transaction that first takes a transaction-scoped advisory lock: several replicas starting at
+ * once on a fresh database wait for each other, and each finds the schema at the last version.
+ * `schema_version` holds the version reached. A database whose version is newer than the last
+ * migration known here was written by a newer Evalon: opening it fails rather than guessing.
+ *
+ * Tables live in the connection's current schema (the first of its `search_path`, usually
+ * `public`). Never edit a migration that has shipped; append a new one.
+ */
+import type pg from 'pg';
+import { LedgerSchemaError } from '../sqlite/errors.ts';
+import { checkMigrationList, type Migration } from '../sqlite/schema.ts';
+
+/** `pg_advisory_xact_lock` key of the migration lock: "Evalon" in ASCII. */
+export const MIGRATION_LOCK_KEY = 0x45_76_61_6c_6f_6e;
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'pending spans, interactions, late spans, evaluation queue, evaluations',
+    sql: `
+      -- The write-ahead path: one row per (appendSpans call, trace), spans encoded together
+      -- (span-codec.ts). id orders a trace's rows as they were appended.
+      CREATE TABLE pending_spans (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        trace_id text NOT NULL,
+        span_count integer NOT NULL,
+        codec smallint NOT NULL,
+        spans bytea NOT NULL
+      );
+      CREATE INDEX pending_spans_by_trace ON pending_spans (trace_id);
+      -- Out of line, uncompressed: pglz on every row cost more than the bytes it saved.
+      ALTER TABLE pending_spans ALTER COLUMN spans SET STORAGE EXTERNAL;
+
+      -- Completed interactions: the record as JSON (kept verbatim), plus the columns queries
+      -- filter and sort on. seq is the order of recording (pageInteractions' cursor);
+      -- awaiting_intake is true until enqueueEvaluations({ intake }) names the interaction.
+      CREATE TABLE interactions (
+        interaction_id text PRIMARY KEY,
+        seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+        trace_id text NOT NULL,
+        agent_id text NOT NULL,
+        conversation_id text,
+        end_time_ms bigint NOT NULL,
+        awaiting_intake boolean NOT NULL DEFAULT true,
+        record json NOT NULL
+      );
+      CREATE INDEX interactions_by_end ON interactions (end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_agent ON interactions (agent_id, end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_conversation ON interactions (conversation_id, end_time_ms, interaction_id);
+      CREATE INDEX interactions_by_trace ON interactions (trace_id);
+      CREATE INDEX interactions_awaiting_intake ON interactions (seq) WHERE awaiting_intake;
+
+      -- Spans that arrived after their interaction was completed, one row each.
+      CREATE TABLE late_spans (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        interaction_id text NOT NULL,
+        trace_id text NOT NULL,
+        span_id text NOT NULL,
+        received_at_ms bigint NOT NULL,
+        codec smallint NOT NULL,
+        span bytea NOT NULL
+      );
+      CREATE INDEX late_spans_by_interaction ON late_spans (interaction_id);
+
+      -- Triggered evaluations, durable until their outcome is recorded. seq is the queue order,
+      -- from a sequence (never reused). One row per (interaction, evaluator, version). The lease
+      -- columns are for replicas sharing the queue (not used yet).
+      CREATE SEQUENCE evaluation_queue_seq;
+      CREATE TABLE evaluation_queue (
+        seq bigint PRIMARY KEY DEFAULT nextval('evaluation_queue_seq'),
+        evaluation_id text NOT NULL,
+        interaction_id text NOT NULL,
+        evaluator_id text NOT NULL,
+        evaluator_version text NOT NULL,
+        triggered_at_ms bigint NOT NULL,
+        attempts integer NOT NULL DEFAULT 0,
+        started_at_ms bigint,
+        task json NOT NULL,
+        progress json,
+        lease_owner text,
+        lease_until timestamptz,
+        UNIQUE (interaction_id, evaluator_id, evaluator_version)
+      );
+      ALTER SEQUENCE evaluation_queue_seq OWNED BY evaluation_queue.seq;
+
+      -- Recorded outcomes: at most one per (interaction, evaluator, version), the record as JSON.
+      CREATE TABLE evaluations (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        evaluation_id text NOT NULL,
+        interaction_id text NOT NULL,
+        evaluator_id text NOT NULL,
+        evaluator_version text NOT NULL,
+        agent_id text NOT NULL,
+        outcome text NOT NULL,
+        completed_at_ms bigint NOT NULL,
+        record json NOT NULL,
+        UNIQUE (interaction_id, evaluator_id, evaluator_version)
+      );
+    `,
+  },
+];
+
+/**
+ * Brings the database to the last version of `migrations` and returns it, in one transaction on
+ * `client`. `where` names the ledger in messages (its redacted URL).
+ */
+export async function migrate(client: pg.ClientBase, where: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  checkMigrationList(migrations);
+  const latest = migrations.length;
+  await client.query('BEGIN');
+  try {
+    // The lock comes before anything else: a second replica waits here until the first commits.
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    // Created only when missing: a user without CREATE on the schema can open a migrated ledger.
+    const { rows: found } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_version') IS NOT NULL AS exists");
+    if (!found[0].exists) await client.query('CREATE TABLE schema_version (version integer NOT NULL)');
+    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_version');
+    const current = Number(rows[0]?.version ?? 0);
+    if (current > latest) {
+      throw new LedgerSchemaError(
+        `ledger ${where}: schema version ${current} is newer than this Evalon supports (${latest}) ` +
+          `(upgrade Evalon, or point the ledger at another database)`,
+      );
+    }
+    for (const migration of migrations.slice(current)) {
+      try {
+        await client.query(migration.sql);
+      } catch (error) {
+        throw new LedgerSchemaError(
+          `ledger ${where}: migration ${migration.version} (${migration.description}) failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+    }
+    if (current < latest) {
+      await client.query('DELETE FROM schema_version');
+      await client.query('INSERT INTO schema_version (version) VALUES ($1)', [latest]);
+    }
+    await client.query('COMMIT');
+    return latest;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

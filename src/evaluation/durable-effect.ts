@@ -1,0 +1,117 @@
+/**
+ * The effects of a durable evaluator's `onEvaluation` and steps (`this.effects()`):
+ *
+ * - `transitionTo(step)`, optionally `.withInput(value)`, optionally preceded by
+ *   `updateState(state)`: continue with `step`;
+ * - `complete(evaluation)`: record the verdict and remove the instance;
+ * - `inconclusive(reason)`: record that no verdict was reached and remove the instance.
+ *
+ * `updateState` alone is not a final effect, and a step that completed cannot transition further:
+ * both are `DurableEffectError`s. A step is a method of the evaluator, given as the function
+ * (`this.judge`) or by name (`'judge'`).
+ */
+import { effects as plainEffects, type Effect } from './effect.ts';
+import type { Evaluation } from './evaluation.ts';
+import { DurableEffectError } from './errors.ts';
+
+const DURABLE_EFFECT = Symbol.for('evalon.evaluation.durable-effect');
+
+/** A step: a method of the evaluator, as the function itself or by its name. */
+export type StepReference = string | ((...args: any[]) => unknown);
+
+export interface Transition {
+  readonly kind: 'transition';
+  readonly step: StepReference;
+  readonly hasInput: boolean;
+  readonly input?: unknown;
+  readonly hasState: boolean;
+  readonly state?: unknown;
+  /** The value the step receives as its parameter (JSON). */
+  withInput(input: unknown): Transition;
+}
+
+export interface StateUpdate<State = unknown> {
+  readonly kind: 'update-state';
+  readonly state: State;
+  /** Continue with `step`, which reads the new state with `currentState()`. */
+  transitionTo(step: StepReference): Transition;
+}
+
+/** What `onEvaluation` and each step return. */
+export type DurableEffect = Transition | Effect;
+
+export interface DurableEffects<State> {
+  transitionTo(step: StepReference): Transition;
+  /** Replaces the state (JSON); must be followed by `transitionTo`. */
+  updateState(state: State): StateUpdate<State>;
+  complete(evaluation: Evaluation): Effect;
+  inconclusive(reason: string): Effect;
+}
+
+/** How far the current step has gone: a step that finished the evaluation cannot transition. */
+export interface EffectScope {
+  /** `evaluator X: step "y"`, the start of every message. */
+  readonly where: string;
+  finished?: 'complete' | 'inconclusive';
+}
+
+export function createDurableEffects<State>(scope: EffectScope): DurableEffects<State> {
+  const refuseAfterFinish = (what: string) => {
+    if (scope.finished) {
+      throw new DurableEffectError(`${scope.where}: ${what} after the evaluation was ${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} (a finished evaluation cannot transition further)`);
+    }
+  };
+  const transition = (step: StepReference, state: { hasState: boolean; state?: unknown }, input: { hasInput: boolean; input?: unknown }): Transition => {
+    checkReference(step, scope.where);
+    return Object.freeze({
+      kind: 'transition' as const,
+      step,
+      ...state,
+      ...input,
+      withInput(value: unknown) {
+        return transition(step, state, { hasInput: true, input: value });
+      },
+      [DURABLE_EFFECT]: true,
+    });
+  };
+  const finish = (effect: Effect): Effect => {
+    scope.finished ??= effect.kind;
+    // A JavaScript caller chaining .transitionTo on a finished effect gets the reason, not "not a function".
+    Object.defineProperty(effect, 'transitionTo', {
+      value: () => refuseAfterFinish('transitionTo'),
+      enumerable: false,
+    });
+    return Object.freeze(effect);
+  };
+  return {
+    transitionTo(step) {
+      refuseAfterFinish('transitionTo');
+      return transition(step, { hasState: false }, { hasInput: false });
+    },
+    updateState(state) {
+      refuseAfterFinish('updateState');
+      return Object.freeze({
+        kind: 'update-state' as const,
+        state,
+        transitionTo(step: StepReference) {
+          refuseAfterFinish('transitionTo');
+          return transition(step, { hasState: true, state }, { hasInput: false });
+        },
+        [DURABLE_EFFECT]: true,
+      });
+    },
+    complete: (evaluation) => finish({ ...plainEffects.complete(evaluation) } as Effect),
+    inconclusive: (reason) => finish({ ...plainEffects.inconclusive(reason) } as Effect),
+  };
+}
+
+/** A transition or a state update made by `createDurableEffects` (possibly another copy of this module). */
+export function isDurableEffect(value: unknown): value is Transition | StateUpdate {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DURABLE_EFFECT] === true;
+}
+
+
+function checkReference(step: unknown, where: string): void {
+  if (typeof step === 'function' || (typeof step === 'string' && step !== '')) return;
+  throw new DurableEffectError(`${where}: transitionTo expects a step method (this.judge) or its name ('judge'), got ${step === '' ? 'an empty string' : typeof step}`);
+}

@@ -1,0 +1,37 @@
+/**
+ * A durable evaluation run in one go, in memory, nothing saved: how `runEvaluator` (and so
+ * `EvaluatorTestKit`) and `DurableEvaluator.evaluate` run one. Same steps, effects, settings,
+ * retries and timeouts as in the collector; only the persistence is missing.
+ */
+import type { DurableEvaluator } from './durable-evaluator.ts';
+import { runDurableEvaluation } from './durable-run.ts';
+import type { Evaluation } from './evaluation.ts';
+import type { EvaluationContext } from './evaluation-context.ts';
+import type { EvaluationOutcome } from './evaluation-record.ts';
+import { DEFAULT_EVALUATION_TIMEOUT_MS } from './evaluator.ts';
+
+export interface InMemoryDurableRun {
+  evaluator: DurableEvaluator<unknown>;
+  evaluatorId: string;
+  /** The base context: each step gets it with its own signal. */
+  context: Omit<EvaluationContext, 'signal'> & { signal?: AbortSignal };
+  /** Default evaluation and step timeout (the definition's `timeoutMs`). */
+  timeoutMs?: number;
+}
+
+export async function runDurableInMemory(run: InMemoryDurableRun): Promise<{ outcome: EvaluationOutcome; evaluation?: Evaluation; error?: unknown }> {
+  const { context } = run;
+  const result = await runDurableEvaluation({
+    evaluator: run.evaluator,
+    evaluatorId: run.evaluatorId,
+    startedAtMs: Date.now(),
+    defaultTimeoutMs: run.timeoutMs ?? DEFAULT_EVALUATION_TIMEOUT_MS,
+    contextFor: (signal) => ({ ...context, signal }),
+    save: async () => {},
+    ...(context.signal ? { signal: context.signal } : {}),
+  });
+  if (result.stopped) {
+    return { outcome: { type: 'failed', error: `evaluator ${run.evaluatorId}: the evaluation was stopped (the collector is shutting down)`, errorType: 'EvaluatorFailedError' } };
+  }
+  return { outcome: result.outcome, ...(result.evaluation ? { evaluation: result.evaluation } : {}), ...(result.error !== undefined ? { error: result.error } : {}) };
+}
