@@ -181,9 +181,14 @@ if (!values['skip-throughput']) {
     const perSecond = records.length / ((last - first) / 1000);
     const ideal = concurrency / (latencyMs / 1000);
     const verdicts = records.filter((r) => r.outcome.type === 'verdict').length;
+    // Steady state: completions between the 10th and the 90th percentile, without ramp-up and drain.
+    const completions = records.map((r) => Date.parse(r.completedAt)).sort((a, b) => a - b);
+    const from = Math.floor(completions.length * 0.1);
+    const to = Math.floor(completions.length * 0.9);
+    const steady = (to - from) / ((completions[to] - completions[from]) / 1000);
     line(`throughput, concurrency ${concurrency}: ${fmt(records.length)} evaluations (${verdicts} verdicts, ${judge.requests.length - calls0} judge calls) in ${((last - first) / 1000).toFixed(2)} s: ` +
       `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ${((perSecond / ideal) * 100).toFixed(1)} %; ` +
-      `claim → recorded p50 ${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run slot)`);
+      `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run slot)`);
   }
 }
 
@@ -213,6 +218,18 @@ async function measureMemory(name: string, bound: boolean): Promise<void> {
     : `memory, no evaluator bound (same ingest): ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s`);
   line(`  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`);
   await stop(collector, 'SIGKILL');
+
+  // The same ledger in a new collector: the queue without what ingest left on the heap.
+  const restarted = await spawnCollector(join(dir, `${name}.yaml`));
+  await waitUntil(async () => !bound || (await stats(restarted)).evaluation.running > 0, 'the queued evaluations to resume');
+  await new Promise((resolve) => setTimeout(resolve, 5000));
+  const after = (await stats(restarted)) as MemoryStats;
+  const db = new DatabaseSync(join(dir, `${name}.db`), { readOnly: true });
+  const { queuedRows } = db.prepare('SELECT count(*) AS queuedRows FROM evaluation_queue').get() as { queuedRows: number };
+  db.close();
+  line(`  restarted on that ledger: ${fmt(queuedRows)} evaluations queued (${fmt(after.evaluation.running)} running, ${fmt(after.evaluation.waiting)} held in memory, overflow ${after.evaluation.overflow}): ` +
+    `RSS ${mib(memoryKiB(restarted.child.pid!).rss)} (V8 heap used ${after.memory.heapUsedMiB} MiB of ${after.memory.heapTotalMiB} MiB)`);
+  await stop(restarted, 'SIGKILL');
 }
 
 if (!values['skip-memory']) {

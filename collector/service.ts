@@ -4,6 +4,8 @@
  * them) and owns their lifecycle. Components never build their successors; they are given `next`
  * here.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { EvalonConfig } from './config/index.ts';
 import type { LedgerStore } from './ledger/store.ts';
 import { openLedgerStore } from './ledger/open-store.ts';
@@ -62,7 +64,7 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated.
   const evaluating = config.service.pipelines.traces?.processors.includes('evaluation') ?? false;
-  const store = await openLedgerStore(evaluation.ledger);
+  const store = await openLedgerStore(evaluation.ledger, { logger });
   // Verdicts back into telemetry: events, evaluation spans, metrics (and forwarded spans).
   const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
   const evaluationProcessor = createEvaluationProcessor({
@@ -71,6 +73,8 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
     config: { ...evaluation, evaluators: evaluating ? evaluation.evaluators : {} },
     registry,
     ...(options.clock ? { clock: options.clock } : {}),
+    // Replicas share a PostgreSQL ledger's queue: each start is leased to this process.
+    ...(evaluation.ledger.kind === 'postgres' ? { lease: { owner: leaseOwner(), durationMs: evaluation.leaseDurationMs } } : {}),
     logger,
   });
   const processor = createInteractionsProcessor({
@@ -83,6 +87,7 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
   processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
   telemetry.metrics.observe({
     spansReceived: () => processor.stats.spansReceived,
+    tracesSplit: () => processor.stats.tracesSplit,
     pendingTraces: () => processor.assembler.pendingTraces(),
     pendingSpans: () => processor.assembler.pendingSpans(),
     evaluationQueueSize: () => store.countQueuedEvaluations(),
@@ -105,6 +110,8 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
   try {
     stops.push(() => store.close());
     // Stops run in reverse: telemetry flushes after the processors stop, before the store closes.
+    // A replica id held by a live collector stops startup here, before any evaluation work.
+    await store.claimReplica?.();
     await telemetry.start();
     stops.push(() => telemetry.shutdown());
     // Evaluations left queued by the previous run resume, and interactions recorded but not yet
@@ -188,4 +195,9 @@ function memoryMiB(): Record<string, number> {
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Unique to this process: a restarted collector is a new owner, whose predecessor's leases expire. */
+function leaseOwner(): string {
+  return `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 }

@@ -44,7 +44,14 @@ export interface InteractionsProcessorConfig {
   maxPendingTraces: number;
 }
 
-export type LedgerConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+export type LedgerConfig =
+  | { kind: 'sqlite'; path: string }
+  | {
+      kind: 'postgres';
+      url: string;
+      /** `replica_id`: this collector's id among replicas sharing the ledger (default `EVALON_REPLICA_ID`, else the host name). */
+      replicaId?: string;
+    };
 
 /** One binding under `agents` or `agent-roles` of an evaluator entry. */
 export interface BindingConfig {
@@ -90,6 +97,11 @@ export interface EvaluationProcessorConfig {
   concurrency: number;
   /** How long an evaluation is run again while its model is unavailable, before it is recorded as failed. */
   modelUnavailableRetryForMs: number;
+  /**
+   * With the PostgreSQL ledger: how long a replica's claim (lease) on an evaluation it started
+   * lasts unless renewed; a replica that dies leaves its work to others after this long.
+   */
+  leaseDurationMs: number;
   /** Files that register evaluators, as absolute paths. */
   modules: string[];
   defaults: EvaluationDefaultsConfig;

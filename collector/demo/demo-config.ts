@@ -55,6 +55,15 @@ processors:
         pass_threshold: 0.6
         agents:
           support-agent: { trigger: interaction, trigger-on-failure: true }
+      criteria-judge:                     # a durable judge: one step (one model call) per criterion
+        criteria:
+          - name: looked-up
+            description: The agent looked the order up before answering
+            require_tool_call: get_order
+          - name: answered
+            description: The reply tells the customer where the order is
+        agents:
+          support-agent: { trigger: interaction }
       regex:                              # misconfigured on purpose: no pattern, so each evaluation
         agents:                           # fails (a missing property fails the evaluation, not startup)
           support-agent: { trigger: interaction }

@@ -1,7 +1,8 @@
 /**
- * The demo's scripted model plays two parts: the support agent's model (the example's scripted
- * replies) and the LLM judge (a `record_verdict` tool call whose score follows the reply: an
- * answer that names the carrier scores high, a question back or a miss scores low).
+ * The demo's scripted model plays three parts: the support agent's model (the example's scripted
+ * replies), the LLM judge (a `record_verdict` tool call whose score follows the reply: an answer
+ * that names the carrier scores high, a question back or a miss scores low) and the criteria
+ * judge (one binary verdict per criterion, by the same rule).
  */
 import type { RecordedRequest, ScriptedReply } from '../../src/testing/scripted-model.ts';
 import { supportReply } from '../../examples/support-agent/scripted-replies.ts';
@@ -11,6 +12,15 @@ export function demoModelReply(request: RecordedRequest): ScriptedReply {
   if (!judging) return supportReply(request);
   const prompt = JSON.stringify(request.body.messages ?? []);
   const shipped = /has shipped with|was delivered by/.test(prompt);
+  if (String(request.body.system ?? '').includes('ONE evaluation criterion')) {
+    // criteria-judge asks about one criterion a call.
+    const lookup = prompt.includes('looked the order up');
+    const passed = lookup ? prompt.includes('get_order') : shipped;
+    const reasoning = lookup
+      ? passed ? 'get_order was called before the answer.' : 'No lookup before the answer.'
+      : passed ? 'The reply names the carrier and the delivery date.' : 'The reply does not say where the order is.';
+    return { toolUse: [{ name: 'record_verdict', input: { passed, reasoning } }], usage: { input_tokens: 300 + prompt.length / 8, output_tokens: 40 } };
+  }
   const verdict = shipped
     ? { passed: true, score: 0.9, label: 'helpful', explanation: 'Answers where the order is, with the carrier and the date.' }
     : { passed: false, score: 0.3, label: 'unhelpful', explanation: 'Does not tell the customer where the order is.' };

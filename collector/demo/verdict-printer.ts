@@ -67,6 +67,8 @@ export async function printVerdicts(
   return views;
 }
 
+/** One line of at most `width` characters (an explanation may span lines: criteria-judge writes one a criterion). */
 function truncate(text: string, width: number): string {
-  return text.length <= width ? text : text.slice(0, width - 1) + '…';
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length <= width ? line : line.slice(0, width - 1) + '…';
 }

@@ -14,6 +14,8 @@ import { outcomeLabel } from './verdict-attributes.ts';
 export interface CollectorMetricSources {
   /** Spans received and stored so far (a monotonic count). */
   spansReceived?(): number;
+  /** Traces found split across replicas so far (a monotonic count). */
+  tracesSplit?(): number;
   pendingTraces?(): number;
   pendingSpans?(): number;
   /** Evaluations queued and not yet recorded; may read the ledger. */
@@ -76,6 +78,7 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
     });
   };
   observed(METRICS.spansReceived, 'counter', () => sources.spansReceived?.());
+  observed(METRICS.tracesSplit, 'counter', () => sources.tracesSplit?.());
   observed(METRICS.pendingTraces, 'gauge', () => sources.pendingTraces?.());
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());

@@ -64,6 +64,11 @@ export const METRICS = {
     unit: '{span}',
     description: 'Spans received and stored by the collector.',
   },
+  tracesSplit: {
+    name: 'evalon.traces.split',
+    unit: '{trace}',
+    description: 'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica that held part of a trace may count it).',
+  },
   pendingTraces: {
     name: 'evalon.pending.traces',
     unit: '{trace}',

@@ -75,6 +75,18 @@ export interface EvaluationStart {
   startedAt: string;
 }
 
+/**
+ * A collector's claim on queued evaluations it started: until `until` passes, no other owner can
+ * start them. Replicas sharing one ledger take their work this way; the owner renews the leases of
+ * what it runs, and a replica that dies leaves leases that expire, so another resumes its work.
+ */
+export interface EvaluationLease {
+  /** Unique to one running collector process. */
+  owner: string;
+  /** ISO-8601. */
+  until: string;
+}
+
 /** `pageInteractions`: stored interactions oldest first, in pages (backfill reads them all). */
 export interface InteractionPageQuery {
   agentId?: string;
@@ -143,12 +155,26 @@ export interface LedgerStore {
    */
   loadInteractionsAwaitingIntake(limit: number): Promise<InteractionRecord[]>;
 
-  /** Queued evaluations in queue order, after `afterSeq` when given; default limit 1000. */
-  loadQueuedEvaluations(options?: { afterSeq?: number; limit?: number }): Promise<QueuedEvaluation[]>;
+  /**
+   * Queued evaluations in queue order, after `afterSeq` when given; default limit 1000. With
+   * `claimableBy`, only those that owner could start at that time (no lease, an expired one, or its own).
+   */
+  loadQueuedEvaluations(options?: { afterSeq?: number; limit?: number; claimableBy?: { owner: string; at: string } }): Promise<QueuedEvaluation[]>;
   countQueuedEvaluations(): Promise<number>;
 
-  /** Counts an attempt of each evaluation (before it runs), so attempts survive a restart. */
-  startEvaluations(starts: EvaluationStart[]): Promise<void>;
+  /**
+   * Starts evaluations (before they run): counts an attempt of each, so attempts survive a restart,
+   * and takes `lease` on it. An evaluation is started only if it is still queued and no other owner
+   * holds an unexpired lease on it (without `lease`: no unexpired lease at all; the start's time
+   * is the time compared). Resolves with the seqs started, in one transaction.
+   */
+  startEvaluations(starts: EvaluationStart[], lease?: EvaluationLease): Promise<number[]>;
+
+  /** Extends `lease` to the given seqs it still holds; resolves with those (a lost one was expired and taken). */
+  renewEvaluationLeases(lease: EvaluationLease, seqs: number[]): Promise<number[]>;
+
+  /** Gives up `owner`'s leases on the given seqs (a collector stopping), so another can start them at once. */
+  releaseEvaluationLeases(owner: string, seqs: number[]): Promise<void>;
 
   /**
    * Saves durable evaluations' progress, in one transaction, replacing what was saved before. An
@@ -174,5 +200,34 @@ export interface LedgerStore {
   /** Every agent with a stored interaction, by agent id. */
   listAgents(): Promise<AgentSummary[]>;
 
+  // ---- replicas (optional: only a store several collectors share implements it) -------------
+
+  /**
+   * Which of `traceIds` other replicas also hold: unreleased spans they received, or interactions
+   * they recorded. Only traces found elsewhere are in the map. A trace found there was split
+   * across replicas (routing not by trace id, or changed while it was in flight).
+   */
+  tracesElsewhere?(traceIds: string[]): Promise<TracesElsewhere>;
+
+  /**
+   * Takes what this process must hold alone before it does any work: a PostgreSQL store claims its
+   * replica id (failing when a live collector holds it). A store without such a claim has no method.
+   */
+  claimReplica?(): Promise<void>;
+
   close(): Promise<void>;
+}
+
+/** `tracesElsewhere`: what other replicas hold of some traces. */
+export interface TracesElsewhere {
+  /** This replica's id. */
+  replicaId: string;
+  traces: Map<string, TraceElsewhere>;
+}
+
+export interface TraceElsewhere {
+  /** Replicas holding unreleased spans of the trace. */
+  pendingOn: string[];
+  /** Interactions of the trace other replicas recorded, in the order recorded. */
+  recorded: Array<{ interactionId: string; replicaId: string }>;
 }

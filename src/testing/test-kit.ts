@@ -21,11 +21,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { loadConfig } from '../../collector/config/index.ts';
 import { silentLogger, type Logger } from '../../collector/logger.ts';
 import type { InteractionRecord } from '../../collector/model/interaction.ts';
 import { createStoreLedgerClient } from '../../collector/processor/evaluation/store-ledger-client.ts';
-import { startCollector, type RunningCollector } from '../../collector/service.ts';
+import type { RunningCollector } from '../../collector/service.ts';
 import type { EvaluationRecord } from '../evaluation/evaluation-record.ts';
 import type { LedgerClient } from '../evaluation/ledger-client.ts';
 import { invokeAgent, type AgentInvocation, type AgentReply, type InvokeAgentOptions } from '../instrumentation/invoke-agent.ts';
@@ -124,9 +123,14 @@ export class TestKit {
     let collector: RunningCollector | undefined;
     let telemetry: Telemetry | undefined;
     try {
+      // Loaded here, not with evalon/testing: unit tests with EvaluatorTestKit never open a ledger.
+      const [{ loadConfig }, { startCollector }] = await Promise.all([import('../../collector/config/index.ts'), import('../../collector/service.ts')]);
       const { config } = loadConfig(files);
       collector = await startCollector(config, { logger: options.logger ?? silentLogger, judgeEnv: judgeEnvironment(models) });
-      const otlp = collector.otlpAddress!;
+      const otlp = collector.otlpAddress;
+      if (!otlp || !collector.apiAddress) {
+        throw new TestKitError('start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and extensions::api in the service)');
+      }
       if (options.registerTelemetry ?? true) telemetry = registerWith(`http://${otlp.host}:${otlp.port}/v1/traces`);
       return new TestKit({ collector, dir, telemetry, agentModel: models.agent, restoreEnv });
     } catch (error) {

@@ -97,6 +97,7 @@ describe('loadConfig', () => {
       ledger: { kind: 'sqlite', path: join(root, 'data/ledger.db') },
       concurrency: 64,
       modelUnavailableRetryForMs: 3_600_000,
+      leaseDurationMs: 30_000,
       modules: [join(root, 'examples/evaluators/index.ts')],
       defaults: { evaluator: { enabled: true }, agent: { samplingRatio: 1, triggerOnFailure: false } },
     });

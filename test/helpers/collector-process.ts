@@ -16,8 +16,11 @@ export interface CollectorProcess {
   exited: Promise<number | null>;
 }
 
-export async function spawnCollector(configFile: string, options: { timeoutMs?: number } = {}): Promise<CollectorProcess> {
-  const child = spawn(process.execPath, [MAIN, 'collector', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+export async function spawnCollector(configFile: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CollectorProcess> {
+  const child = spawn(process.execPath, [MAIN, 'collector', '--config', configFile], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+  });
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const addresses = await new Promise<{ otlpUrl: string; apiUrl: string }>((resolve, reject) => {

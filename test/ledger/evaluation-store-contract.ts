@@ -98,6 +98,57 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
     });
   });
 
+  describe('evaluation leases (replicas sharing the queue)', () => {
+    const T = (seconds: number) => new Date(Date.UTC(2026, 2, 1, 10, 0, seconds)).toISOString();
+    const lease = (owner: string, untilSeconds: number) => ({ owner, until: T(untilSeconds) });
+
+    it('starts an evaluation for one owner only while its lease runs; the start says which seqs it got', async () => {
+      const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }, { seq: b.seq!, startedAt: T(1) }], lease('replica-a', 31))).toEqual([a.seq, b.seq]);
+      // Another owner cannot start them before the lease ends; the owner itself can (a retry).
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(2) }], lease('replica-b', 32))).toEqual([]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(2) }])).toEqual([]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(3) }], lease('replica-a', 33))).toEqual([a.seq]);
+      // After it ends, anyone can: the attempt is counted once per start.
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(40) }], lease('replica-b', 70))).toEqual([a.seq]);
+      const store = await reopen();
+      expect((await store.loadQueuedEvaluations()).map((q) => [q.evaluationId, q.attempts])).toEqual([[a.evaluationId, 3], [b.evaluationId, 1]]);
+    });
+
+    it('does not start an evaluation that is no longer queued', async () => {
+      const [a] = await current().enqueueEvaluations([queued('i-1')]);
+      await current().recordEvaluations([recordOf(a)]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }], lease('replica-a', 31))).toEqual([]);
+      expect(await current().startEvaluations([{ seq: a.seq! + 1000, startedAt: T(1) }])).toEqual([]);
+    });
+
+    it('renews only the leases the owner still holds, and a released lease is free at once', async () => {
+      const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
+      await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }, { seq: b.seq!, startedAt: T(1) }], lease('replica-a', 31));
+      expect(await current().renewEvaluationLeases(lease('replica-a', 61), [a.seq!, b.seq!])).toEqual([a.seq, b.seq]);
+      // b's lease was renewed: at 45 s another owner still cannot take it.
+      expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(45) }], lease('replica-b', 75))).toEqual([]);
+      await current().releaseEvaluationLeases('replica-a', [b.seq!]);
+      expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(46) }], lease('replica-b', 76))).toEqual([b.seq]);
+      // replica-a lost b: renewing says so. Releasing what it does not hold changes nothing.
+      expect(await current().renewEvaluationLeases(lease('replica-a', 91), [a.seq!, b.seq!])).toEqual([a.seq]);
+      await current().releaseEvaluationLeases('replica-a', [b.seq!]);
+      expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(47) }], lease('replica-c', 77))).toEqual([]);
+    });
+
+    it('lists only what an owner could start when asked for claimable evaluations', async () => {
+      const [a, b, c] = await current().enqueueEvaluations([queued('i-1'), queued('i-2'), queued('i-3')]);
+      await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }], lease('replica-a', 31));
+      await current().startEvaluations([{ seq: b.seq!, startedAt: T(1) }], lease('replica-b', 31));
+      const ids = async (owner: string, at: number) =>
+        (await current().loadQueuedEvaluations({ claimableBy: { owner, at: T(at) } })).map((q) => q.evaluationId);
+      expect(await ids('replica-a', 10)).toEqual([a.evaluationId, c.evaluationId]);
+      expect(await ids('replica-c', 10)).toEqual([c.evaluationId]);
+      expect(await ids('replica-c', 40)).toEqual([a.evaluationId, b.evaluationId, c.evaluationId]);
+      expect((await current().loadQueuedEvaluations({ afterSeq: a.seq, limit: 1, claimableBy: { owner: 'replica-c', at: T(10) } })).map((q) => q.evaluationId)).toEqual([c.evaluationId]);
+    });
+  });
+
   describe('recorded evaluations', () => {
     it('records an outcome exactly as given and removes its evaluation from the queue', async () => {
       const [a] = await current().enqueueEvaluations([queued('i-1')]);

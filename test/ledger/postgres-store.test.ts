@@ -58,7 +58,7 @@ describe('PostgreSQL store', () => {
     await open(url);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
     const tables = await query<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(tables.map((t) => t.table_name)).toEqual(['evaluation_queue', 'evaluations', 'interactions', 'late_spans', 'pending_spans', 'schema_version']);
+    expect(tables.map((t) => t.table_name)).toEqual(['evaluation_queue', 'evaluations', 'interactions', 'late_spans', 'pending_spans', 'replicas', 'schema_version']);
     const lease = await query(url, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND column_name LIKE 'lease%' ORDER BY column_name");
     expect(lease).toEqual([
       { column_name: 'lease_owner', data_type: 'text' },
@@ -80,11 +80,14 @@ describe('PostgreSQL store', () => {
 
   it('lets several stores open a fresh database at once: one migrates, the others wait and find it done', async () => {
     const { url } = await freshDatabase();
-    const opened = await Promise.all(Array.from({ length: 4 }, () => open(url)));
+    // Replicas each have their id (postgres-replica.test.ts): pending spans are per replica.
+    const opened = await Promise.all(Array.from({ length: 4 }, (_, i) => createPostgresStore({ url, replicaId: `replica-${i}` })));
+    stores.push(...opened);
     expect(opened).toHaveLength(4);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
     await opened[0].appendSpans([plainSpan(TRACE_A, 1)]);
-    expect(await opened[3].loadTraceSpans(TRACE_A)).toHaveLength(1);
+    expect(await opened[0].loadTraceSpans(TRACE_A)).toHaveLength(1);
+    expect(await opened[3].loadTraceSpans(TRACE_A)).toHaveLength(0);
   });
 
   it('applies only the migrations a database has not had yet, and rolls back a failing one, naming it', async () => {

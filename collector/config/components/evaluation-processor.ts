@@ -13,6 +13,8 @@ export const DEFAULT_SQLITE_PATH = './data/ledger.db';
 export const DEFAULT_CONCURRENCY = 64;
 /** How long an evaluation is run again while its model is unavailable (an outage), before it fails. */
 export const DEFAULT_UNAVAILABLE_RETRY_FOR_MS = 3_600_000;
+/** How long a replica's claim on an evaluation it started lasts unless renewed (PostgreSQL ledger). */
+export const DEFAULT_LEASE_DURATION_MS = 30_000;
 export const DEFAULT_EVALUATOR_ENABLED = true;
 export const DEFAULT_SAMPLING_RATIO = 1.0;
 export const DEFAULT_TRIGGER_ON_FAILURE = false;
@@ -32,9 +34,18 @@ function postgresUrl() {
   }).transform((value) => value as string);
 }
 
+/** This replica's id on a shared ledger: printable, at most 200 characters (the store checks the same). */
+function replicaId() {
+  return text().superRefine((value, context) => {
+    if (value.length > 200 || /[\u0000-\u001f]/.test(value)) {
+      context.addIssue({ code: 'custom', message: 'must be at most 200 printable characters' });
+    }
+  });
+}
+
 const ledgerSchema = section({
   sqlite: section({ path: text().default(DEFAULT_SQLITE_PATH) }).optional(),
-  postgres: section({ url: postgresUrl() }).optional(),
+  postgres: section({ url: postgresUrl(), replica_id: replicaId().optional() }).optional(),
 })
   .superRefine((ledger, context) => {
     if (ledger.sqlite && ledger.postgres) {
@@ -42,7 +53,10 @@ const ledgerSchema = section({
     }
   }, whenRead())
   .transform((ledger): LedgerConfig => {
-    if (ledger.postgres) return { kind: 'postgres', url: ledger.postgres.url };
+    if (ledger.postgres) {
+      const { url, replica_id: replicaId } = ledger.postgres;
+      return { kind: 'postgres', url, ...(replicaId !== undefined ? { replicaId } : {}) };
+    }
     return { kind: 'sqlite', path: ledger.sqlite?.path ?? DEFAULT_SQLITE_PATH };
   });
 
@@ -77,6 +91,7 @@ export const evaluationProcessorSchema = section({
   ledger: ledgerSchema,
   concurrency: count(1).default(DEFAULT_CONCURRENCY),
   model_unavailable_retry_for: duration({ positive: true }).default(DEFAULT_UNAVAILABLE_RETRY_FOR_MS),
+  lease_duration: duration({ positive: true }).default(DEFAULT_LEASE_DURATION_MS),
   modules: emptyAsList(z.array(text())),
   defaults: defaultsSchema,
   evaluators: evaluatorsSchema,
@@ -85,6 +100,7 @@ export const evaluationProcessorSchema = section({
     ledger: processor.ledger,
     concurrency: processor.concurrency,
     modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
+    leaseDurationMs: processor.lease_duration,
     modules: processor.modules,
     defaults: {
       evaluator: { enabled: processor.defaults.evaluator.enabled },

@@ -14,7 +14,7 @@ import type pg from 'pg';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
-import { LedgerQueryError } from '../sqlite/errors.ts';
+import { LedgerQueryError, LedgerStoreError } from '../sqlite/errors.ts';
 import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from '../sqlite/interaction-query.ts';
 import { inTransaction } from './connection.ts';
 import { isoMs, progressJson, queueRow, recordRow } from './rows.ts';
@@ -26,6 +26,8 @@ export type EvaluationStoreMethods = Pick<
   | 'loadQueuedEvaluations'
   | 'countQueuedEvaluations'
   | 'startEvaluations'
+  | 'renewEvaluationLeases'
+  | 'releaseEvaluationLeases'
   | 'saveEvaluationProgress'
   | 'recordEvaluations'
   | 'getEvaluations'
@@ -35,6 +37,11 @@ export type EvaluationStoreMethods = Pick<
 >;
 
 const DEFAULT_QUEUE_PAGE = 1000;
+
+function leaseOwner(owner: string, where: string): string {
+  if (typeof owner !== 'string' || owner === '') throw new LedgerStoreError(`ledger ${where}: an evaluation lease has no owner`);
+  return owner;
+}
 
 export type Run = <T>(what: string, body: () => Promise<T>) => Promise<T>;
 
@@ -62,10 +69,22 @@ const DEQUEUE = `
   DELETE FROM evaluation_queue q
   USING unnest($1::text[], $2::text[], $3::text[]) AS u(interaction_id, evaluator_id, evaluator_version)
   WHERE q.interaction_id = u.interaction_id AND q.evaluator_id = u.evaluator_id AND q.evaluator_version = u.evaluator_version`;
+// A start takes the lease ($4 owner, $5 until, ms) unless another owner holds one that has not
+// expired at the start's time. Concurrent starts of one row serialize on its row lock, and the
+// second re-checks the condition against the first's lease.
 const START = `
-  UPDATE evaluation_queue q SET attempts = q.attempts + u.n, started_at_ms = u.started_at_ms
+  UPDATE evaluation_queue q SET attempts = q.attempts + u.n, started_at_ms = u.started_at_ms,
+    lease_owner = $4::text, lease_until = to_timestamp($5::bigint / 1000.0)
   FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS u(seq, n, started_at_ms)
-  WHERE q.seq = u.seq`;
+  WHERE q.seq = u.seq
+    AND (q.lease_owner IS NULL OR q.lease_owner = $4::text OR q.lease_until <= to_timestamp(u.started_at_ms / 1000.0))
+  RETURNING q.seq`;
+const RENEW = `
+  UPDATE evaluation_queue SET lease_until = to_timestamp($3::bigint / 1000.0)
+  WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text
+  RETURNING seq`;
+const RELEASE = 'UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text';
+const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
 const SAVE_PROGRESS = `
   UPDATE evaluation_queue q SET progress = u.progress::json
   FROM unnest($1::bigint[], $2::text[]) AS u(seq, progress)
@@ -138,9 +157,18 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
     async loadQueuedEvaluations(options = {}) {
       return run('loadQueuedEvaluations', async () => {
+        const claimable = options.claimableBy;
         const { rows } = await pool.query<{ seq: string; task: QueuedEvaluation; attempts: number; started_at_ms: string | null; progress: DurableProgress | null }>(
-          'SELECT seq, task, attempts, started_at_ms, progress FROM evaluation_queue WHERE seq > $1 ORDER BY seq LIMIT $2',
-          [options.afterSeq ?? 0, options.limit ?? DEFAULT_QUEUE_PAGE],
+          claimable
+            ? `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
+               WHERE seq > $1 AND (lease_owner IS NULL OR lease_owner = $3::text OR lease_until <= to_timestamp($4::bigint / 1000.0))
+               ORDER BY seq LIMIT $2`
+            : `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > $1 ORDER BY seq LIMIT $2`,
+          [
+            options.afterSeq ?? 0,
+            options.limit ?? DEFAULT_QUEUE_PAGE,
+            ...(claimable ? [leaseOwner(claimable.owner, where), isoMs(claimable.at, 'claimableBy.at', 'query', where)] : []),
+          ],
         );
         return rows.map((row) => {
           const queued = row.task;
@@ -160,16 +188,42 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
       });
     },
 
-    async startEvaluations(starts) {
-      await run('startEvaluations', async () => {
-        if (starts.length === 0) return;
+    async startEvaluations(starts, lease) {
+      return run('startEvaluations', async () => {
+        if (starts.length === 0) return [];
         // One row per seq: a seq started twice in one call counts two attempts, the last start kept.
         const bySeq = new Map<number, { n: number; ms: number }>();
         for (const start of starts) {
           const ms = isoMs(start.startedAt, 'startedAt', `#${start.seq}`, where);
           bySeq.set(start.seq, { n: (bySeq.get(start.seq)?.n ?? 0) + 1, ms });
         }
-        await pool.query(START, [[...bySeq.keys()], [...bySeq.values()].map((v) => v.n), [...bySeq.values()].map((v) => v.ms)]);
+        const owner = lease ? leaseOwner(lease.owner, where) : null;
+        const until = lease ? isoMs(lease.until, 'lease until', 'lease', where) : null;
+        const { rows } = await pool.query<{ seq: string }>(START, [
+          [...bySeq.keys()],
+          [...bySeq.values()].map((v) => v.n),
+          [...bySeq.values()].map((v) => v.ms),
+          owner,
+          until,
+        ]);
+        const started = new Set(rows.map((row) => Number(row.seq)));
+        return [...bySeq.keys()].filter((seq) => started.has(seq));
+      });
+    },
+
+    async renewEvaluationLeases(lease, seqs) {
+      return run('renewEvaluationLeases', async () => {
+        if (seqs.length === 0) return [];
+        const { rows } = await pool.query<{ seq: string }>(RENEW, [[...seqs], leaseOwner(lease.owner, where), isoMs(lease.until, 'lease until', 'lease', where)]);
+        const renewed = new Set(rows.map((row) => Number(row.seq)));
+        return seqs.filter((seq) => renewed.has(seq));
+      });
+    },
+
+    async releaseEvaluationLeases(owner, seqs) {
+      await run('releaseEvaluationLeases', async () => {
+        if (seqs.length === 0) return;
+        await pool.query(RELEASE, [[...seqs], leaseOwner(owner, where)]);
       });
     },
 

@@ -10,6 +10,11 @@
  * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
  * caller's thread with the SQLite store's codec and travel as one binary parameter. Other writes
  * are one statement, or one transaction where the contract asks for one, on a pooled connection.
+ *
+ * Replicas: pending spans belong to the replica that received them (`replica.ts`). The store
+ * claims its replica id on the first use of pending spans (`loadPendingSpans` at the collector's
+ * start), not at open: commands that only read the ledger (`evalon explain`, `evalon backfill`)
+ * run beside a live collector without taking its id.
  */
 import type pg from 'pg';
 import type { InteractionRecord } from '../../model/interaction.ts';
@@ -18,11 +23,14 @@ import type { LateSpan, LedgerStore } from '../store.ts';
 import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../sqlite/errors.ts';
 import { normalizeInteractionQuery } from '../sqlite/interaction-query.ts';
 import { decodeSpans } from '../sqlite/span-codec.ts';
+import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, ledgerError, redactUrl } from './connection.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { interactionRow, packBytes, spanRows } from './rows.ts';
+import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';
+import { queryTracesElsewhere } from './traces-elsewhere.ts';
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` (libpq-style query parameters such as `sslmode` apply). */
@@ -31,17 +39,26 @@ export interface PostgresStoreOptions {
   maxConnections?: number;
   /** How long to wait for a connection before failing, in milliseconds (default 10 s). */
   connectTimeoutMs?: number;
+  /** This replica's id (`replica_id`); default `EVALON_REPLICA_ID`, else the host name. */
+  replicaId?: string;
+  /** How often the replica's heartbeat is refreshed, in milliseconds (default 5 s). */
+  heartbeatMs?: number;
+  /** Where replica-id trouble is reported (default: stderr). */
+  logger?: Logger;
 }
 
 /** The PostgreSQL store: the ledger contract, plus reading back the late spans it keeps. */
 export interface PostgresLedgerStore extends LedgerStore {
   /** Late spans recorded for one interaction, in arrival order. */
   loadLateSpans(interactionId: string): Promise<LateSpan[]>;
+  /** The replica id whose pending spans this store reads and writes. */
+  readonly replicaId: string;
+  tracesElsewhere: NonNullable<LedgerStore['tracesElsewhere']>;
 }
 
 const INSERT_INTERACTIONS = `
-  INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
-  SELECT u.interaction_id, u.trace_id, u.agent_id, u.conversation_id, u.end_time_ms, u.record::json
+  INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, recorded_by)
+  SELECT u.interaction_id, u.trace_id, u.agent_id, u.conversation_id, u.end_time_ms, u.record::json, $7
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
     WITH ORDINALITY AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, ord)
   ORDER BY u.ord
@@ -56,6 +73,7 @@ const INSERT_LATE = `
 /** Connects, applies the migrations this database has not had, and returns the store. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresLedgerStore> {
   const where = redactUrl(options.url);
+  const replicaId = resolveReplicaId(options.replicaId);
   const pool = createPool(options);
   try {
     const client = await pool.connect();
@@ -69,8 +87,19 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     throw error instanceof LedgerSchemaError ? error : ledgerError(where, 'cannot open the ledger', error);
   }
 
-  const spanWriter = createSpanWriter(pool);
+  const spanWriter = createSpanWriter(pool, replicaId);
   let closing: Promise<void> | undefined;
+  let claiming: Promise<ReplicaClaim> | undefined;
+  /** Pending spans are this replica's: its id is claimed before they are first read or written. */
+  const claim = () =>
+    (claiming ??= claimReplica({
+      url: options.url,
+      where,
+      replicaId,
+      heartbeatMs: options.heartbeatMs,
+      connectTimeoutMs: options.connectTimeoutMs,
+      logger: options.logger ?? createLogger(),
+    }));
 
   const run: Run = async (what, body) => {
     if (closing) throw new LedgerStoreError(`ledger ${where}: the store is closed`);
@@ -84,6 +113,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   async function loadSpans(what: string, sql: string, values: unknown[]): Promise<SpanData[]> {
     return run(what, async () => {
+      await claim();
       const { rows } = await pool.query<{ codec: number; spans: Buffer }>(sql, values);
       const spans: SpanData[] = [];
       for (const row of rows) for (const span of decodeSpans(row.codec, row.spans, where)) spans.push(span);
@@ -93,20 +123,28 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   return {
     ...createEvaluationStoreMethods(pool, where, run),
+    replicaId,
+
+    claimReplica() {
+      return run('claimReplica', async () => {
+        await claim();
+      });
+    },
 
     appendSpans(spans) {
       return run('appendSpans', async () => {
         if (spans.length === 0) return;
+        await claim();
         await spanWriter.append(spanRows(spans, where));
       });
     },
 
     loadPendingSpans() {
-      return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans ORDER BY id', []);
+      return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans WHERE replica_id = $1 ORDER BY id', [replicaId]);
     },
 
     loadTraceSpans(traceId) {
-      return loadSpans('loadTraceSpans', 'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 ORDER BY id', [traceId]);
+      return loadSpans('loadTraceSpans', 'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 AND replica_id = $2 ORDER BY id', [traceId, replicaId]);
     },
 
     putInteractions(records) {
@@ -120,6 +158,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           rows.map((r) => r.conversationId),
           rows.map((r) => r.endTimeMs),
           rows.map((r) => r.json),
+          replicaId,
         ]);
       });
     },
@@ -127,8 +166,13 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     releaseTraces(traceIds) {
       return run('releaseTraces', async () => {
         if (traceIds.length === 0) return;
+        await claim();
         await spanWriter.release([...traceIds]);
       });
+    },
+
+    tracesElsewhere(traceIds) {
+      return run('tracesElsewhere', () => queryTracesElsewhere(pool, replicaId, [...new Set(traceIds)]));
     },
 
     putLateSpans(late) {
@@ -199,6 +243,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         // Writes already accepted finish (and resolve) before the connections close.
         await spanWriter.drain();
         await pool.end();
+        // Last: the id stays this process's until its writes are done.
+        const claimed = await claiming?.catch(() => undefined);
+        await claimed?.release();
       })();
       return closing;
     },

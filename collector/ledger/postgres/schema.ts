@@ -18,28 +18,44 @@ export const MIGRATION_LOCK_KEY = 0x45_76_61_6c_6f_6e;
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
-    description: 'pending spans, interactions, late spans, evaluation queue, evaluations',
+    description: 'replicas, pending spans, interactions, late spans, evaluation queue, evaluations',
     sql: `
+      -- The collector replicas sharing this ledger (replica.ts): who holds each replica id and
+      -- when it last showed it was alive. backend_pid is the server process of the connection
+      -- that holds the id's advisory lock.
+      CREATE TABLE replicas (
+        replica_id text PRIMARY KEY,
+        pid integer NOT NULL,
+        host text NOT NULL,
+        backend_pid integer NOT NULL,
+        started_at timestamptz NOT NULL,
+        heartbeat_at timestamptz NOT NULL
+      );
+
       -- The write-ahead path: one row per (appendSpans call, trace), spans encoded together
-      -- (span-codec.ts). id orders a trace's rows as they were appended.
+      -- (span-codec.ts). id orders a trace's rows as they were appended. replica_id is the
+      -- replica that received them: each replica replays and releases its own rows only.
       CREATE TABLE pending_spans (
         id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        replica_id text NOT NULL,
         trace_id text NOT NULL,
         span_count integer NOT NULL,
         codec smallint NOT NULL,
         spans bytea NOT NULL
       );
-      CREATE INDEX pending_spans_by_trace ON pending_spans (trace_id);
+      CREATE INDEX pending_spans_by_trace ON pending_spans (trace_id, replica_id);
       -- Out of line, uncompressed: pglz on every row cost more than the bytes it saved.
       ALTER TABLE pending_spans ALTER COLUMN spans SET STORAGE EXTERNAL;
 
       -- Completed interactions: the record as JSON (kept verbatim), plus the columns queries
       -- filter and sort on. seq is the order of recording (pageInteractions' cursor);
       -- awaiting_intake is true until enqueueEvaluations({ intake }) names the interaction.
+      -- recorded_by is the replica that recorded it (split-trace detection, replica.ts).
       CREATE TABLE interactions (
         interaction_id text PRIMARY KEY,
         seq bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
         trace_id text NOT NULL,
+        recorded_by text NOT NULL DEFAULT '',
         agent_id text NOT NULL,
         conversation_id text,
         end_time_ms bigint NOT NULL,

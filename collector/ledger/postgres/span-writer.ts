@@ -17,13 +17,13 @@ import { packBytes, type SpanRow } from './rows.ts';
 export const MAX_FLUSH_BYTES = 32 * 1024 * 1024;
 
 const INSERT_SPANS = `
-  INSERT INTO pending_spans (trace_id, span_count, codec, spans)
-  SELECT r.trace_id, r.span_count, r.codec, substring($5::bytea FROM r.byte_offset FOR r.byte_length)
+  INSERT INTO pending_spans (replica_id, trace_id, span_count, codec, spans)
+  SELECT $7, r.trace_id, r.span_count, r.codec, substring($5::bytea FROM r.byte_offset FOR r.byte_length)
   FROM unnest($1::text[], $2::int[], $3::smallint[], $4::int[], $6::int[])
     WITH ORDINALITY AS r(trace_id, span_count, codec, byte_offset, byte_length, ord)
   ORDER BY r.ord`;
-const DELETE_TRACES = 'DELETE FROM pending_spans WHERE trace_id = ANY($1::text[])';
-const DELETE_AND_INSERT = `WITH released AS (DELETE FROM pending_spans WHERE trace_id = ANY($7::text[])) ${INSERT_SPANS}`;
+const DELETE_TRACES = 'DELETE FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id = $2';
+const DELETE_AND_INSERT = `WITH released AS (DELETE FROM pending_spans WHERE trace_id = ANY($8::text[]) AND replica_id = $7) ${INSERT_SPANS}`;
 
 type Request =
   | { kind: 'append'; rows: SpanRow[]; bytes: number; done: Settle }
@@ -37,7 +37,11 @@ export interface SpanWriter {
   drain(): Promise<void>;
 }
 
-export function createSpanWriter(pool: pg.Pool, maxFlushBytes = MAX_FLUSH_BYTES): SpanWriter {
+/**
+ * `replicaId` scopes the writer: its rows carry it, and a release deletes only its rows (another
+ * replica's spans of the same trace stay theirs).
+ */
+export function createSpanWriter(pool: pg.Pool, replicaId: string, maxFlushBytes = MAX_FLUSH_BYTES): SpanWriter {
   const queue: Request[] = [];
   let running: Promise<void> | undefined;
 
@@ -89,11 +93,11 @@ export function createSpanWriter(pool: pg.Pool, maxFlushBytes = MAX_FLUSH_BYTES)
     const rows = batch.flatMap((request) => (request.kind === 'append' ? request.rows : []));
     const traceIds = batch.flatMap((request) => (request.kind === 'release' ? request.traceIds : []));
     if (rows.length === 0) {
-      await pool.query(DELETE_TRACES, [traceIds]);
+      await pool.query(DELETE_TRACES, [traceIds, replicaId]);
       return;
     }
     const { blob, offsets, lengths } = packBytes(rows.map((row) => row.bytes));
-    const values = [rows.map((r) => r.traceId), rows.map((r) => r.count), rows.map((r) => r.codec), offsets, blob, lengths];
+    const values = [rows.map((r) => r.traceId), rows.map((r) => r.count), rows.map((r) => r.codec), offsets, blob, lengths, replicaId];
     if (traceIds.length === 0) await pool.query(INSERT_SPANS, values);
     else await pool.query(DELETE_AND_INSERT, [...values, traceIds]);
   }

@@ -19,6 +19,8 @@ export type EvaluationStoreMethods = Pick<
   | 'loadQueuedEvaluations'
   | 'countQueuedEvaluations'
   | 'startEvaluations'
+  | 'renewEvaluationLeases'
+  | 'releaseEvaluationLeases'
   | 'saveEvaluationProgress'
   | 'recordEvaluations'
   | 'getEvaluations'
@@ -33,7 +35,11 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
   const selectAwaiting = db.prepare(
     'SELECT record FROM interactions WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?',
   );
-  const selectQueued = db.prepare('SELECT seq, task, attempts, started_at_ms, progress FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?');
+  const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
+  const selectQueued = db.prepare(`SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?`);
+  const selectClaimable = db.prepare(`
+    SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
+    WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
   const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
   const selectEvaluations = db.prepare('SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id');
   // A bare column beside max() comes from the row holding the maximum: the newest record's roles.
@@ -84,7 +90,12 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
 
     async loadQueuedEvaluations(options = {}) {
       ensureOpen();
-      const rows = selectQueued.all(options.afterSeq ?? 0, options.limit ?? DEFAULT_QUEUE_PAGE) as {
+      const afterSeq = options.afterSeq ?? 0;
+      const limit = options.limit ?? DEFAULT_QUEUE_PAGE;
+      const claimable = options.claimableBy;
+      const rows = (claimable
+        ? selectClaimable.all(afterSeq, claimable.owner, isoMs(claimable.at, 'claimableBy.at', 'query', path), limit)
+        : selectQueued.all(afterSeq, limit)) as {
         seq: number;
         task: string;
         attempts: number;
@@ -106,13 +117,26 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
       return Number((countQueued.get() as { n: number }).n);
     },
 
-    async startEvaluations(starts) {
+    async startEvaluations(starts, lease) {
       ensureOpen();
-      if (starts.length === 0) return;
-      await writer.write({
+      if (starts.length === 0) return [];
+      return (await writer.write({
         op: 'startEvaluations',
         starts: starts.map((s) => ({ seq: s.seq, startedAtMs: isoMs(s.startedAt, 'startedAt', `#${s.seq}`, path) })),
-      });
+        ...(lease ? { lease: leaseRow(lease, path) } : {}),
+      })) as number[];
+    },
+
+    async renewEvaluationLeases(lease, seqs) {
+      ensureOpen();
+      if (seqs.length === 0) return [];
+      return (await writer.write({ op: 'renewEvaluationLeases', lease: leaseRow(lease, path), seqs: [...seqs] })) as number[];
+    },
+
+    async releaseEvaluationLeases(owner, seqs) {
+      ensureOpen();
+      if (seqs.length === 0) return;
+      await writer.write({ op: 'releaseEvaluationLeases', owner: requireText(owner, 'lease owner', 'lease', path), seqs: [...seqs] });
     },
 
     async saveEvaluationProgress(updates) {
@@ -197,6 +221,10 @@ function queueRow(evaluation: QueuedEvaluation, path: string): QueuedEvaluationR
     triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, path),
     json: JSON.stringify(task),
   };
+}
+
+function leaseRow(lease: { owner: string; until: string }, path: string): { owner: string; untilMs: number } {
+  return { owner: requireText(lease?.owner, 'lease owner', 'lease', path), untilMs: isoMs(lease.until, 'lease until', 'lease', path) };
 }
 
 function progressJson(progress: DurableProgress, seq: number, path: string): string {

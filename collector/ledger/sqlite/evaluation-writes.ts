@@ -32,7 +32,9 @@ export interface EvaluationRecordRow {
 
 export type EvaluationWriteRequest =
   | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }
-  | { op: 'startEvaluations'; starts: { seq: number; startedAtMs: number }[] }
+  | { op: 'startEvaluations'; starts: { seq: number; startedAtMs: number }[]; lease?: { owner: string; untilMs: number } }
+  | { op: 'renewEvaluationLeases'; lease: { owner: string; untilMs: number }; seqs: number[] }
+  | { op: 'releaseEvaluationLeases'; owner: string; seqs: number[] }
   | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] }
   | { op: 'saveEvaluationProgress'; updates: { seq: number; json: string }[] };
 
@@ -51,7 +53,12 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
     UPDATE evaluation_intake SET through_rowid = max(through_rowid, coalesce(
       (SELECT max(rowid) FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))), 0))
     WHERE id = 1`);
-  const start = db.prepare('UPDATE evaluation_queue SET attempts = attempts + 1, started_at_ms = ? WHERE seq = ?');
+  // A start takes the lease unless another owner holds one that has not expired at the start's time.
+  const start = db.prepare(`
+    UPDATE evaluation_queue SET attempts = attempts + 1, started_at_ms = ?, lease_owner = ?, lease_until_ms = ?
+    WHERE seq = ? AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
+  const renew = db.prepare('UPDATE evaluation_queue SET lease_until_ms = ? WHERE seq = ? AND lease_owner = ?');
+  const release = db.prepare('UPDATE evaluation_queue SET lease_owner = NULL, lease_until_ms = NULL WHERE seq = ? AND lease_owner = ?');
   const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
@@ -72,8 +79,19 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
         if (request.intake.length > 0) advanceIntake.run(JSON.stringify(request.intake));
         return queued;
       }
-      case 'startEvaluations':
-        for (const s of request.starts) start.run(s.startedAtMs, s.seq);
+      case 'startEvaluations': {
+        const started: number[] = [];
+        const owner = request.lease?.owner ?? null;
+        const until = request.lease?.untilMs ?? null;
+        for (const s of request.starts) {
+          if (Number(start.run(s.startedAtMs, owner, until, s.seq, owner, s.startedAtMs).changes) === 1) started.push(s.seq);
+        }
+        return started;
+      }
+      case 'renewEvaluationLeases':
+        return request.seqs.filter((seq) => Number(renew.run(request.lease.untilMs, seq, request.lease.owner).changes) === 1);
+      case 'releaseEvaluationLeases':
+        for (const seq of request.seqs) release.run(seq, request.owner);
         return undefined;
       case 'saveEvaluationProgress':
         for (const u of request.updates) saveProgress.run(u.json, u.seq);

@@ -107,6 +107,16 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE evaluation_queue ADD COLUMN progress TEXT;
     `,
   },
+  {
+    version: 4,
+    description: 'evaluation leases',
+    sql: `
+      -- Who started an evaluation and until when no one else may (one process per SQLite file,
+      -- but the store keeps the same contract as the shared PostgreSQL ledger).
+      ALTER TABLE evaluation_queue ADD COLUMN lease_owner TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN lease_until_ms INTEGER;
+    `,
+  },
 ];
 
 /** Throws when versions are not 1, 2, 3, ... in order (a programming error, caught by a test). */

@@ -68,6 +68,8 @@ export interface EvaluationProcessorOptions {
   shutdownGraceMs?: number;
   /** Wait before running an evaluation again after a model outage (tests shorten it). */
   unavailableBackoff?: { baseMs: number; maxMs: number };
+  /** Evaluation leases, when replicas share the ledger (see `EvaluationRuntimeOptions.lease`). */
+  lease?: { owner: string; durationMs: number; rescanMs?: number };
 }
 
 export function createEvaluationProcessor(options: EvaluationProcessorOptions): EvaluationProcessor {
@@ -83,6 +85,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     concurrency: config.concurrency,
     ...(config.modelUnavailableRetryForMs !== undefined ? { unavailableRetryForMs: config.modelUnavailableRetryForMs } : {}),
     ...(options.unavailableBackoff ? { unavailableBackoff: options.unavailableBackoff } : {}),
+    ...(options.lease ? { lease: options.lease } : {}),
     clock,
     logger,
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),

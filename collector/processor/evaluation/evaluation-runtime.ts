@@ -75,6 +75,10 @@ export interface RuntimeStats {
   duplicates: number;
   /** Evaluations waiting to run again because their model was unavailable (an outage, not a verdict). */
   deferred: number;
+  /** Evaluations not started because another replica holds them (or they were recorded meanwhile). */
+  takenElsewhere: number;
+  /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
+  leasesLost: number;
 }
 
 export interface EvaluationRuntimeOptions {
@@ -97,6 +101,13 @@ export interface EvaluationRuntimeOptions {
   unavailableRetryForMs?: number;
   /** Wait before such a run again: doubling from `baseMs` up to `maxMs` (default 1 s to 30 s). */
   unavailableBackoff?: { baseMs: number; maxMs: number };
+  /**
+   * Replicas sharing the ledger's queue (PostgreSQL): every start takes a lease for `owner` that
+   * lasts `durationMs`, renewed while the evaluation is held here and released at shutdown; every
+   * `rescanMs` (default `durationMs`) the queue is read again for evaluations no live replica
+   * holds (queued by another, or left by one that died), which this runtime then starts.
+   */
+  lease?: { owner: string; durationMs: number; rescanMs?: number };
   clock?: () => number;
   logger: Logger;
   /** Called with each outcome once it is recorded (not for duplicates). */
@@ -151,7 +162,12 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   const stopAll = new AbortController();
   const stats: RuntimeStats = {
     waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0, deferred: 0,
+    takenElsewhere: 0, leasesLost: 0,
   };
+  const leaseOption = options.lease;
+  /** Seqs leased by this runtime and not yet recorded, by evaluation id (renewed, released at shutdown). */
+  const leased = new Map<string, number>();
+  const leaseUntil = () => iso(clock() + (leaseOption?.durationMs ?? 0));
   const unavailableRetryForMs = options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS;
   const backoff = options.unavailableBackoff ?? { baseMs: 1_000, maxMs: 30_000 };
   /** Evaluations deferred by a model outage: when the first deferral happened, how many so far, the timer. */
@@ -175,11 +191,13 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   let readRetry: NodeJS.Timeout | undefined;
   let started = false;
   let stopping = false;
+  const leaseTimers: NodeJS.Timeout[] = [];
+  let renewing: Promise<void> | undefined;
   let idleWaiters: Array<() => void> = [];
 
-  const attempts = createGroupCommit<{ seq: number; startedAt: string }, void>(async (starts) => {
-    await store.startEvaluations(starts);
-    return starts.map(() => undefined);
+  const attempts = createGroupCommit<{ seq: number; startedAt: string }, boolean>(async (starts) => {
+    const started = new Set(await store.startEvaluations(starts, leaseOption ? { owner: leaseOption.owner, until: leaseUntil() } : undefined));
+    return starts.map((start) => started.has(start.seq));
   }, MAX_WRITE_BATCH);
   const progressSaves = createGroupCommit<{ seq: number; progress: DurableProgress }, void>(async (updates) => {
     await store.saveEvaluationProgress(updates);
@@ -226,7 +244,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     const target = highestSubmitted;
     const limit = Math.min(maxInMemory - waitingCount(), QUEUE_READ_PAGE);
     reading = store
-      .loadQueuedEvaluations({ afterSeq: readThrough, limit })
+      .loadQueuedEvaluations({ afterSeq: readThrough, limit, ...(leaseOption ? { claimableBy: { owner: leaseOption.owner, at: iso(clock()) } } : {}) })
       .then((rows) => {
         for (const row of rows) {
           readThrough = Math.max(readThrough, row.seq ?? 0);
@@ -294,8 +312,16 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     stats.claimed++;
     const startedAt = iso(clock());
     attempts.add({ seq: evaluation.seq ?? 0, startedAt }).then(
-      () => {
-        ready.push({ evaluation, startedAt });
+      (started) => {
+        if (!started) {
+          // Another replica holds it, or its outcome was recorded meanwhile: not this runtime's to run.
+          stats.claimed--;
+          stats.takenElsewhere++;
+          held.delete(evaluation.evaluationId);
+        } else {
+          if (leaseOption) leased.set(evaluation.evaluationId, evaluation.seq ?? 0);
+          ready.push({ evaluation, startedAt });
+        }
         pump();
       },
       (error: unknown) => {
@@ -448,6 +474,41 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     return true;
   }
 
+  /** Extends the leases of everything this runtime holds; a lease lost meanwhile is let go. */
+  function renewLeases(): void {
+    if (!leaseOption || renewing || leased.size === 0) return;
+    const held = new Map([...leased].map(([evaluationId, seq]) => [seq, evaluationId]));
+    renewing = store
+      .renewEvaluationLeases({ owner: leaseOption.owner, until: leaseUntil() }, [...held.keys()])
+      .then((kept) => {
+        const keptSet = new Set(kept);
+        let lost = 0;
+        for (const [seq, evaluationId] of held) {
+          // Recorded since the renewal began: not lost, just gone.
+          if (keptSet.has(seq) || !leased.has(evaluationId)) continue;
+          leased.delete(evaluationId);
+          lost++;
+        }
+        if (lost > 0) {
+          stats.leasesLost += lost;
+          logger.warn(
+            `evaluation: ${lost} evaluation lease(s) expired before they were renewed and another replica may run them ` +
+              `(this collector stalled for more than ${leaseOption.durationMs} ms); each keeps one recorded outcome`,
+          );
+        }
+      })
+      .catch((error: unknown) => logger.warn(`evaluation: renewing ${held.size} evaluation lease(s) failed: ${errorText(error)} (retrying)`))
+      .finally(() => (renewing = undefined));
+  }
+
+  /** Reads the queue again from the start for evaluations no live replica holds. */
+  function rescan(): void {
+    if (stopping || stats.overflow) return;
+    stats.overflow = true;
+    readThrough = 0;
+    pump();
+  }
+
   function abandon(evaluation: QueuedEvaluation): void {
     const { controlId } = options.resolve(evaluation);
     const record = abandonedRecord(evaluation, iso(clock()), controlId);
@@ -483,6 +544,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       }
     } finally {
       held.delete(record.evaluationId);
+      leased.delete(record.evaluationId);
     }
   }
 
@@ -496,6 +558,11 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       readThrough = 0;
       readQueue();
       pump();
+      if (leaseOption) {
+        leaseTimers.push(setInterval(renewLeases, Math.max(1, Math.floor(leaseOption.durationMs / 3))));
+        leaseTimers.push(setInterval(rescan, Math.max(1, leaseOption.rescanMs ?? leaseOption.durationMs)));
+        for (const timer of leaseTimers) timer.unref();
+      }
     },
     submit,
     idle() {
@@ -529,6 +596,16 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         stats.claimed = 0;
         while (inFlight.size > 0) await Promise.all(inFlight);
         await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
+        for (const timer of leaseTimers.splice(0)) clearInterval(timer);
+        await renewing;
+        if (leaseOption && leased.size > 0) {
+          // What this runtime started and did not finish is free for another replica at once.
+          const seqs = [...leased.values()];
+          leased.clear();
+          await store.releaseEvaluationLeases(leaseOption.owner, seqs).catch((error: unknown) => {
+            logger.warn(`evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ${leaseOption.durationMs} ms)`);
+          });
+        }
         governor.stop();
         for (const resolve of idleWaiters.splice(0)) resolve();
       })();

@@ -48,6 +48,8 @@ export interface Decisions {
   releasedTraces: string[];
   /** Spans dropped with their trace because they belonged to no interaction. */
   unassignedSpans: number;
+  /** Those spans' ids, by released trace (the processor keeps them when the trace was split across replicas). */
+  unassigned: Map<string, string[]>;
 }
 
 export interface AddResult {
@@ -187,7 +189,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   function emptyDecisions(): Decisions {
-    return { interactions: [], releasedTraces: [], unassignedSpans: 0 };
+    return { interactions: [], releasedTraces: [], unassignedSpans: 0, unassigned: new Map() };
   }
 
   /** Checks one trace; with `force`, decides everything still pending as `timeout`. */
@@ -218,6 +220,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
       out.unassignedSpans += ownership.unowned.length;
       stats.unassignedSpans += ownership.unowned.length;
+      if (ownership.unowned.length > 0) out.unassigned.set(trace.traceId, ownership.unowned);
       pending.delete(trace.traceId);
       spanCount -= trace.nodes.size;
       rememberDecided(trace, now);

@@ -9,11 +9,12 @@
  */
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { SpanData } from '../../model/span.ts';
-import type { LedgerStore } from '../../ledger/store.ts';
+import type { LateSpan, LedgerStore } from '../../ledger/store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
 import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
 import { createLogger, type Logger } from '../../logger.ts';
+import { createSplitTraces } from './split-traces.ts';
 
 export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
@@ -40,6 +41,8 @@ export interface InteractionsProcessorStats {
   interactionsFailed: number;
   lateSpans: number;
   evictedTraces: number;
+  /** Traces found split across replicas sharing the ledger (split-traces.ts). */
+  tracesSplit: number;
 }
 
 export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
@@ -79,7 +82,8 @@ export function createInteractionsProcessor(options: {
       }
     },
   });
-  const stats: InteractionsProcessorStats = { spansReceived: 0, interactions: 0, interactionsFailed: 0, lateSpans: 0, evictedTraces: 0 };
+  const stats: InteractionsProcessorStats = { spansReceived: 0, interactions: 0, interactionsFailed: 0, lateSpans: 0, evictedTraces: 0, tracesSplit: 0 };
+  const splits = createSplitTraces({ store, logger, clock });
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
@@ -138,10 +142,22 @@ export function createInteractionsProcessor(options: {
   }
 
   async function record(decisions: Decisions): Promise<void> {
-    if (decisions.interactions.length === 0) {
+    // One query per batch of decided traces, on a store shared by replicas only (split-traces.ts).
+    const elsewhere = await splits.find(decidedTraces(decisions));
+    if (decisions.interactions.length === 0 && !elsewhere?.traces.size) {
       await release(decisions.releasedTraces);
       return;
     }
+    const stored = new Map<string, Map<string, SpanData>>();
+    const spansOf = async (traceId: string): Promise<Map<string, SpanData>> => {
+      let spans = stored.get(traceId);
+      if (!spans) {
+        spans = new Map();
+        for (const span of await store.loadTraceSpans(traceId)) spans.set(span.spanId, span);
+        stored.set(traceId, spans);
+      }
+      return spans;
+    };
     const byTrace = new Map<string, InteractionDecision[]>();
     for (const decision of decisions.interactions) {
       const list = byTrace.get(decision.traceId);
@@ -150,16 +166,32 @@ export function createInteractionsProcessor(options: {
     }
     const records: InteractionRecord[] = [];
     for (const [traceId, list] of byTrace) {
-      const spans = new Map<string, SpanData>();
-      for (const span of await store.loadTraceSpans(traceId)) spans.set(span.spanId, span);
+      const spans = await spansOf(traceId);
       for (const decision of list) {
         const built = buildFromDecision(decision, spans);
         if (built) records.push(built);
         else logger.error(`interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`);
       }
     }
-    const existing = await store.existingInteractionIds(records.map((r) => r.interactionId));
-    await store.putInteractions(records);
+    // Spans of a split trace that belong to no interaction here join the other replica's record.
+    const kept = new Map<string, LateSpan[]>();
+    for (const [traceId, found] of elsewhere?.traces ?? []) {
+      const unassigned = decisions.unassigned.get(traceId);
+      if (!unassigned || found.recorded.length === 0) continue;
+      const late = splits.keepAsLate(traceId, unassigned, await spansOf(traceId), found);
+      if (late.length > 0) kept.set(traceId, late);
+    }
+    const existing = records.length > 0 ? await store.existingInteractionIds(records.map((r) => r.interactionId)) : new Set<string>();
+    if (records.length > 0) await store.putInteractions(records);
+    const late = [...kept.values()].flat();
+    if (late.length > 0) {
+      await store.putLateSpans(late);
+      stats.lateSpans += late.length;
+    }
+    if (elsewhere) {
+      splits.report(elsewhere, kept);
+      stats.tracesSplit = splits.count;
+    }
     await release(decisions.releasedTraces);
     const fresh = records.filter((r) => !existing.has(r.interactionId));
     stats.interactions += fresh.length;
@@ -212,6 +244,13 @@ export function createInteractionsProcessor(options: {
     },
   };
   return processor;
+}
+
+/** The traces a batch of decisions decided something of, each once. */
+function decidedTraces(decisions: Decisions): string[] {
+  const traceIds = new Set(decisions.releasedTraces);
+  for (const decision of decisions.interactions) traceIds.add(decision.traceId);
+  return [...traceIds];
 }
 
 function buildFromDecision(decision: InteractionDecision, spans: Map<string, SpanData>): InteractionRecord | undefined {

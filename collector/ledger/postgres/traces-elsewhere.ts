@@ -1,0 +1,29 @@
+/**
+ * `tracesElsewhere`: what other replicas hold of some traces, in one query per call (the
+ * interactions processor calls it once per batch of decided traces). Both halves go through
+ * indexes on `trace_id` (`pending_spans_by_trace`, `interactions_by_trace`).
+ */
+import type pg from 'pg';
+import type { TraceElsewhere, TracesElsewhere } from '../store.ts';
+
+const ELSEWHERE = `
+  SELECT trace_id, replica_id AS replica, NULL::text AS interaction_id, NULL::bigint AS seq
+  FROM (SELECT DISTINCT trace_id, replica_id FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id <> $2) AS pending
+  UNION ALL
+  SELECT trace_id, recorded_by, interaction_id, seq
+  FROM interactions WHERE trace_id = ANY($1::text[]) AND recorded_by <> $2`;
+
+export async function queryTracesElsewhere(pool: pg.Pool, replicaId: string, traceIds: string[]): Promise<TracesElsewhere> {
+  const traces = new Map<string, TraceElsewhere>();
+  if (traceIds.length === 0) return { replicaId, traces };
+  const { rows } = await pool.query<{ trace_id: string; replica: string; interaction_id: string | null; seq: string | null }>(ELSEWHERE, [traceIds, replicaId]);
+  rows.sort((a, b) => Number(a.seq ?? 0) - Number(b.seq ?? 0));
+  for (const row of rows) {
+    let entry = traces.get(row.trace_id);
+    if (!entry) traces.set(row.trace_id, (entry = { pendingOn: [], recorded: [] }));
+    if (row.interaction_id === null) entry.pendingOn.push(row.replica);
+    else entry.recorded.push({ interactionId: row.interaction_id, replicaId: row.replica });
+  }
+  for (const entry of traces.values()) entry.pendingOn.sort();
+  return { replicaId, traces };
+}
