@@ -23,9 +23,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { buildRealisticSpans } from '../test/fixtures/otlp/realistic-spans.ts';
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
+import { EVALUATOR_COUNT, EVALUATORS, EXAMPLES, fmt, line, SPANS_PER_BODY, TRACES_PER_BODY, writeTemplateBody } from './ingest-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,33 +40,10 @@ const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const saturateSeconds = Number(values['saturate-seconds']);
 const rounds = Number(values.rounds);
-const SPANS_PER_BODY = 1000;
-const TRACES_PER_BODY = 100;
-const EXAMPLES = fileURLToPath(new URL('../examples/evaluators/index.ts', import.meta.url));
-const EVALUATORS = `
-      interaction-quality-evaluator: { agents: { support-agent: {} } }
-      reply-length-evaluator: { min-length: 20, agents: { support-agent: {} } }
-      reply-length: { min-length: 10, max-length: 4000, agent-roles: { customer-facing: {} } }
-      contains: { values: [ refund, order ], match: any, target: transcript, agent-roles: { "*": {} } }
-      regex: { pattern: 'order #\\d+', agents: { support-agent: {} } }
-      tool-call-required: { tools: [ lookup_order ], agents: { support-agent: { trigger-on-failure: true } } }`;
-const EVALUATOR_COUNT = 6;
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-evaluate-'));
-const line = (text = '') => process.stdout.write(text + '\n');
-const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
-const spans = await buildRealisticSpans(SPANS_PER_BODY);
-const template = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
-const offsets: number[] = [];
-for (const traceId of new Set(spans.map((s) => s.spanContext().traceId))) {
-  const needle = Buffer.from(traceId, 'hex');
-  for (let at = template.indexOf(needle); at >= 0; at = template.indexOf(needle, at + 1)) offsets.push(at);
-}
-const templateFile = join(dir, 'template.bin');
-const offsetsFile = join(dir, 'offsets.json');
-writeFileSync(templateFile, template);
-writeFileSync(offsetsFile, JSON.stringify(offsets));
+const { template, templateFile, offsetsFile } = await writeTemplateBody(dir);
 
 line(`Evalon evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
 line(`body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf; ${EVALUATOR_COUNT} code evaluators bound to each interaction`);
@@ -110,7 +86,7 @@ function runSender(script: string, options: Record<string, unknown>): Promise<Re
   });
 }
 
-interface Stats { interactions: number; pendingTraces: number; evaluation: { triggered: number; recorded: number; waiting: number; running: number; overflow: boolean } }
+interface Stats { interactions: number; pendingTraces: number; evaluation: { triggered: number; recorded: number; waiting: number; running: number; overflow: boolean; intakeDeferred?: number } }
 async function stats(collector: CollectorProcess): Promise<Stats> {
   return (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as Stats;
 }
@@ -166,7 +142,7 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
   const slow = measured.filter((r) => Date.parse(r.completedAt) - Date.parse(r.triggeredAt) > 50);
   const windows = [...new Set(slow.map((r) => Math.floor((Date.parse(r.triggeredAt) - measuredFrom) / 250) / 4))];
   line(`  over 50 ms: ${fmt(slow.length)} evaluations (${((slow.length / measured.length) * 100).toFixed(1)}%), triggered in ${windows.length} quarter-seconds: ${windows.slice(0, 12).map((w) => w.toFixed(2) + 's').join(' ')}${windows.length > 12 ? ' …' : ''}`);
-  line(`  collector CPU: ${(cpu / elapsed).toFixed(2)} cores on average over ${elapsed.toFixed(1)} s (receive, assemble, ledger writer thread, evaluations); triggered ${fmt(final.evaluation.triggered)} (${fmt(expected)} when the sender stopped)`);
+  line(`  collector CPU: ${(cpu / elapsed).toFixed(2)} cores on average over ${elapsed.toFixed(1)} s (receive, assemble, ledger writer thread, evaluations); triggered ${fmt(final.evaluation.triggered)} (${fmt(expected)} when the sender stopped); intake deferred to a saturated event loop ${fmt(final.evaluation.intakeDeferred ?? 0)} times`);
 }
 
 // 2. Saturated ingest, without and with evaluators, alternating (the VM is noisy).

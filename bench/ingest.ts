@@ -13,16 +13,15 @@
  * Options: --seconds N (default 20), --concurrency N (default 8), --pending N (default 100000),
  * --skip-pending.
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { buildRealisticSpans } from '../test/fixtures/otlp/realistic-spans.ts';
 import { decodeTraceRequest } from '../collector/receiver/otlp/decode.ts';
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
+import {
+  SPANS_PER_BODY, TRACES_PER_BODY, fmt, killOnExit, line, memory, runIngestSender as runSender, stats, waitForDrain, writeTemplateBody,
+} from './ingest-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -35,22 +34,11 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const pendingTarget = Number(values.pending);
-const SPANS_PER_BODY = 1000;
-const TRACES_PER_BODY = 100;
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-ingest-'));
-const line = (text = '') => process.stdout.write(text + '\n');
 
 // 1. The template body and the byte offsets of its trace ids.
-const spans = await buildRealisticSpans(SPANS_PER_BODY);
-const template = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
-const offsets: number[] = [];
-for (const traceId of new Set(spans.map((s) => s.spanContext().traceId))) {
-  const needle = Buffer.from(traceId, 'hex');
-  for (let at = template.indexOf(needle); at >= 0; at = template.indexOf(needle, at + 1)) offsets.push(at);
-}
-writeFileSync(join(dir, 'template.bin'), template);
-writeFileSync(join(dir, 'offsets.json'), JSON.stringify(offsets));
+const { template } = await writeTemplateBody(dir);
 
 line(`Evalon ingest benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
 line(`body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`);
@@ -87,10 +75,7 @@ service:
 }
 
 const collectors: CollectorProcess[] = [];
-// A failed run must not leave a collector behind.
-process.on('exit', () => {
-  for (const collector of collectors) if (collector.child.exitCode === null) collector.child.kill('SIGKILL');
-});
+killOnExit(collectors);
 
 async function startCollector(name: string, settle: string, decisionWait: string, maxPending: number): Promise<CollectorProcess> {
   const file = join(dir, `${name}.yaml`);
@@ -99,29 +84,6 @@ async function startCollector(name: string, settle: string, decisionWait: string
   collectors.push(collector);
   return collector;
 }
-
-function runSender(options: Record<string, unknown>): Promise<{ elapsed: number; acknowledgedSpans: number; spansPerSecond: number; throttled: number; failed: number; p50Ms: number; p99Ms: number }> {
-  const sender = fileURLToPath(new URL('./ingest-sender.ts', import.meta.url));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [sender, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited with ${code}`))));
-  });
-}
-
-interface Stats { spansReceived: number; interactions: number; pendingTraces: number; pendingSpans: number; memory: Record<string, number> }
-async function stats(collector: CollectorProcess): Promise<Stats> {
-  return (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as Stats;
-}
-
-function memory(pid: number): { rssMiB: number; peakMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rssMiB: kb('VmRSS') / 1024, peakMiB: kb('VmHWM') / 1024 };
-}
-
-const fmt = (n: number) => Math.round(n).toLocaleString('en');
 
 // 3. End to end.
 {
@@ -160,12 +122,3 @@ if (!values['skip-pending']) {
   await collector.exited;
 }
 rmSync(dir, { recursive: true, force: true });
-
-async function waitForDrain(collector: CollectorProcess, interactions?: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const s = await stats(collector);
-    if (s.pendingTraces === 0 && (interactions === undefined || s.interactions >= interactions)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('the collector did not record every interaction within 60 s');
-}

@@ -119,6 +119,12 @@ export interface LedgerStore {
   loadTraceSpans(traceId: string): Promise<SpanData[]>;
 
   /**
+   * The stored, unreleased spans of several traces at once (one round trip on a remote store), by
+   * trace id, each in the order appended; a trace with none is absent.
+   */
+  loadSpansOfTraces(traceIds: string[]): Promise<Map<string, SpanData[]>>;
+
+  /**
    * Records completed interactions. Idempotent per interaction id: a record already present is
    * kept as it is (a replay after a restart must not duplicate or rewrite it).
    */

@@ -251,6 +251,36 @@ evaluators:
   });
 });
 
+describe('evaluation processor under a saturated event loop', () => {
+  it('lets the triggers of new interactions wait in the ledger while the loop stays saturated, then takes each in once', async () => {
+    const seen: Seen[] = [];
+    let budget = 200;
+    const governor = { tryStart: () => budget > 40, onWindow() {}, budget: () => budget, stop() {} };
+    const h = await harness({
+      yaml: `evaluators:\n  e:\n    agents:\n      support-agent: {}\n`,
+      evaluators: [recordingEvaluator('e', seen)],
+      processor: { governor },
+    });
+    // One busy window (the budget halved once, still high) does not hold intake back.
+    const busy = Array.from({ length: 5 }, () => interaction('support-agent'));
+    await h.record(busy);
+    await h.processor.idle();
+    expect(h.processor.stats).toMatchObject({ intakeDeferred: 0, triggered: 5, recorded: 5 });
+    // Saturated window after window (the budget at its floor): intake waits.
+    budget = 10;
+    const batches = Array.from({ length: 3 }, () => Array.from({ length: 5 }, () => interaction('support-agent')));
+    for (const batch of batches) await h.record(batch);
+    expect(await h.store.countQueuedEvaluations()).toBe(0);
+    expect(h.processor.stats.intakeDeferred).toBe(3);
+    expect(await h.store.loadInteractionsAwaitingIntake(100)).toHaveLength(15);
+    budget = Number.POSITIVE_INFINITY;
+    await h.processor.idle();
+    expect(seen.map((s) => s.interactionId).sort()).toEqual([...busy, ...batches.flat()].map((r) => r.interactionId).sort());
+    expect(await h.store.loadInteractionsAwaitingIntake(100)).toEqual([]);
+    expect(h.processor.stats).toMatchObject({ triggered: 20, recorded: 20 });
+  });
+});
+
 describe('evaluation processor isolation', () => {
   it('hands evaluators read-only records: one that changes the record fails, the next reads it unchanged', async () => {
     const seen: string[] = [];

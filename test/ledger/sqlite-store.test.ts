@@ -1,10 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/sqlite/errors.ts';
 import { checkMigrationList, migrate, MIGRATIONS } from '../../collector/ledger/sqlite/schema.ts';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, PAGE_SIZE_BYTES } from '../../collector/ledger/sqlite/open-database.ts';
+import { pollUntil } from '../helpers/poll.ts';
 import { createSqliteStore, type SqliteLedgerStore, type SqliteStoreOptions } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import { plainSpan, TRACE_A } from './ledger-fixtures.ts';
 import { describeLedgerStoreContract } from './store-contract.ts';
@@ -60,6 +62,20 @@ describe('SQLite store', () => {
     expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
     expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: MIGRATIONS.length }]);
     db.close();
+  });
+
+  it('copies the WAL back into the ledger file on its checkpoint thread, well below the writer’s own threshold', async () => {
+    const { store, path } = open();
+    // ~24 MiB of spans: far below the writer's fallback auto-checkpoint (256 MiB), so only the
+    // checkpoint thread can move these pages into the main file.
+    const big = 'x'.repeat(8 * 1024);
+    for (let batch = 0; batch < 30; batch++) {
+      const spans = Array.from({ length: 100 }, (_, i) => ({ ...plainSpan(TRACE_A, batch * 100 + i), attributes: { big, n: i } }));
+      await store.appendSpans(spans);
+    }
+    expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
+    await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), { timeoutMs: 15_000, what: 'the ledger file to receive the WAL' });
+    expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
   });
 
   it('finds a trace’s spans through an index', async () => {

@@ -73,6 +73,11 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(pending.filter((s) => s.traceId === TRACE_B).map((s) => s.attributes.n)).toEqual([2, 4]);
         expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([1, 3, 5]);
         expect((await store.loadTraceSpans(TRACE_B)).map((s) => s.attributes.n)).toEqual([2, 4]);
+        const both = await store.loadSpansOfTraces([TRACE_B, TRACE_A, TRACE_C, TRACE_A]);
+        expect([...both.keys()].sort()).toEqual([TRACE_A, TRACE_B].sort());
+        expect(both.get(TRACE_A)!.map((s) => s.attributes.n)).toEqual([1, 3, 5]);
+        expect(both.get(TRACE_B)!.map((s) => s.attributes.n)).toEqual([2, 4]);
+        expect(await store.loadSpansOfTraces([])).toEqual(new Map());
       });
 
       it('stores a span sent twice twice (deduplication is the processor’s job)', async () => {

@@ -147,6 +147,26 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return loadSpans('loadTraceSpans', 'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 AND replica_id = $2 ORDER BY id', [traceId, replicaId]);
     },
 
+    loadSpansOfTraces(traceIds) {
+      return run('loadSpansOfTraces', async () => {
+        const found = new Map<string, SpanData[]>();
+        if (traceIds.length === 0) return found;
+        await claim();
+        const { rows } = await pool.query<{ codec: number; spans: Buffer }>(
+          'SELECT codec, spans FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id = $2 ORDER BY id',
+          [[...new Set(traceIds)], replicaId],
+        );
+        for (const row of rows) {
+          for (const span of decodeSpans(row.codec, row.spans, where)) {
+            const list = found.get(span.traceId);
+            if (list) list.push(span);
+            else found.set(span.traceId, [span]);
+          }
+        }
+        return found;
+      });
+    },
+
     putInteractions(records) {
       return run('putInteractions', async () => {
         if (records.length === 0) return;

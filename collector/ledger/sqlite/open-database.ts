@@ -20,6 +20,13 @@ export const PAGE_SIZE_BYTES = 16 * 1024;
  * checkpoints is copied once; measured 1.4x faster appends than 16 MiB.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 4096;
+/**
+ * The writer's auto-checkpoint threshold when the checkpoint thread runs (checkpoint-thread.ts):
+ * 256 MiB, reached only if that thread falls behind, so the WAL stays bounded.
+ */
+export const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
+/** How often the checkpoint thread copies the WAL back (PASSIVE checkpoints beside the writer). */
+export const CHECKPOINT_INTERVAL_MS = 200;
 /** Size the WAL file is truncated back to after a checkpoint. */
 export const JOURNAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
 /** Page cache per connection, in KiB: larger than one big batch, so a transaction never spills. */
@@ -30,9 +37,11 @@ export type Synchronous = 'normal' | 'full';
 export interface OpenOptions {
   path: string;
   synchronous: Synchronous;
+  /** The connection's auto-checkpoint threshold in pages (default WAL_AUTOCHECKPOINT_PAGES). */
+  autocheckpointPages?: number;
 }
 
-export function openDatabase({ path, synchronous }: OpenOptions): DatabaseSync {
+export function openDatabase({ path, synchronous, autocheckpointPages = WAL_AUTOCHECKPOINT_PAGES }: OpenOptions): DatabaseSync {
   if (synchronous !== 'normal' && synchronous !== 'full') {
     throw new LedgerStoreError(`ledger ${path}: synchronous must be 'normal' or 'full' (got ${JSON.stringify(synchronous)})`);
   }
@@ -49,7 +58,7 @@ export function openDatabase({ path, synchronous }: OpenOptions): DatabaseSync {
     db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
-    db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
     db.exec(`PRAGMA journal_size_limit = ${JOURNAL_SIZE_LIMIT_BYTES}`);
     db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
   } catch (error) {

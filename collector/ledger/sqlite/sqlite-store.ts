@@ -109,6 +109,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       return decodeRows(selectTracePending.all(traceId));
     },
 
+    async loadSpansOfTraces(traceIds) {
+      ensureOpen();
+      // A local read per trace through the trace index: no round trip to batch away.
+      const found = new Map<string, SpanData[]>();
+      for (const traceId of new Set(traceIds)) {
+        const spans = decodeRows(selectTracePending.all(traceId));
+        if (spans.length > 0) found.set(traceId, spans);
+      }
+      return found;
+    },
+
     async putInteractions(records) {
       ensureOpen();
       if (records.length === 0) return;

@@ -8,7 +8,8 @@ import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { LedgerStoreError } from './errors.ts';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
-import type { OpenOptions } from './open-database.ts';
+import { CHECKPOINT_INTERVAL_MS, FALLBACK_AUTOCHECKPOINT_PAGES, type OpenOptions } from './open-database.ts';
+import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 
 export interface WriterClient {
@@ -37,11 +38,15 @@ export function createInlineWriter(db: DatabaseSync, path: string): WriterClient
   };
 }
 
-/** The writer thread's module, named with this module's own extension (.ts in source, .js built). */
-const WRITER_THREAD_URL = new URL(`./writer-thread${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+/** The writer and checkpoint threads' modules, named with this module's own extension (.ts in source, .js built). */
+const EXTENSION = extname(new URL(import.meta.url).pathname);
+const WRITER_THREAD_URL = new URL(`./writer-thread${EXTENSION}`, import.meta.url);
+const CHECKPOINT_THREAD_URL = new URL(`./checkpoint-thread${EXTENSION}`, import.meta.url);
 
 export function createThreadWriter(options: OpenOptions): WriterClient {
-  const worker = new Worker(WRITER_THREAD_URL, { workerData: options });
+  // The WAL is copied back by the checkpoint thread; the writer's own threshold is a safety net.
+  const worker = new Worker(WRITER_THREAD_URL, { workerData: { ...options, autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES } satisfies OpenOptions });
+  const checkpointer = startCheckpointer(options);
   // Hold the process open only while writes are in flight, like a socket with pending requests.
   worker.unref();
   const pending = new Map<number, { resolve(result?: unknown): void; reject(error: Error): void }>();
@@ -87,10 +92,43 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     },
     close() {
       closing ??= (async () => {
+        await checkpointer.close();
         if (!failure) await send({ close: true }).catch(() => undefined);
         await worker.terminate();
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * Starts the checkpoint thread (checkpoint-thread.ts). It holds the process open only while
+ * closing; its failures are not the writes' failures (the writer's own auto-checkpoint takes over),
+ * so they are reported on stderr once, naming the ledger.
+ */
+function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
+  const worker = new Worker(CHECKPOINT_THREAD_URL, { workerData: { ...options, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerOptions });
+  worker.unref();
+  let stopped = false;
+  const warn = (text: string) => {
+    if (!stopped) process.stderr.write(`ledger ${options.path}: the checkpoint thread ${text} (the writer checkpoints on its own)\n`);
+  };
+  const closed = new Promise<void>((resolve) => {
+    worker.on('message', (reply: CheckpointerReply) => {
+      if ('closed' in reply) resolve();
+      else warn(`failed: ${reply.error}`);
+    });
+    worker.on('error', (error: unknown) => warn(`failed: ${error instanceof Error ? error.message : String(error)}`));
+    worker.on('exit', () => resolve());
+  });
+  return {
+    async close() {
+      if (stopped) return;
+      stopped = true;
+      worker.ref();
+      worker.postMessage({ close: true } satisfies CheckpointerMessage);
+      await closed;
+      await worker.terminate();
     },
   };
 }

@@ -24,7 +24,7 @@ import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } fr
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
-import { createLoadGovernor } from './load-governor.ts';
+import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 
 /** Interactions read per page when catching up on what was recorded but not taken in. */
@@ -33,6 +33,16 @@ const CATCH_UP_PAGE = 500;
 const CATCH_UP_RETRY_MS = 1_000;
 /** Interaction records waiting for intake in memory, at most; beyond, intake reads the ledger. */
 const MAX_PENDING_INTAKE = 20_000;
+/** While intake waits for a saturated event loop, how often it checks for room. */
+const RESUME_CHECK_MS = 250;
+/**
+ * Intake waits while the governor allows at most this many evaluation starts per window: a loop
+ * saturated for several windows in a row (the budget halves each saturated window), not one busy
+ * window, which would only turn a steady flow of triggers into bursts.
+ */
+const DEFER_INTAKE_AT_BUDGET = 40;
+/** It resumes once the budget has doubled back past this (hysteresis: no flapping). */
+const RESUME_INTAKE_AT_BUDGET = 160;
 
 export interface EvaluationProcessorStats extends RuntimeStats {
   /** Evaluations queued because an interaction triggered them. */
@@ -43,6 +53,8 @@ export interface EvaluationProcessorStats extends RuntimeStats {
   notSampled: number;
   /** Failed interactions left out by bindings without trigger-on-failure. */
   failedNotTriggered: number;
+  /** Batches of new interactions whose intake waited for the saturated event loop (caught up from the ledger). */
+  intakeDeferred: number;
 }
 
 export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
@@ -61,6 +73,8 @@ export interface EvaluationProcessorOptions {
   onRecorded?(record: EvaluationRecord): void;
   /** Start fewer evaluations while the event loop is saturated, so ingest keeps its pace (default true). */
   yieldToIngest?: boolean;
+  /** The governor that tells when the loop is saturated (default: one measuring this event loop; tests inject one). */
+  governor?: LoadGovernor;
   /** Knobs (tests): interaction records waiting for intake in memory, and the runtime's bounds. */
   maxPendingIntake?: number;
   maxInMemory?: number;
@@ -77,10 +91,11 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const clock = options.clock ?? Date.now;
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
   const ledger = createStoreLedgerClient(store);
+  const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor());
   const runtime = createEvaluationRuntime({
     store,
     ledger,
-    ...(options.yieldToIngest === false ? {} : { governor: createLoadGovernor() }),
+    ...(governor ? { governor } : {}),
     registry,
     concurrency: config.concurrency,
     ...(config.modelUnavailableRetryForMs !== undefined ? { unavailableRetryForMs: config.modelUnavailableRetryForMs } : {}),
@@ -104,6 +119,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   let pendingIntake = 0;
   /** A catch-up is in the chain and has not started yet (one started may have read too early). */
   let catchUpQueued = false;
+  /** While the event loop is saturated, intake waits (the records are in the ledger); this checks when to resume. */
+  let resumeCheck: NodeJS.Timeout | undefined;
+  let deferredIntakes = 0;
 
   async function intake(records: InteractionRecord[]): Promise<void> {
     const triggeredAt = new Date(clock()).toISOString();
@@ -171,6 +189,23 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     return serial;
   }
 
+  /**
+   * Ingest first: while the load governor holds evaluation starts low (the event loop has been
+   * saturated for several windows), queuing the triggers of new interactions waits too — they are in the ledger, after the intake
+   * mark — and the processor catches up from the ledger once the loop has room again.
+   */
+  function deferIntake(): void {
+    catchUpNeeded = true;
+    deferredIntakes++;
+    resumeCheck ??= setInterval(() => {
+      if (stopped || (governor && governor.budget() < RESUME_INTAKE_AT_BUDGET)) return;
+      clearInterval(resumeCheck);
+      resumeCheck = undefined;
+      queueCatchUp();
+    }, RESUME_CHECK_MS);
+    resumeCheck.unref();
+  }
+
   function queueCatchUp(): void {
     catchUpNeeded = true;
     if (catchUpQueued || stopped) return;
@@ -180,12 +215,16 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
 
   return {
     get stats(): EvaluationProcessorStats {
-      return { ...runtime.stats, ...counters };
+      return { ...runtime.stats, ...counters, intakeDeferred: deferredIntakes };
     },
     runtime,
     async consumeInteractions(records) {
       if (!started) throw new Error('evaluation: consumeInteractions called before start');
       if (records.length === 0 || stopped) return;
+      if (governor && governor.budget() <= DEFER_INTAKE_AT_BUDGET) {
+        deferIntake();
+        return;
+      }
       if (pendingIntake + records.length > (options.maxPendingIntake ?? MAX_PENDING_INTAKE)) {
         // The records are in the ledger: drop them here and catch up from the intake mark.
         queueCatchUp();
@@ -202,12 +241,15 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     },
     /** Resolves once everything handed over is queued and every queued evaluation recorded. */
     idle: async () => {
+      // Intake waiting for a saturated event loop resumes (and catches up) before anything is idle.
+      while (resumeCheck && !stopped) await new Promise((resolve) => setTimeout(resolve, RESUME_CHECK_MS));
       await serial;
       await runtime.idle();
     },
     async shutdown() {
       stopped = true;
       clearTimeout(retry);
+      clearInterval(resumeCheck);
       await serial;
       await runtime.shutdown();
     },

@@ -23,25 +23,44 @@ export interface LoadGovernor {
   stop(): void;
 }
 
-export function createLoadGovernor(): LoadGovernor {
+export interface LoadGovernorOptions {
+  /** The event loop's utilisation over the window that just ended, 0 to 1 (default: measured). */
+  utilisation?: () => number;
+}
+
+export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGovernor {
   let budget = Number.POSITIVE_INFINITY;
   let started = 0;
+  /** Whether a start was refused in this window: the runtime then waits for the next one. */
+  let refused = false;
   let last: EventLoopUtilization = performance.eventLoopUtilization();
-  const listeners: Array<() => void> = [];
-  const timer = setInterval(() => {
+  const measure = () => {
     const now = performance.eventLoopUtilization();
     const utilisation = performance.eventLoopUtilization(now, last).utilization;
     last = now;
+    return utilisation;
+  };
+  const sample = options.utilisation ?? measure;
+  const listeners: Array<() => void> = [];
+  const timer = setInterval(() => {
+    const utilisation = sample();
     if (utilisation > HIGH_UTILISATION && started > 0) budget = Math.max(MIN_PER_WINDOW, Math.floor(Math.min(budget, started) / 2));
     else if (utilisation < LOW_UTILISATION && budget !== Number.POSITIVE_INFINITY) budget = budget >= 100_000 ? Number.POSITIVE_INFINITY : budget * 2;
-    const blocked = started >= budget;
     started = 0;
-    if (blocked) for (const listener of listeners) listener();
+    // Whoever was refused is told the window is over, whatever the new budget: a runtime that was
+    // refused starts nothing until it is told, so a missed call would stall it for good.
+    if (refused) {
+      refused = false;
+      for (const listener of listeners) listener();
+    }
   }, WINDOW_MS);
   timer.unref();
   return {
     tryStart() {
-      if (started >= budget) return false;
+      if (started >= budget) {
+        refused = true;
+        return false;
+      }
       started++;
       return true;
     },

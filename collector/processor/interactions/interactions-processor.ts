@@ -21,6 +21,8 @@ export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
 /** Batches waiting for the store before the receiver is told to back off. */
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
+/** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
+export const PENDING_HIGH_WATER = 0.9;
 
 export interface InteractionsProcessorConfig {
   settleMs: number;
@@ -66,6 +68,8 @@ export function createInteractionsProcessor(options: {
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? createLogger();
   const maxQueued = config.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES;
+  /** Pending traces from which new batches are refused (429): 90% of max_pending_traces. */
+  const pendingHighWater = Math.max(1, Math.floor(config.maxPendingTraces * PENDING_HIGH_WATER));
   let lastEvictionLog = 0;
   const assembler = createAssembler({
     settleMs: config.settleMs,
@@ -101,6 +105,14 @@ export function createInteractionsProcessor(options: {
     if (spans.length === 0) return;
     if (inFlight.size >= maxQueued) {
       throw new BackpressureError(`interactions: ${inFlight.size} batches are waiting for the ledger store`, { retryAfterSeconds: 1 });
+    }
+    // Recording is not keeping up (a slow ledger): senders wait and retry rather than the pending
+    // traces growing until the oldest are evicted undecided.
+    if (assembler.pendingTraces() >= pendingHighWater) {
+      throw new BackpressureError(
+        `interactions: ${assembler.pendingTraces()} traces are pending (max_pending_traces ${config.maxPendingTraces}); the ledger is not keeping up`,
+        { retryAfterSeconds: 1 },
+      );
     }
     const work = append(spans);
     inFlight.add(work);
@@ -149,15 +161,17 @@ export function createInteractionsProcessor(options: {
       return;
     }
     const stored = new Map<string, Map<string, SpanData>>();
-    const spansOf = async (traceId: string): Promise<Map<string, SpanData>> => {
-      let spans = stored.get(traceId);
-      if (!spans) {
-        spans = new Map();
-        for (const span of await store.loadTraceSpans(traceId)) spans.set(span.spanId, span);
-        stored.set(traceId, spans);
-      }
+    const remember = (traceId: string, list: SpanData[]) => {
+      const spans = new Map<string, SpanData>();
+      for (const span of list) spans.set(span.spanId, span);
+      stored.set(traceId, spans);
       return spans;
     };
+    // The spans of every trace with a decided interaction, in one read (one round trip on PostgreSQL).
+    const wanted = new Set(decisions.interactions.map((decision) => decision.traceId));
+    for (const [traceId, list] of await store.loadSpansOfTraces([...wanted])) remember(traceId, list);
+    const spansOf = async (traceId: string): Promise<Map<string, SpanData>> =>
+      stored.get(traceId) ?? remember(traceId, wanted.has(traceId) ? [] : await store.loadTraceSpans(traceId));
     const byTrace = new Map<string, InteractionDecision[]>();
     for (const decision of decisions.interactions) {
       const list = byTrace.get(decision.traceId);
