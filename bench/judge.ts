@@ -26,10 +26,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { createScriptedModel, type ScriptedModel } from '../src/testing/scripted-model.ts';
-import { buildRealisticSpans } from '../test/fixtures/otlp/realistic-spans.ts';
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
+import { TRACES_PER_BODY, writeTemplateBody } from './ingest-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -48,8 +47,6 @@ const concurrencies = values.concurrency.split(',').map(Number);
 const rounds = Number(values.rounds);
 const queued = Number(values.queued);
 const slowMs = Number(values['slow-ms']);
-const SPANS_PER_BODY = 1000;
-const TRACES_PER_BODY = 100;
 /** Of the template's 100 interactions, 20 are failed ones, which `llm-judge` (no trigger-on-failure) leaves out. */
 const EVALUATED_PER_BODY = 80;
 
@@ -59,17 +56,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const mib = (kib: number) => `${Math.round(kib / 1024)} MiB`;
 
 // The template body and where its trace ids are, so the sender can make every copy new traces.
-const spans = await buildRealisticSpans(SPANS_PER_BODY);
-const template = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
-const offsets: number[] = [];
-for (const traceId of new Set(spans.map((s) => s.spanContext().traceId))) {
-  const needle = Buffer.from(traceId, 'hex');
-  for (let at = template.indexOf(needle); at >= 0; at = template.indexOf(needle, at + 1)) offsets.push(at);
-}
-const templateFile = join(dir, 'template.bin');
-const offsetsFile = join(dir, 'offsets.json');
-writeFileSync(templateFile, template);
-writeFileSync(offsetsFile, JSON.stringify(offsets));
+const { templateFile, offsetsFile } = await writeTemplateBody(dir);
 
 // One scripted judge for every run: its reply latency is set per run.
 let replyDelayMs = latencyMs;
