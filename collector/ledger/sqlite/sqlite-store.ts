@@ -23,6 +23,7 @@ import { openDatabase, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
 import { CODEC_V8, decodeSpans, encodeSpans } from './span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
+import { takeCollectorLock, type CollectorLock } from './collector-lock.ts';
 
 export interface SqliteStoreOptions {
   /** The ledger file; its folder is created. `:memory:` keeps everything in memory (tests). */
@@ -64,6 +65,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   const selectLate = db.prepare('SELECT codec, span FROM late_spans WHERE interaction_id = ? ORDER BY id');
   const listStatements = new Map<string, StatementSync>();
   let closing: Promise<void> | undefined;
+  let lock: CollectorLock | undefined;
 
   function ensureOpen(): void {
     if (closing) throw new LedgerStoreError(`ledger ${path}: the store is closed`);
@@ -102,6 +104,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     async loadPendingSpans() {
       ensureOpen();
       return decodeRows(selectAllPending.all());
+    },
+
+    /** One collector per ledger file: the lock file `<ledger>.lock` (collector-lock.ts). */
+    async claimReplica() {
+      ensureOpen();
+      if (path === ':memory:' || lock) return;
+      lock = takeCollectorLock(path);
     },
 
     async loadTraceSpans(traceId) {
@@ -180,6 +189,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
           await writer.close();
         } finally {
           db.close();
+          lock?.release();
         }
       })();
       return closing;
