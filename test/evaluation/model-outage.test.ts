@@ -16,7 +16,8 @@ import { createLlmJudgeEvaluator } from '../../collector/evaluators/llm-judge.ts
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationRuntime, isModelUnavailable, type EvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import { createEvaluationRuntime, type EvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import { isModelUnavailable } from '../../collector/processor/evaluation/model-outage.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
 import type { EvaluationRecord } from '../../src/evaluation/index.ts';
 import { ModelCallError } from '../../src/judge/anthropic-model-client.ts';

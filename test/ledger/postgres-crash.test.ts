@@ -3,51 +3,15 @@
  * span whose `appendSpans` had resolved, and no released trace comes back. The writer keeps
  * several appends in flight, so kills also land while merged writes are committing.
  */
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../collector/ledger/postgres/postgres-store.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
+import { runAndKill } from './crash-run.ts';
 
 const WRITER = new URL('./postgres-crash-writer.ts', import.meta.url).pathname;
 const SPANS_PER_BATCH = 60;
 /** As in the writer: batch b (even b only) is released once b + 20 is acknowledged. */
 const RELEASE_AFTER = 20;
-
-interface RunResult {
-  acked: number[];
-  released: number[];
-}
-
-/** Runs the writer until it has acknowledged `minAcks` batches plus a random delay, then SIGKILLs it. */
-function runAndKill(url: string, firstBatch: number, minAcks: number): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [WRITER, url, String(firstBatch)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const result: RunResult = { acked: [], released: [] };
-    let buffer = '';
-    let stderr = '';
-    let killTimer: NodeJS.Timeout | undefined;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      buffer += chunk;
-      const lines = buffer.split('\n');
-      buffer = lines.pop() ?? '';
-      for (const line of lines) {
-        const [what, batch] = line.split(' ');
-        if (what === 'acked') result.acked.push(Number(batch));
-        if (what === 'released') result.released.push(Number(batch));
-      }
-      if (result.acked.length >= minAcks && !killTimer) {
-        killTimer = setTimeout(() => child.kill('SIGKILL'), Math.floor(Math.random() * 150));
-      }
-    });
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`writer exited with ${code ?? signal} before it was killed: ${stderr}`));
-      else resolve(result);
-    });
-  });
-}
 
 describe('PostgreSQL store under kill -9', () => {
   let database: TestDatabase;
@@ -63,7 +27,7 @@ describe('PostgreSQL store under kill -9', () => {
     const released = new Set<number>();
     let next = 0;
     for (let round = 0; round < 3; round += 1) {
-      const run = await runAndKill(database.url, next, 40 + round * 20);
+      const run = await runAndKill(WRITER, database.url, next, 40 + round * 20);
       expect(run.acked.length).toBeGreaterThanOrEqual(40);
       acked.push(...run.acked);
       run.released.forEach((batch) => released.add(batch));

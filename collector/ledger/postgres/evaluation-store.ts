@@ -14,10 +14,10 @@ import type pg from 'pg';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
-import { LedgerQueryError, LedgerStoreError } from '../sqlite/errors.ts';
+import { LedgerQueryError } from '../sqlite/errors.ts';
 import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from '../sqlite/interaction-query.ts';
 import { inTransaction } from './connection.ts';
-import { isoMs, progressJson, queueRow, recordRow } from './rows.ts';
+import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../ledger-rows.ts';
 
 export type EvaluationStoreMethods = Pick<
   LedgerStore,
@@ -37,11 +37,6 @@ export type EvaluationStoreMethods = Pick<
 >;
 
 const DEFAULT_QUEUE_PAGE = 1000;
-
-function leaseOwner(owner: string, where: string): string {
-  if (typeof owner !== 'string' || owner === '') throw new LedgerStoreError(`ledger ${where}: an evaluation lease has no owner`);
-  return owner;
-}
 
 export type Run = <T>(what: string, body: () => Promise<T>) => Promise<T>;
 
@@ -167,7 +162,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           [
             options.afterSeq ?? 0,
             options.limit ?? DEFAULT_QUEUE_PAGE,
-            ...(claimable ? [leaseOwner(claimable.owner, where), isoMs(claimable.at, 'claimableBy.at', 'query', where)] : []),
+            ...(claimable ? [requireText(claimable.owner, 'lease owner', 'query', where), isoMs(claimable.at, 'claimableBy.at', 'query', where)] : []),
           ],
         );
         return rows.map((row) => {
@@ -197,14 +192,13 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           const ms = isoMs(start.startedAt, 'startedAt', `#${start.seq}`, where);
           bySeq.set(start.seq, { n: (bySeq.get(start.seq)?.n ?? 0) + 1, ms });
         }
-        const owner = lease ? leaseOwner(lease.owner, where) : null;
-        const until = lease ? isoMs(lease.until, 'lease until', 'lease', where) : null;
+        const checked = lease ? leaseRow(lease, where) : undefined;
         const { rows } = await pool.query<{ seq: string }>(START, [
           [...bySeq.keys()],
           [...bySeq.values()].map((v) => v.n),
           [...bySeq.values()].map((v) => v.ms),
-          owner,
-          until,
+          checked?.owner ?? null,
+          checked?.untilMs ?? null,
         ]);
         const started = new Set(rows.map((row) => Number(row.seq)));
         return [...bySeq.keys()].filter((seq) => started.has(seq));
@@ -214,7 +208,8 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async renewEvaluationLeases(lease, seqs) {
       return run('renewEvaluationLeases', async () => {
         if (seqs.length === 0) return [];
-        const { rows } = await pool.query<{ seq: string }>(RENEW, [[...seqs], leaseOwner(lease.owner, where), isoMs(lease.until, 'lease until', 'lease', where)]);
+        const { owner, untilMs } = leaseRow(lease, where);
+        const { rows } = await pool.query<{ seq: string }>(RENEW, [[...seqs], owner, untilMs]);
         const renewed = new Set(rows.map((row) => Number(row.seq)));
         return seqs.filter((seq) => renewed.has(seq));
       });
@@ -223,7 +218,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async releaseEvaluationLeases(owner, seqs) {
       await run('releaseEvaluationLeases', async () => {
         if (seqs.length === 0) return;
-        await pool.query(RELEASE, [[...seqs], leaseOwner(owner, where)]);
+        await pool.query(RELEASE, [[...seqs], requireText(owner, 'lease owner', 'lease', where)]);
       });
     },
 

@@ -16,7 +16,6 @@
  * start), not at open: commands that only read the ledger (`evalon explain`, `evalon backfill`)
  * run beside a live collector without taking its id.
  */
-import type pg from 'pg';
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { LateSpan, LedgerStore } from '../store.ts';
@@ -26,7 +25,8 @@ import { decodeSpans } from '../sqlite/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, ledgerError, redactUrl } from './connection.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
-import { interactionRow, packBytes, spanRows } from './rows.ts';
+import { interactionRow, spanRows } from '../ledger-rows.ts';
+import { packBytes } from './rows.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';

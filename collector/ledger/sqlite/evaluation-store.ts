@@ -7,8 +7,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import type { InteractionRecord } from '../../model/interaction.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
-import { LedgerQueryError, LedgerStoreError } from './errors.ts';
-import type { EnqueueResult, EvaluationRecordRow, QueuedEvaluationRow, RecordResult } from './evaluation-writes.ts';
+import { LedgerQueryError } from './errors.ts';
+import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
+import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../ledger-rows.ts';
 import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from './interaction-query.ts';
 import type { WriterClient } from './writer-client.ts';
 
@@ -199,60 +200,3 @@ function pageLimit(limit: number | undefined): number {
   return Math.min(limit, MAX_INTERACTION_LIMIT);
 }
 
-function isoMs(value: string, field: string, id: string, path: string): number {
-  const ms = typeof value === 'string' ? parseIsoTime(value) : undefined;
-  if (ms === undefined) throw new LedgerStoreError(`ledger ${path}: evaluation ${id} has ${field} ${JSON.stringify(value)} (expected ISO-8601)`);
-  return ms;
-}
-
-function requireText(value: unknown, field: string, id: string, path: string): string {
-  if (typeof value !== 'string' || value === '') throw new LedgerStoreError(`ledger ${path}: evaluation ${id || '?'} has no ${field}`);
-  return value;
-}
-
-function queueRow(evaluation: QueuedEvaluation, path: string): QueuedEvaluationRow {
-  const id = requireText(evaluation?.evaluationId, 'evaluationId', '', path);
-  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, progress: _progress, ...task } = evaluation;
-  return {
-    evaluationId: id,
-    interactionId: requireText(evaluation.interactionId, 'interactionId', id, path),
-    evaluatorId: requireText(evaluation.evaluatorId, 'evaluatorId', id, path),
-    evaluatorVersion: requireText(evaluation.evaluatorVersion, 'evaluatorVersion', id, path),
-    triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, path),
-    json: JSON.stringify(task),
-  };
-}
-
-function leaseRow(lease: { owner: string; until: string }, path: string): { owner: string; untilMs: number } {
-  return { owner: requireText(lease?.owner, 'lease owner', 'lease', path), untilMs: isoMs(lease.until, 'lease until', 'lease', path) };
-}
-
-function progressJson(progress: DurableProgress, seq: number, path: string): string {
-  const where = `ledger ${path}: durable progress of evaluation #${seq}`;
-  if (typeof progress?.step !== 'string' || progress.step === '') throw new LedgerStoreError(`${where} has no step`);
-  if (!Number.isInteger(progress.completedSteps) || progress.completedSteps < 0) throw new LedgerStoreError(`${where} has completedSteps ${String(progress.completedSteps)}`);
-  isoMs(progress.firstStartedAt, 'firstStartedAt', `#${seq}`, path);
-  try {
-    return JSON.stringify(progress);
-  } catch (error) {
-    throw new LedgerStoreError(`${where} cannot be saved as JSON: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-function recordRow(record: EvaluationRecord, path: string): EvaluationRecordRow {
-  const id = requireText(record?.evaluationId, 'evaluationId', '', path);
-  const outcome = record.outcome?.type;
-  if (outcome !== 'verdict' && outcome !== 'inconclusive' && outcome !== 'failed') {
-    throw new LedgerStoreError(`ledger ${path}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`);
-  }
-  return {
-    evaluationId: id,
-    interactionId: requireText(record.interactionId, 'interactionId', id, path),
-    evaluatorId: requireText(record.evaluatorId, 'evaluatorId', id, path),
-    evaluatorVersion: requireText(record.evaluatorVersion, 'evaluatorVersion', id, path),
-    agentId: requireText(record.agentId, 'agentId', id, path),
-    outcome,
-    completedAtMs: isoMs(record.completedAt, 'completedAt', id, path),
-    json: JSON.stringify(record),
-  };
-}

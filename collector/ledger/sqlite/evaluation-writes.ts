@@ -8,27 +8,9 @@
  * record whose key is recorded, and removes the key from the queue in the same transaction.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import type { EvaluationRecordRow, QueuedEvaluationRow } from '../ledger-rows.ts';
 
-export interface QueuedEvaluationRow {
-  evaluationId: string;
-  interactionId: string;
-  evaluatorId: string;
-  evaluatorVersion: string;
-  triggeredAtMs: number;
-  /** The `QueuedEvaluation` as JSON (without attempts, startedAt, seq). */
-  json: string;
-}
-
-export interface EvaluationRecordRow {
-  evaluationId: string;
-  interactionId: string;
-  evaluatorId: string;
-  evaluatorVersion: string;
-  agentId: string;
-  outcome: string;
-  completedAtMs: number;
-  json: string;
-}
+export type { EvaluationRecordRow, QueuedEvaluationRow } from '../ledger-rows.ts';
 
 export type EvaluationWriteRequest =
   | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }

@@ -4,23 +4,10 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import type { InteractionRow, SpanRow } from '../ledger-rows.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 
-export interface SpanRow {
-  traceId: string;
-  count: number;
-  codec: number;
-  bytes: Uint8Array;
-}
-
-export interface InteractionRow {
-  interactionId: string;
-  traceId: string;
-  agentId: string;
-  conversationId: string | null;
-  endTimeMs: number;
-  json: string;
-}
+export type { InteractionRow, SpanRow } from '../ledger-rows.ts';
 
 export interface LateSpanRow {
   interactionId: string;

@@ -17,11 +17,11 @@ import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery, LateSpan, LedgerStore } from '../store.ts';
 import { LedgerStoreError } from './errors.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
-import { normalizeInteractionQuery, parseIsoTime } from './interaction-query.ts';
-import type { InteractionRow, SpanRow } from './ledger-writer.ts';
+import { normalizeInteractionQuery } from './interaction-query.ts';
+import { interactionRow, spanRows } from '../ledger-rows.ts';
 import { openDatabase, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
-import { CODEC_V8, decodeSpans, encodeSpans } from './span-codec.ts';
+import { decodeSpans } from './span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
 import { takeCollectorLock, type CollectorLock } from './collector-lock.ts';
 
@@ -197,38 +197,3 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   };
 }
 
-/** One row per trace of the batch, its spans encoded together in their order of arrival. */
-function spanRows(spans: SpanData[], path: string): SpanRow[] {
-  const byTrace = new Map<string, SpanData[]>();
-  for (const span of spans) {
-    if (typeof span?.traceId !== 'string' || span.traceId === '') {
-      throw new LedgerStoreError(`ledger ${path}: appendSpans: a span has no traceId (every span needs one)`);
-    }
-    const group = byTrace.get(span.traceId);
-    if (group) group.push(span);
-    else byTrace.set(span.traceId, [span]);
-  }
-  return [...byTrace].map(([traceId, group]) => ({ traceId, count: group.length, codec: CODEC_V8, bytes: encodeSpans(group) }));
-}
-
-function interactionRow(record: InteractionRecord, path: string): InteractionRow {
-  for (const field of ['interactionId', 'traceId', 'agentId', 'endTime'] as const) {
-    if (typeof record?.[field] !== 'string' || record[field] === '') {
-      throw new LedgerStoreError(`ledger ${path}: putInteractions: record ${record?.interactionId ?? '?'} has no ${field}`);
-    }
-  }
-  const endTimeMs = parseIsoTime(record.endTime);
-  if (endTimeMs === undefined) {
-    throw new LedgerStoreError(
-      `ledger ${path}: putInteractions: record ${record.interactionId} has endTime ${JSON.stringify(record.endTime)} (expected ISO-8601)`,
-    );
-  }
-  return {
-    interactionId: record.interactionId,
-    traceId: record.traceId,
-    agentId: record.agentId,
-    conversationId: record.conversationId ?? null,
-    endTimeMs,
-    json: JSON.stringify(record),
-  };
-}

@@ -13,31 +13,31 @@
  * than once), but the ledger keeps at most one outcome per (interaction, evaluator, version). An
  * evaluation whose attempts all died with the collector (`maxAttempts`) is recorded as failed.
  *
- * A durable evaluator (`create` returned a `DurableEvaluator`) runs step by step
+ * One attempt (attempt-executor.ts) runs a plain evaluator once, or a durable one step by step
  * (durable-execution.ts): its progress is saved after every step, it holds a run slot only while
- * a step runs, and after a restart it resumes with the step after the last completed one.
+ * a step runs, and after a restart it resumes with the step after the last completed one. A
+ * failure because the model is unavailable is waited out, not recorded (model-outage.ts). With
+ * replicas sharing the ledger, every start takes a lease (evaluation-leases.ts).
  *
  * Memory is bounded: at most `maxInMemory` queued evaluations are held; beyond that they stay
  * only in the ledger and are read back, in queue order, as the runtime catches up. Starting is
  * the same catching up, from the beginning of the queue.
  */
-import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
-import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
-import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from '../../config/components/evaluation-processor.ts';
 import type { Logger } from '../../logger.ts';
-import { abandonedRecord, attemptRecord, createFailureLog } from './evaluation-outcomes.ts';
-import { executeDurable, type StepSlot } from './durable-execution.ts';
+import { abandonedRecord, createFailureLog } from './evaluation-outcomes.ts';
+import type { StepSlot } from './durable-execution.ts';
+import { createAttemptExecutor } from './attempt-executor.ts';
+import { createEvaluationLeases, type LeaseOption } from './evaluation-leases.ts';
+import { createOutageDeferrals } from './model-outage.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { createGroupCommit } from './group-commit.ts';
 import { UNLIMITED, type LoadGovernor } from './load-governor.ts';
 import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
 
 export const DEFAULT_MAX_ATTEMPTS = 3;
-/** At most one "model unavailable" warning this often (an outage fails every judge at once). */
-const OUTAGE_LOG_EVERY_MS = 10_000;
 export const DEFAULT_MAX_IN_MEMORY = 20_000;
 /** How long shutdown waits for running evaluations before stopping them (they run again after a restart). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
@@ -107,7 +107,7 @@ export interface EvaluationRuntimeOptions {
    * `rescanMs` (default `durationMs`) the queue is read again for evaluations no live replica
    * holds (queued by another, or left by one that died), which this runtime then starts.
    */
-  lease?: { owner: string; durationMs: number; rescanMs?: number };
+  lease?: LeaseOption;
   clock?: () => number;
   logger: Logger;
   /** Called with each outcome once it is recorded (not for duplicates). */
@@ -135,12 +135,6 @@ export interface EvaluationRuntime {
   readonly stats: RuntimeStats;
 }
 
-interface Executed {
-  record: EvaluationRecord;
-  /** What made a failed outcome fail. */
-  error?: unknown;
-}
-
 interface Claimed {
   evaluation: QueuedEvaluation;
   startedAt: string;
@@ -164,15 +158,31 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0, deferred: 0,
     takenElsewhere: 0, leasesLost: 0,
   };
-  const leaseOption = options.lease;
-  /** Seqs leased by this runtime and not yet recorded, by evaluation id (renewed, released at shutdown). */
-  const leased = new Map<string, number>();
-  const leaseUntil = () => iso(clock() + (leaseOption?.durationMs ?? 0));
-  const unavailableRetryForMs = options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS;
-  const backoff = options.unavailableBackoff ?? { baseMs: 1_000, maxMs: 30_000 };
-  /** Evaluations deferred by a model outage: when the first deferral happened, how many so far, the timer. */
-  const deferrals = new Map<string, { since: number; count: number; timer?: NodeJS.Timeout }>();
-  let outageLoggedAt = -Infinity;
+  const execute = createAttemptExecutor({
+    registry,
+    ledger,
+    resolve: options.resolve,
+    saveProgress: (update) => progressSaves.add(update),
+    signal: stopAll.signal,
+    clock,
+  });
+  const leases = createEvaluationLeases({ store, ...(options.lease ? { lease: options.lease } : {}), clock, logger, stats });
+  const outages = createOutageDeferrals({
+    retryForMs: options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS,
+    ...(options.unavailableBackoff ? { backoff: options.unavailableBackoff } : {}),
+    clock,
+    logger,
+    stats,
+    rerun(evaluation) {
+      if (stopping) {
+        held.delete(evaluation.evaluationId);
+        return;
+      }
+      stats.claimed++;
+      ready.push({ evaluation, startedAt: iso(clock()) });
+      pump();
+    },
+  });
 
   let waiting: QueuedEvaluation[] = [];
   let head = 0;
@@ -191,12 +201,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   let readRetry: NodeJS.Timeout | undefined;
   let started = false;
   let stopping = false;
-  const leaseTimers: NodeJS.Timeout[] = [];
-  let renewing: Promise<void> | undefined;
   let idleWaiters: Array<() => void> = [];
 
   const attempts = createGroupCommit<{ seq: number; startedAt: string }, boolean>(async (starts) => {
-    const started = new Set(await store.startEvaluations(starts, leaseOption ? { owner: leaseOption.owner, until: leaseUntil() } : undefined));
+    const started = new Set(await store.startEvaluations(starts, leases.forStart()));
     return starts.map((start) => started.has(start.seq));
   }, MAX_WRITE_BATCH);
   const progressSaves = createGroupCommit<{ seq: number; progress: DurableProgress }, void>(async (updates) => {
@@ -244,7 +252,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     const target = highestSubmitted;
     const limit = Math.min(maxInMemory - waitingCount(), QUEUE_READ_PAGE);
     reading = store
-      .loadQueuedEvaluations({ afterSeq: readThrough, limit, ...(leaseOption ? { claimableBy: { owner: leaseOption.owner, at: iso(clock()) } } : {}) })
+      .loadQueuedEvaluations({ afterSeq: readThrough, limit, claimableBy: leases.claimableNow() })
       .then((rows) => {
         for (const row of rows) {
           readThrough = Math.max(readThrough, row.seq ?? 0);
@@ -319,7 +327,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
           stats.takenElsewhere++;
           held.delete(evaluation.evaluationId);
         } else {
-          if (leaseOption) leased.set(evaluation.evaluationId, evaluation.seq ?? 0);
+          leases.held(evaluation.evaluationId, evaluation.seq ?? 0);
           ready.push({ evaluation, startedAt });
         }
         pump();
@@ -364,8 +372,8 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
           }
           // Stopped by shutdown: not an outcome. The evaluation stays queued and runs after the restart.
           if (!executed) held.delete(evaluation.evaluationId);
-          else if (!deferForOutage(evaluation, executed)) {
-            deferrals.delete(evaluation.evaluationId);
+          else if (executed.record.outcome.type !== 'failed' || stopping || !outages.defer(evaluation, executed.error)) {
+            outages.forget(evaluation.evaluationId);
             if (executed.record.outcome.type === 'failed') logFailure(executed.record, executed.record.outcome.error);
             track(recordOutcome(executed.record));
           }
@@ -377,128 +385,6 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         },
       ),
     );
-  }
-
-  async function execute(evaluation: QueuedEvaluation, startedAt: string, slot: StepSlot, markDurable: () => void): Promise<Executed | undefined> {
-    const { config, controlId } = options.resolve(evaluation);
-    const definition = registry.get(evaluation.evaluatorId);
-    let result: AttemptResult;
-    let evaluator: Evaluator | undefined;
-    let createError: unknown;
-    try {
-      evaluator = definition?.create({ ledger });
-    } catch (error) {
-      createError = error;
-    }
-    if (definition && isDurableEvaluator(evaluator)) {
-      markDurable();
-      const outcome = await executeDurable({
-        evaluation,
-        evaluator,
-        timeoutMs: definition.timeoutMs,
-        startedAtMs: Date.parse(startedAt),
-        ledger,
-        resolveConfig: () => options.resolve(evaluation).config,
-        saveProgress: async (progress) => {
-          await progressSaves.add({ seq: evaluation.seq ?? 0, progress });
-          // A run again in this process (after a model outage) resumes here, as a restart would.
-          evaluation.progress = progress;
-        },
-        slot,
-        signal: stopAll.signal,
-        clock,
-      });
-      if (!outcome) return undefined;
-      // The control id as configured when the evaluation finished.
-      const record = attemptRecord(evaluation, outcome, { startedAt, completedAt: iso(clock()) }, options.resolve(evaluation).controlId);
-      return { record, error: outcome.error };
-    }
-    if (createError !== undefined) {
-      result = { outcome: failedOutcome(createError), error: createError };
-    } else if (!definition) {
-      result = {
-        outcome: {
-          type: 'failed',
-          error: `evaluator ${evaluation.evaluatorId}: no evaluator with this id is registered in this collector (it was queued by an earlier configuration)`,
-          errorType: 'EvaluatorNotFoundError',
-        },
-      };
-    } else {
-      result = await runEvaluator({
-        evaluatorId: evaluation.evaluatorId,
-        makeEvaluator: () => evaluator!,
-        subject: { interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) },
-        evaluationId: evaluation.evaluationId,
-        config,
-        ledger,
-        timeoutMs: definition.timeoutMs,
-        signal: stopAll.signal,
-      });
-    }
-    if (stopAll.signal.aborted && result.outcome.type === 'failed') return undefined;
-    return { record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId), error: result.error };
-  }
-
-  /**
-   * A failure because the model is unavailable is an outage, not a verdict on the interaction: the
-   * evaluation runs again after a backoff (its attempt is not counted again), for up to
-   * `unavailableRetryForMs` since its first such failure. Returns whether it was deferred.
-   */
-  function deferForOutage(evaluation: QueuedEvaluation, { record, error }: Executed): boolean {
-    if (record.outcome.type !== 'failed' || stopping || !isModelUnavailable(error)) return false;
-    const now = clock();
-    const deferral = deferrals.get(evaluation.evaluationId) ?? { since: now, count: 0 };
-    if (now - deferral.since >= unavailableRetryForMs) return false;
-    deferral.count++;
-    const delayMs = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(deferral.count - 1, 20));
-    deferral.timer = setTimeout(() => {
-      deferral.timer = undefined;
-      stats.deferred--;
-      if (stopping) {
-        held.delete(evaluation.evaluationId);
-        return;
-      }
-      stats.claimed++;
-      ready.push({ evaluation, startedAt: iso(clock()) });
-      pump();
-    }, delayMs);
-    deferrals.set(evaluation.evaluationId, deferral);
-    stats.deferred++;
-    if (now - outageLoggedAt >= OUTAGE_LOG_EVERY_MS) {
-      outageLoggedAt = now;
-      logger.warn(
-        `evaluation ${evaluation.evaluationId} (${evaluation.evaluatorId}): the model is unavailable (${errorText(error)}); ` +
-          `running it again in ${Math.round(delayMs / 100) / 10} s (${stats.deferred} evaluation(s) waiting for the model; each is retried for up to ${Math.round(unavailableRetryForMs / 60_000)} min)`,
-      );
-    }
-    return true;
-  }
-
-  /** Extends the leases of everything this runtime holds; a lease lost meanwhile is let go. */
-  function renewLeases(): void {
-    if (!leaseOption || renewing || leased.size === 0) return;
-    const held = new Map([...leased].map(([evaluationId, seq]) => [seq, evaluationId]));
-    renewing = store
-      .renewEvaluationLeases({ owner: leaseOption.owner, until: leaseUntil() }, [...held.keys()])
-      .then((kept) => {
-        const keptSet = new Set(kept);
-        let lost = 0;
-        for (const [seq, evaluationId] of held) {
-          // Recorded since the renewal began: not lost, just gone.
-          if (keptSet.has(seq) || !leased.has(evaluationId)) continue;
-          leased.delete(evaluationId);
-          lost++;
-        }
-        if (lost > 0) {
-          stats.leasesLost += lost;
-          logger.warn(
-            `evaluation: ${lost} evaluation lease(s) expired before they were renewed and another replica may run them ` +
-              `(this collector stalled for more than ${leaseOption.durationMs} ms); each keeps one recorded outcome`,
-          );
-        }
-      })
-      .catch((error: unknown) => logger.warn(`evaluation: renewing ${held.size} evaluation lease(s) failed: ${errorText(error)} (retrying)`))
-      .finally(() => (renewing = undefined));
   }
 
   /** Reads the queue again from the start for evaluations no live replica holds. */
@@ -544,7 +430,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       }
     } finally {
       held.delete(record.evaluationId);
-      leased.delete(record.evaluationId);
+      leases.done(record.evaluationId);
     }
   }
 
@@ -558,11 +444,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       readThrough = 0;
       readQueue();
       pump();
-      if (leaseOption) {
-        leaseTimers.push(setInterval(renewLeases, Math.max(1, Math.floor(leaseOption.durationMs / 3))));
-        leaseTimers.push(setInterval(rescan, Math.max(1, leaseOption.rescanMs ?? leaseOption.durationMs)));
-        for (const timer of leaseTimers) timer.unref();
-      }
+      leases.start(rescan);
     },
     submit,
     idle() {
@@ -587,25 +469,11 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         // Durable evaluations between steps stop there: they stay queued with their last saved progress.
         for (const resolve of stepWaiters.splice(0)) resolve(false);
         // Evaluations waiting out a model outage stay queued; they run after the restart.
-        for (const [evaluationId, deferral] of deferrals) {
-          clearTimeout(deferral.timer);
-          if (deferral.timer) held.delete(evaluationId);
-        }
-        deferrals.clear();
-        stats.deferred = 0;
+        for (const evaluationId of outages.stop()) held.delete(evaluationId);
         stats.claimed = 0;
         while (inFlight.size > 0) await Promise.all(inFlight);
         await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
-        for (const timer of leaseTimers.splice(0)) clearInterval(timer);
-        await renewing;
-        if (leaseOption && leased.size > 0) {
-          // What this runtime started and did not finish is free for another replica at once.
-          const seqs = [...leased.values()];
-          leased.clear();
-          await store.releaseEvaluationLeases(leaseOption.owner, seqs).catch((error: unknown) => {
-            logger.warn(`evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ${leaseOption.durationMs} ms)`);
-          });
-        }
+        await leases.stop();
         governor.stop();
         for (const resolve of idleWaiters.splice(0)) resolve();
       })();
@@ -614,18 +482,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   };
 }
 
-/**
- * Whether a failure is the model being unavailable: somewhere in the error's cause chain, an error
- * marked `retryable` (the model client's `ModelCallError` after its own retries of a 429, 5xx,
- * 529 or connection error). A 400, an unreadable reply or an evaluator's own bug is not.
- */
-export function isModelUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
-    if ((current as { retryable?: unknown }).retryable === true) return true;
-  }
-  return false;
-}
-
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+

@@ -1,0 +1,97 @@
+/**
+ * One attempt of one queued evaluation, as the runtime runs it: a new evaluator from its
+ * definition; a plain evaluator through `runEvaluator` (one call under its timeout), a durable one
+ * step by step (durable-execution.ts, progress saved in the ledger, a run slot per step); the
+ * result turned into the record the ledger keeps. Resolves with nothing when the collector stopped
+ * the attempt (the evaluation stays queued and runs after the restart).
+ */
+import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts';
+import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
+import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { DurableProgress, QueuedEvaluation } from '../../ledger/store.ts';
+import { executeDurable, type StepSlot } from './durable-execution.ts';
+import { attemptRecord } from './evaluation-outcomes.ts';
+import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import type { CachingLedgerClient } from './store-ledger-client.ts';
+
+export interface Executed {
+  record: EvaluationRecord;
+  /** What made a failed outcome fail. */
+  error?: unknown;
+}
+
+export type AttemptExecutor = (evaluation: QueuedEvaluation, startedAt: string, slot: StepSlot, markDurable: () => void) => Promise<Executed | undefined>;
+
+export function createAttemptExecutor(options: {
+  registry: EvaluatorRegistry;
+  ledger: CachingLedgerClient;
+  /** `config()` and `control-id` from the running configuration (again before every durable step). */
+  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
+  /** The collector stopping. */
+  signal: AbortSignal;
+  clock: () => number;
+}): AttemptExecutor {
+  const { registry, ledger, resolve, saveProgress, signal, clock } = options;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return async function execute(evaluation, startedAt, slot, markDurable) {
+    const { config, controlId } = resolve(evaluation);
+    const definition = registry.get(evaluation.evaluatorId);
+    let result: AttemptResult;
+    let evaluator: Evaluator | undefined;
+    let createError: unknown;
+    try {
+      evaluator = definition?.create({ ledger });
+    } catch (error) {
+      createError = error;
+    }
+    if (definition && isDurableEvaluator(evaluator)) {
+      markDurable();
+      const outcome = await executeDurable({
+        evaluation,
+        evaluator,
+        timeoutMs: definition.timeoutMs,
+        startedAtMs: Date.parse(startedAt),
+        ledger,
+        resolveConfig: () => resolve(evaluation).config,
+        saveProgress: async (progress) => {
+          await saveProgress({ seq: evaluation.seq ?? 0, progress });
+          // A run again in this process (after a model outage) resumes here, as a restart would.
+          evaluation.progress = progress;
+        },
+        slot,
+        signal: signal,
+        clock,
+      });
+      if (!outcome) return undefined;
+      // The control id as configured when the evaluation finished.
+      const record = attemptRecord(evaluation, outcome, { startedAt, completedAt: iso(clock()) }, resolve(evaluation).controlId);
+      return { record, error: outcome.error };
+    }
+    if (createError !== undefined) {
+      result = { outcome: failedOutcome(createError), error: createError };
+    } else if (!definition) {
+      result = {
+        outcome: {
+          type: 'failed',
+          error: `evaluator ${evaluation.evaluatorId}: no evaluator with this id is registered in this collector (it was queued by an earlier configuration)`,
+          errorType: 'EvaluatorNotFoundError',
+        },
+      };
+    } else {
+      result = await runEvaluator({
+        evaluatorId: evaluation.evaluatorId,
+        makeEvaluator: () => evaluator!,
+        subject: { interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) },
+        evaluationId: evaluation.evaluationId,
+        config,
+        ledger,
+        timeoutMs: definition.timeoutMs,
+        signal: signal,
+      });
+    }
+    if (signal.aborted && result.outcome.type === 'failed') return undefined;
+    return { record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId), error: result.error };
+  };
+}
