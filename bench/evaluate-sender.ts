@@ -33,7 +33,14 @@ function post(counter: number): Promise<void> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const req = request(
-      { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent, headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length } },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length },
+      },
       (res) => {
         res.resume();
         res.on('end', () => {
@@ -69,4 +76,6 @@ const elapsed = (performance.now() - started) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 agent.destroy();
-process.stdout.write(JSON.stringify({ elapsed, sent, acknowledged, rejected, p50Ms: pct(0.5), p99Ms: pct(0.99) }) + '\n');
+process.stdout.write(
+  `${JSON.stringify({ elapsed, sent, acknowledged, rejected, p50Ms: pct(0.5), p99Ms: pct(0.99) })}\n`,
+);

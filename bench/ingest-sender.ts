@@ -42,7 +42,14 @@ function body(counter: number): Buffer {
 function post(payload: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { hostname: target.hostname, port: target.port, path: target.pathname, method: 'POST', agent: keepAlive, headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length } },
+      {
+        hostname: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: 'POST',
+        agent: keepAlive,
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': payload.length },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -87,5 +94,13 @@ latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 keepAlive.destroy();
 process.stdout.write(
-  JSON.stringify({ elapsed, acknowledgedSpans: acknowledged, spansPerSecond: acknowledged / elapsed, throttled, failed, p50Ms: pct(0.5), p99Ms: pct(0.99) }) + '\n',
+  `${JSON.stringify({
+    elapsed,
+    acknowledgedSpans: acknowledged,
+    spansPerSecond: acknowledged / elapsed,
+    throttled,
+    failed,
+    p50Ms: pct(0.5),
+    p99Ms: pct(0.99),
+  })}\n`,
 );

@@ -85,13 +85,18 @@ export interface SenderProcess<T> {
 }
 
 /** Starts a sender script of this folder in its own process; `result` is the JSON line it prints. */
-export function startSender<T>(script: './ingest-sender.ts' | './evaluate-sender.ts', options: Record<string, unknown>): SenderProcess<T> {
+export function startSender<T>(
+  script: './ingest-sender.ts' | './evaluate-sender.ts',
+  options: Record<string, unknown>,
+): SenderProcess<T> {
   const sender = fileURLToPath(new URL(script, import.meta.url));
   const child = spawn(process.execPath, [sender, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk));
   const result = new Promise<T>((resolve, reject) => {
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as T) : reject(new Error(`sender exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as T) : reject(new Error(`sender exited with ${code}`)),
+    );
   });
   return { pid: child.pid!, result };
 }
@@ -109,7 +114,14 @@ export interface Stats {
   pendingTraces: number;
   pendingSpans: number;
   memory: Record<string, number>;
-  evaluation: { triggered: number; recorded: number; waiting: number; claimed: number; running: number; overflow: boolean };
+  evaluation: {
+    triggered: number;
+    recorded: number;
+    waiting: number;
+    claimed: number;
+    running: number;
+    overflow: boolean;
+  };
 }
 
 export async function stats(collector: CollectorProcess): Promise<Stats> {
@@ -158,7 +170,7 @@ export function cpuSeconds(pid: number): number {
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en');
-export const line = (text = '') => process.stdout.write(text + '\n');
+export const line = (text = '') => process.stdout.write(`${text}\n`);
 
 /** PostgreSQL server processes started by (descending from) `ancestor`: the postmasters, and all. */
 export function postgresProcesses(ancestor: number): { postmasters: number[]; all: number[] } {
@@ -174,7 +186,8 @@ export function postgresProcesses(ancestor: number): { postmasters: number[]; al
     }
   }
   const descends = (pid: number): boolean => {
-    for (let at = parents.get(pid)?.ppid; at !== undefined && at > 1; at = parents.get(at)?.ppid) if (at === ancestor) return true;
+    for (let at = parents.get(pid)?.ppid; at !== undefined && at > 1; at = parents.get(at)?.ppid)
+      if (at === ancestor) return true;
     return false;
   };
   const all = [...parents].filter(([pid, p]) => p.comm === 'postgres' && descends(pid)).map(([pid]) => pid);
@@ -221,7 +234,8 @@ export class CpuSampler {
     this.#sample(false);
     clearInterval(this.#timer);
     const seconds = (performance.now() - this.#t0) / 1000;
-    const cores = (pids: number[]) => pids.reduce((sum, pid) => sum + (this.#last.get(pid) ?? 0) - (this.#first.get(pid) ?? 0), 0) / seconds;
+    const cores = (pids: number[]) =>
+      pids.reduce((sum, pid) => sum + (this.#last.get(pid) ?? 0) - (this.#first.get(pid) ?? 0), 0) / seconds;
     const self = process.cpuUsage(this.#self0);
     const machine = machineTicks();
     const busy = 1 - (machine.idle - this.#machine0.idle) / (machine.total - this.#machine0.total);

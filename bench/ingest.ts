@@ -20,7 +20,16 @@ import { parseArgs } from 'node:util';
 import { decodeTraceRequest } from '../collector/receiver/otlp/decode.ts';
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
 import {
-  SPANS_PER_BODY, TRACES_PER_BODY, fmt, killOnExit, line, memory, runIngestSender as runSender, stats, waitForDrain, writeTemplateBody,
+  SPANS_PER_BODY,
+  TRACES_PER_BODY,
+  fmt,
+  killOnExit,
+  line,
+  memory,
+  runIngestSender as runSender,
+  stats,
+  waitForDrain,
+  writeTemplateBody,
 } from './ingest-support.ts';
 
 const { values } = parseArgs({
@@ -41,7 +50,9 @@ const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-ingest-'));
 const { template } = await writeTemplateBody(dir);
 
 line(`Evalon ingest benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-line(`body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`);
+line(
+  `body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
+);
 
 // 2. Decode-only baseline.
 {
@@ -64,7 +75,7 @@ processors:
   interactions: { settle: ${settle}, decision_wait: ${decisionWait}, max_pending_traces: ${maxPending} }
   evaluation:
     ledger:
-      sqlite: { path: ${join(dir, name + '.db')} }
+      sqlite: { path: ${join(dir, `${name}.db`)} }
 extensions:
   api: { endpoint: 127.0.0.1:0 }
 service:
@@ -77,7 +88,12 @@ service:
 const collectors: CollectorProcess[] = [];
 killOnExit(collectors);
 
-async function startCollector(name: string, settle: string, decisionWait: string, maxPending: number): Promise<CollectorProcess> {
+async function startCollector(
+  name: string,
+  settle: string,
+  decisionWait: string,
+  maxPending: number,
+): Promise<CollectorProcess> {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, configYaml(name, settle, decisionWait, maxPending));
   const collector = await spawnCollector(file);
@@ -88,7 +104,13 @@ async function startCollector(name: string, settle: string, decisionWait: string
 // 3. End to end.
 {
   const collector = await startCollector('e2e', '2s', '30s', 100_000);
-  const base = { url: collector.otlpUrl, templateFile: join(dir, 'template.bin'), offsetsFile: join(dir, 'offsets.json'), spansPerBody: SPANS_PER_BODY, concurrency };
+  const base = {
+    url: collector.otlpUrl,
+    templateFile: join(dir, 'template.bin'),
+    offsetsFile: join(dir, 'offsets.json'),
+    spansPerBody: SPANS_PER_BODY,
+    concurrency,
+  };
   await runSender({ ...base, seconds: 2, counterBase: 1 << 30 }); // warm-up
   await waitForDrain(collector);
   const before = await stats(collector);
@@ -100,11 +122,19 @@ async function startCollector(name: string, settle: string, decisionWait: string
   const drainedAt = performance.now();
   const mem = memory(collector.child.pid!);
   line(`end to end, ${concurrency} concurrent senders, ${seconds} s:`);
-  line(`  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`);
+  line(
+    `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,
+  );
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
-  line(`  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`);
-  line(`  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ${(result.spansPerSecond / decodeRate * 100).toFixed(0)}% of decode-only (acknowledged rate)`);
-  line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify((await stats(collector)).memory)}`);
+  line(
+    `  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`,
+  );
+  line(
+    `  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ${((result.spansPerSecond / decodeRate) * 100).toFixed(0)}% of decode-only (acknowledged rate)`,
+  );
+  line(
+    `  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify((await stats(collector)).memory)}`,
+  );
   collector.child.kill('SIGTERM');
   await collector.exited;
 }
@@ -113,10 +143,19 @@ async function startCollector(name: string, settle: string, decisionWait: string
 if (!values['skip-pending']) {
   const collector = await startCollector('pending', '10m', '20m', pendingTarget * 2);
   const requests = Math.ceil(pendingTarget / TRACES_PER_BODY);
-  const result = await runSender({ url: collector.otlpUrl, templateFile: join(dir, 'template.bin'), offsetsFile: join(dir, 'offsets.json'), spansPerBody: SPANS_PER_BODY, concurrency, requests });
+  const result = await runSender({
+    url: collector.otlpUrl,
+    templateFile: join(dir, 'template.bin'),
+    offsetsFile: join(dir, 'offsets.json'),
+    spansPerBody: SPANS_PER_BODY,
+    concurrency,
+    requests,
+  });
   const s = await stats(collector);
   const mem = memory(collector.child.pid!);
-  line(`pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`);
+  line(
+    `pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`,
+  );
   line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify(s.memory)}`);
   collector.child.kill('SIGTERM');
   await collector.exited;

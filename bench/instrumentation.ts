@@ -19,7 +19,9 @@ import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
 import { invokeAgent, register, type Telemetry } from '../src/instrumentation/index.ts';
 
-const { values } = parseArgs({ options: { calls: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { calls: { type: 'string', default: '20000' }, rounds: { type: 'string', default: '5' } },
+});
 const CALLS = Number(values.calls);
 const ROUNDS = Number(values.rounds);
 
@@ -39,7 +41,13 @@ const agent = async () => {
   await Promise.resolve();
   return ANSWER;
 };
-const options = { id: 'support-agent', name: 'Support agent', roles: ['customer-facing'], conversationId: 'conv-1', input: QUESTION };
+const options = {
+  id: 'support-agent',
+  name: 'Support agent',
+  roles: ['customer-facing'],
+  conversationId: 'conv-1',
+  input: QUESTION,
+};
 
 async function timeCalls(call: () => Promise<unknown>, samples: Float64Array, offset: number): Promise<void> {
   for (let i = 0; i < CALLS; i++) {
@@ -98,7 +106,10 @@ async function cpuPerSpan(telemetryFor: () => Telemetry): Promise<{ nsPerSpan: n
   }
   const { exportedSpans, failedSpans, droppedSpans } = telemetry.stats();
   await telemetry.shutdown();
-  return { nsPerSpan: (wrappedNs - bareNs) / (CALLS * ROUNDS), counts: `${exportedSpans} spans exported, ${failedSpans} failed, ${droppedSpans} dropped` };
+  return {
+    nsPerSpan: (wrappedNs - bareNs) / (CALLS * ROUNDS),
+    counts: `${exportedSpans} spans exported, ${failedSpans} failed, ${droppedSpans} dropped`,
+  };
 }
 
 /** An OTLP/HTTP receiver in its own process that answers 200 and discards the body. */
@@ -106,13 +117,17 @@ async function startReceiver(): Promise<{ url: string; stop(): void }> {
   const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }); s.end(); }); })
     .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())));
+  const port = await new Promise<string>((resolve) =>
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim())),
+  );
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill() };
 }
 
 const us = (ns: number) => (ns / 1000).toFixed(2);
 
-console.log(`invokeAgent overhead — ${CALLS} calls × ${ROUNDS} rounds per variant; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
+console.log(
+  `invokeAgent overhead — ${CALLS} calls × ${ROUNDS} rounds per variant; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+);
 console.log('\nLatency per agent call (µs), export excluded:');
 console.log(`${'variant'.padEnd(34)}  median     p90     p99   added median`);
 for (const captureContent of [false, true]) {
@@ -127,11 +142,17 @@ for (const captureContent of [false, true]) {
 console.log('\nCPU per span (µs of process CPU, wrapped minus bare, export work included):');
 const dropping = await cpuPerSpan(() => register({ exporter: new DroppingSpanExporter(), shutdownOnExit: false }));
 console.log(`  SDK only (dropping exporter), content off:      ${us(dropping.nsPerSpan)}   (${dropping.counts})`);
-const droppingContent = await cpuPerSpan(() => register({ exporter: new DroppingSpanExporter(), captureContent: true, shutdownOnExit: false }));
-console.log(`  SDK only (dropping exporter), content on:       ${us(droppingContent.nsPerSpan)}   (${droppingContent.counts})`);
+const droppingContent = await cpuPerSpan(() =>
+  register({ exporter: new DroppingSpanExporter(), captureContent: true, shutdownOnExit: false }),
+);
+console.log(
+  `  SDK only (dropping exporter), content on:       ${us(droppingContent.nsPerSpan)}   (${droppingContent.counts})`,
+);
 const receiver = await startReceiver();
 try {
-  const otlp = await cpuPerSpan(() => register({ endpoint: receiver.url, captureContent: true, shutdownOnExit: false }));
+  const otlp = await cpuPerSpan(() =>
+    register({ endpoint: receiver.url, captureContent: true, shutdownOnExit: false }),
+  );
   console.log(`  OTLP/protobuf to a local receiver, content on:  ${us(otlp.nsPerSpan)}   (${otlp.counts})`);
 } finally {
   receiver.stop();

@@ -51,7 +51,7 @@ const slowMs = Number(values['slow-ms']);
 const EVALUATED_PER_BODY = 80;
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-judge-'));
-const line = (text = '') => process.stdout.write(text + '\n');
+const line = (text = '') => process.stdout.write(`${text}\n`);
 const fmt = (n: number) => Math.round(n).toLocaleString('en');
 const mib = (kib: number) => `${Math.round(kib / 1024)} MiB`;
 
@@ -62,15 +62,24 @@ const { templateFile, offsetsFile } = await writeTemplateBody(dir);
 let replyDelayMs = latencyMs;
 const judge: ScriptedModel = (await createScriptedModel()).respondWith(() => ({
   delayMs: replyDelayMs,
-  toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.8, label: 'good', explanation: 'answers the refund question' } }],
+  toolUse: [
+    {
+      name: 'record_verdict',
+      input: { passed: true, score: 0.8, label: 'good', explanation: 'answers the refund question' },
+    },
+  ],
   usage: { input_tokens: 900, output_tokens: 40 },
 }));
 // The collector process inherits these: the built-in judges read their model from the environment.
 process.env.ANTHROPIC_BASE_URL = judge.baseURL;
 process.env.ANTHROPIC_API_KEY = 'scripted';
 
-line(`Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
-line(`llm-judge bound to every interaction; scripted judge model in the benchmark process; interactions of 10 realistic spans, ${TRACES_PER_BODY} a body`);
+line(
+  `Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+);
+line(
+  `llm-judge bound to every interaction; scripted judge model in the benchmark process; interactions of 10 realistic spans, ${TRACES_PER_BODY} a body`,
+);
 
 function configYaml(name: string, concurrency: number, bound: boolean): string {
   return `receivers:
@@ -81,7 +90,7 @@ processors:
   interactions: { settle: 200ms, decision_wait: 30s }
   evaluation:
     ledger:
-      sqlite: { path: ${join(dir, name + '.db')} }
+      sqlite: { path: ${join(dir, `${name}.db`)} }
     concurrency: ${concurrency}
     evaluators:${bound ? JUDGE_BINDING : ' {}'}
 extensions:
@@ -106,20 +115,48 @@ async function startCollector(name: string, concurrency: number, bound = true): 
 }
 
 /** `bench:evaluate`'s paced sender: `bodies` copies of the template, new trace ids each. */
-function send(collector: CollectorProcess, bodies: number, bodiesPerSecond: number, counterBase = 0): Promise<{ acknowledged: number; sent: number }> {
+function send(
+  collector: CollectorProcess,
+  bodies: number,
+  bodiesPerSecond: number,
+  counterBase = 0,
+): Promise<{ acknowledged: number; sent: number }> {
   const sender = fileURLToPath(new URL('./evaluate-sender.ts', import.meta.url));
-  const options = { url: collector.otlpUrl, templateFile, offsetsFile, bodiesPerSecond, seconds: bodies / bodiesPerSecond, counterBase };
+  const options = {
+    url: collector.otlpUrl,
+    templateFile,
+    offsetsFile,
+    bodiesPerSecond,
+    seconds: bodies / bodiesPerSecond,
+    counterBase,
+  };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [sender, JSON.stringify(options)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`sender exited with ${code}`)),
+    );
   });
 }
 
-interface Stats { pendingTraces: number; interactions: number; evaluation: { triggered: number; recorded: number; waiting: number; claimed: number; running: number; overflow: boolean } }
+interface Stats {
+  pendingTraces: number;
+  interactions: number;
+  evaluation: {
+    triggered: number;
+    recorded: number;
+    waiting: number;
+    claimed: number;
+    running: number;
+    overflow: boolean;
+  };
+}
 /** Every interaction sent is recorded and its evaluation triggered (or left out for failing). */
-const allTriggered = (s: Stats, bodies: number) => s.pendingTraces === 0 && s.interactions >= bodies * TRACES_PER_BODY && s.evaluation.triggered >= bodies * EVALUATED_PER_BODY;
+const allTriggered = (s: Stats, bodies: number) =>
+  s.pendingTraces === 0 &&
+  s.interactions >= bodies * TRACES_PER_BODY &&
+  s.evaluation.triggered >= bodies * EVALUATED_PER_BODY;
 async function stats(collector: CollectorProcess): Promise<Stats> {
   return (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as Stats;
 }
@@ -161,7 +198,9 @@ if (!values['skip-throughput']) {
     const db = new DatabaseSync(join(dir, `${name}.db`), { readOnly: true });
     const rows = db.prepare('SELECT record FROM evaluations').all() as { record: string }[];
     db.close();
-    const records = rows.map((row) => JSON.parse(row.record) as { startedAt: string; completedAt: string; outcome: { type: string } });
+    const records = rows.map(
+      (row) => JSON.parse(row.record) as { startedAt: string; completedAt: string; outcome: { type: string } },
+    );
     const first = Math.min(...records.map((r) => Date.parse(r.startedAt)));
     const last = Math.max(...records.map((r) => Date.parse(r.completedAt)));
     const durations = records.map((r) => Date.parse(r.completedAt) - Date.parse(r.startedAt)).sort((a, b) => a - b);
@@ -173,15 +212,19 @@ if (!values['skip-throughput']) {
     const from = Math.floor(completions.length * 0.1);
     const to = Math.floor(completions.length * 0.9);
     const steady = (to - from) / ((completions[to] - completions[from]) / 1000);
-    line(`throughput, concurrency ${concurrency}: ${fmt(records.length)} evaluations (${verdicts} verdicts, ${judge.requests.length - calls0} judge calls) in ${((last - first) / 1000).toFixed(2)} s: ` +
-      `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ${((perSecond / ideal) * 100).toFixed(1)} %; ` +
-      `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run slot)`);
+    line(
+      `throughput, concurrency ${concurrency}: ${fmt(records.length)} evaluations (${verdicts} verdicts, ${judge.requests.length - calls0} judge calls) in ${((last - first) / 1000).toFixed(2)} s: ` +
+        `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ${((perSecond / ideal) * 100).toFixed(1)} %; ` +
+        `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run slot)`,
+    );
   }
 }
 
 // 2. Memory with `queued` evaluations waiting behind a judge that does not answer in time, and the
 // same ingest with no evaluator bound (what the queue itself costs is the difference).
-interface MemoryStats extends Stats { memory: { rssMiB: number; heapUsedMiB: number; heapTotalMiB: number; externalMiB: number } }
+interface MemoryStats extends Stats {
+  memory: { rssMiB: number; heapUsedMiB: number; heapTotalMiB: number; externalMiB: number };
+}
 
 async function measureMemory(name: string, bound: boolean): Promise<void> {
   const collector = await startCollector(name, 64, bound);
@@ -192,30 +235,43 @@ async function measureMemory(name: string, bound: boolean): Promise<void> {
   const sent = await send(collector, bodies, 20);
   await waitUntil(async () => {
     const s = await stats(collector);
-    return bound ? allTriggered(s, sent.acknowledged) : s.pendingTraces === 0 && s.interactions >= sent.acknowledged * TRACES_PER_BODY;
+    return bound
+      ? allTriggered(s, sent.acknowledged)
+      : s.pendingTraces === 0 && s.interactions >= sent.acknowledged * TRACES_PER_BODY;
   }, 'every interaction to be recorded (and its evaluation queued)');
   const ingestSeconds = (performance.now() - t0) / 1000;
   await new Promise((resolve) => setTimeout(resolve, 5000)); // the queue at rest
   const s = (await stats(collector)) as MemoryStats;
   const memory = memoryKiB(pid);
   const interactions = fmt(sent.acknowledged * TRACES_PER_BODY);
-  line(bound
-    ? `memory, llm-judge bound: ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s; ${fmt(s.evaluation.triggered - s.evaluation.recorded)} evaluations queued ` +
-      `(${fmt(s.evaluation.running)} running on a judge that answers after ${slowMs / 1000} s, ${fmt(s.evaluation.waiting)} held in memory, overflow ${s.evaluation.overflow})`
-    : `memory, no evaluator bound (same ingest): ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s`);
-  line(`  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`);
+  line(
+    bound
+      ? `memory, llm-judge bound: ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s; ${fmt(s.evaluation.triggered - s.evaluation.recorded)} evaluations queued ` +
+          `(${fmt(s.evaluation.running)} running on a judge that answers after ${slowMs / 1000} s, ${fmt(s.evaluation.waiting)} held in memory, overflow ${s.evaluation.overflow})`
+      : `memory, no evaluator bound (same ingest): ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s`,
+  );
+  line(
+    `  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`,
+  );
   await stop(collector, 'SIGKILL');
 
   // The same ledger in a new collector: the queue without what ingest left on the heap.
   const restarted = await spawnCollector(join(dir, `${name}.yaml`));
-  await waitUntil(async () => !bound || (await stats(restarted)).evaluation.running > 0, 'the queued evaluations to resume');
+  await waitUntil(
+    async () => !bound || (await stats(restarted)).evaluation.running > 0,
+    'the queued evaluations to resume',
+  );
   await new Promise((resolve) => setTimeout(resolve, 5000));
   const after = (await stats(restarted)) as MemoryStats;
   const db = new DatabaseSync(join(dir, `${name}.db`), { readOnly: true });
-  const { queuedRows } = db.prepare('SELECT count(*) AS queuedRows FROM evaluation_queue').get() as { queuedRows: number };
+  const { queuedRows } = db.prepare('SELECT count(*) AS queuedRows FROM evaluation_queue').get() as {
+    queuedRows: number;
+  };
   db.close();
-  line(`  restarted on that ledger: ${fmt(queuedRows)} evaluations queued (${fmt(after.evaluation.running)} running, ${fmt(after.evaluation.waiting)} held in memory, overflow ${after.evaluation.overflow}): ` +
-    `RSS ${mib(memoryKiB(restarted.child.pid!).rss)} (V8 heap used ${after.memory.heapUsedMiB} MiB of ${after.memory.heapTotalMiB} MiB)`);
+  line(
+    `  restarted on that ledger: ${fmt(queuedRows)} evaluations queued (${fmt(after.evaluation.running)} running, ${fmt(after.evaluation.waiting)} held in memory, overflow ${after.evaluation.overflow}): ` +
+      `RSS ${mib(memoryKiB(restarted.child.pid!).rss)} (V8 heap used ${after.memory.heapUsedMiB} MiB of ${after.memory.heapTotalMiB} MiB)`,
+  );
   await stop(restarted, 'SIGKILL');
 }
 

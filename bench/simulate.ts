@@ -38,13 +38,17 @@ if (values['serve-model']) {
 } else {
   const trials = Number(values.trials);
   const concurrency = Number(values.concurrency);
-  const child = fork(new URL(import.meta.url).pathname, ['--serve-model', '--latency', values.latency], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL(import.meta.url).pathname, ['--serve-model', '--latency', values.latency], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const baseURL = await new Promise<string>((resolve, reject) => {
     child.once('message', (message: { baseURL: string }) => resolve(message.baseURL));
     child.once('exit', (code) => reject(new Error(`scripted model exited with ${code}`)));
   });
   try {
-    const scenarios = await Promise.all(Object.keys(SHIPPED_SCRIPTS).map((name) => loadScenario(`scenarios/${name}.yaml`)));
+    const scenarios = await Promise.all(
+      Object.keys(SHIPPED_SCRIPTS).map((name) => loadScenario(`scenarios/${name}.yaml`)),
+    );
     const model = createAnthropicModelClient({ baseURL, apiKey: 'bench', model: 'scripted', maxRetries: 0 });
     await runBatch({ scenarios, trials: 1, concurrency: scenarios.length, model, thinkingDelays: false }); // warm-up
     const alone = await runBatch({ scenarios, trials: 1, concurrency: 1, model, thinkingDelays: false });
@@ -74,10 +78,16 @@ if (values['serve-model']) {
     };
     if (values.json) console.log(JSON.stringify(figures, null, 2));
     else {
-      console.log(`simulate bench: ${figures.scenarios} scenarios × ${trials} trials = ${figures.runs} runs, concurrency ${concurrency}, model latency ${figures.model_latency_ms} ms`);
-      console.log(`  passed               ${figures.passed}/${figures.runs}${figures.errors.length ? `  (errors: ${figures.errors.join('; ')})` : ''}`);
+      console.log(
+        `simulate bench: ${figures.scenarios} scenarios × ${trials} trials = ${figures.runs} runs, concurrency ${concurrency}, model latency ${figures.model_latency_ms} ms`,
+      );
+      console.log(
+        `  passed               ${figures.passed}/${figures.runs}${figures.errors.length ? `  (errors: ${figures.errors.join('; ')})` : ''}`,
+      );
       console.log(`  wall time            ${figures.wall_ms} ms`);
-      console.log(`  longest single run   ${figures.longest_single_run_ms} ms  (alone; ${figures.longest_run_under_load_ms} ms under load)`);
+      console.log(
+        `  longest single run   ${figures.longest_single_run_ms} ms  (alone; ${figures.longest_run_under_load_ms} ms under load)`,
+      );
       console.log(`  sum of single runs   ${figures.sum_of_single_runs_ms} ms  (${trials} × each scenario alone)`);
       console.log(`  ideal wall time      ${figures.ideal_wall_ms} ms  (max(longest, sum / concurrency))`);
       console.log(`  parallel efficiency  ${(figures.parallel_efficiency * 100).toFixed(1)} %`);

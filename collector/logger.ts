@@ -6,7 +6,7 @@ export interface Logger {
 }
 
 export function createLogger(options: { quiet?: boolean; write?: (line: string) => void } = {}): Logger {
-  const write = options.write ?? ((line: string) => process.stderr.write(line + '\n'));
+  const write = options.write ?? ((line: string) => process.stderr.write(`${line}\n`));
   const log = (level: string) => (message: string) => write(`${new Date().toISOString()} ${level} ${message}`);
   return {
     info: options.quiet ? () => {} : log('info '),

@@ -12,7 +12,10 @@ import { openLedgerStore } from './ledger/open-store.ts';
 import { createApiServer } from './api/api-server.ts';
 import { createOtlpReceiver } from './receiver/otlp/otlp-receiver.ts';
 import { createOtlpGrpcReceiver } from './receiver/otlp/grpc/otlp-grpc-receiver.ts';
-import { createInteractionsProcessor, type InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
+import {
+  createInteractionsProcessor,
+  type InteractionsProcessor,
+} from './processor/interactions/interactions-processor.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
 import { createEvaluationProcessor, type EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
@@ -53,7 +56,10 @@ export interface StartCollectorOptions {
   judgeEnv?: JudgeEnvironment;
 }
 
-export async function startCollector(config: EvalonConfig, options: StartCollectorOptions = {}): Promise<RunningCollector> {
+export async function startCollector(
+  config: EvalonConfig,
+  options: StartCollectorOptions = {},
+): Promise<RunningCollector> {
   const logger = options.logger ?? createLogger();
   const evaluation = config.processors.evaluation;
   // Evaluator modules load before anything opens: a module that fails stops startup, naming its file.
@@ -74,7 +80,9 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
     registry,
     ...(options.clock ? { clock: options.clock } : {}),
     // Replicas share a PostgreSQL ledger's queue: each start is leased to this process.
-    ...(evaluation.ledger.kind === 'postgres' ? { lease: { owner: leaseOwner(), durationMs: evaluation.leaseDurationMs } } : {}),
+    ...(evaluation.ledger.kind === 'postgres'
+      ? { lease: { owner: leaseOwner(), durationMs: evaluation.leaseDurationMs } }
+      : {}),
     logger,
   });
   const processor = createInteractionsProcessor({
@@ -128,12 +136,20 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
     if (otlp && tracesPipeline?.receivers.includes('otlp')) {
       const spansNext = telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor;
       const receiver = createOtlpReceiver(
-        { host: otlp.http.host, port: otlp.http.port, maxRequestBodyBytes: otlp.http.maxRequestBodyBytes, bearerToken: otlp.http.bearerToken },
+        {
+          host: otlp.http.host,
+          port: otlp.http.port,
+          maxRequestBodyBytes: otlp.http.maxRequestBodyBytes,
+          bearerToken: otlp.http.bearerToken,
+        },
         spansNext,
         { logger },
       );
       await receiver.start().catch((error: unknown) => {
-        throw new CollectorStartError(`receivers::otlp::protocols::http::endpoint: cannot listen on ${otlp.http.host}:${otlp.http.port} (${errorText(error)})`, { cause: error });
+        throw new CollectorStartError(
+          `receivers::otlp::protocols::http::endpoint: cannot listen on ${otlp.http.host}:${otlp.http.port} (${errorText(error)})`,
+          { cause: error },
+        );
       });
       stops.push(() => receiver.shutdown());
       const bound = receiver.address();
@@ -143,7 +159,10 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
       if (grpc) {
         const grpcReceiver = createOtlpGrpcReceiver(grpc, spansNext, { logger });
         await grpcReceiver.start().catch((error: unknown) => {
-          throw new CollectorStartError(`receivers::otlp::protocols::grpc::endpoint: cannot listen on ${grpc.host}:${grpc.port} (${errorText(error)})`, { cause: error });
+          throw new CollectorStartError(
+            `receivers::otlp::protocols::grpc::endpoint: cannot listen on ${grpc.host}:${grpc.port} (${errorText(error)})`,
+            { cause: error },
+          );
         });
         stops.push(() => grpcReceiver.shutdown());
         otlpGrpcAddress = grpcReceiver.address();
@@ -171,7 +190,10 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
         }),
       });
       await api.start().catch((error: unknown) => {
-        throw new CollectorStartError(`extensions::api::endpoint: cannot listen on ${apiConfig.host}:${apiConfig.port} (${errorText(error)})`, { cause: error });
+        throw new CollectorStartError(
+          `extensions::api::endpoint: cannot listen on ${apiConfig.host}:${apiConfig.port} (${errorText(error)})`,
+          { cause: error },
+        );
       });
       stops.push(() => api.shutdown());
       const bound = api.address();
@@ -179,8 +201,19 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
       logger.info(`API listening on http://${bound.host}:${bound.port}`);
     }
     const prometheusAddress = telemetry.prometheusAddress();
-    if (prometheusAddress) logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
-    return { store, processor, evaluation: evaluationProcessor, registry, otlpAddress, otlpGrpcAddress, apiAddress, prometheusAddress, shutdown };
+    if (prometheusAddress)
+      logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
+    return {
+      store,
+      processor,
+      evaluation: evaluationProcessor,
+      registry,
+      otlpAddress,
+      otlpGrpcAddress,
+      apiAddress,
+      prometheusAddress,
+      shutdown,
+    };
   } catch (error) {
     await shutdown();
     throw error;
@@ -190,7 +223,12 @@ export async function startCollector(config: EvalonConfig, options: StartCollect
 function memoryMiB(): Record<string, number> {
   const usage = process.memoryUsage();
   const mib = (bytes: number) => Math.round(bytes / 1048576);
-  return { rssMiB: mib(usage.rss), heapUsedMiB: mib(usage.heapUsed), heapTotalMiB: mib(usage.heapTotal), externalMiB: mib(usage.external) };
+  return {
+    rssMiB: mib(usage.rss),
+    heapUsedMiB: mib(usage.heapUsed),
+    heapTotalMiB: mib(usage.heapTotal),
+    externalMiB: mib(usage.external),
+  };
 }
 
 function errorText(error: unknown): string {

@@ -9,7 +9,7 @@ import { buildEvalonDashboard } from './evalon-dashboard.ts';
 
 /** File name (under dashboards/json/) → dashboard JSON text. */
 export function renderDashboards(): Record<string, string> {
-  return { 'evalon-overview.json': JSON.stringify(buildEvalonDashboard(), null, 2) + '\n' };
+  return { 'evalon-overview.json': `${JSON.stringify(buildEvalonDashboard(), null, 2)}\n` };
 }
 
 export const DASHBOARDS_DIR = fileURLToPath(new URL('./json/', import.meta.url));

@@ -24,7 +24,12 @@ function query(expr: string, legend: string): prometheus.DataqueryBuilder {
   return new prometheus.DataqueryBuilder().expr(expr).legendFormat(legend).range();
 }
 
-function timeseriesPanel(title: string, description: string, unit: string, queries: prometheus.DataqueryBuilder[]): timeseries.PanelBuilder {
+function timeseriesPanel(
+  title: string,
+  description: string,
+  unit: string,
+  queries: prometheus.DataqueryBuilder[],
+): timeseries.PanelBuilder {
   const panel = new timeseries.PanelBuilder()
     .title(title)
     .description(description)
@@ -32,12 +37,22 @@ function timeseriesPanel(title: string, description: string, unit: string, queri
     .unit(unit)
     .lineWidth(1)
     .fillOpacity(10)
-    .legend(new common.VizLegendOptionsBuilder().showLegend(true).displayMode(common.LegendDisplayMode.List).placement(common.LegendPlacement.Bottom));
+    .legend(
+      new common.VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(common.LegendDisplayMode.List)
+        .placement(common.LegendPlacement.Bottom),
+    );
   for (const target of queries) panel.withTarget(target);
   return panel;
 }
 
-function statPanel(title: string, description: string, unit: string, target: prometheus.DataqueryBuilder): stat.PanelBuilder {
+function statPanel(
+  title: string,
+  description: string,
+  unit: string,
+  target: prometheus.DataqueryBuilder,
+): stat.PanelBuilder {
   return new stat.PanelBuilder()
     .title(title)
     .description(description)
@@ -84,7 +99,9 @@ export function buildEvalonDashboard(): dashboard.Dashboard {
 function buildPanels(): dashboard.Dashboard {
   return new dashboard.DashboardBuilder('Evalon — agent evaluations')
     .uid(DASHBOARD_UID)
-    .description('Verdicts of the evaluators Evalon runs on agent interactions, and the health of the collector. Metrics: docs/metrics.md.')
+    .description(
+      'Verdicts of the evaluators Evalon runs on agent interactions, and the health of the collector. Metrics: docs/metrics.md.',
+    )
     .tags(['evalon', 'llm', 'evaluation', 'opentelemetry'])
     .editable()
     .tooltip(dashboard.DashboardCursorSync.Crosshair)
@@ -98,20 +115,37 @@ function buildPanels(): dashboard.Dashboard {
         .current({ text: 'Evalon Prometheus', value: DATASOURCE_UID }),
     )
     .withVariable(variable('agent', 'Agent', 'label_values(evalon_evaluations_total, agent)'))
-    .withVariable(variable('evaluator', 'Evaluator', 'label_values(evalon_evaluations_total{agent=~"$agent"}, evaluator)'))
+    .withVariable(
+      variable('evaluator', 'Evaluator', 'label_values(evalon_evaluations_total{agent=~"$agent"}, evaluator)'),
+    )
 
     .withRow(new dashboard.RowBuilder('Verdicts'))
     .withPanel(
-      statPanel('Pass rate', 'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed evaluations are not verdicts).', 'percentunit', query(passRate('sum', '$__range'), 'pass rate'))
+      statPanel(
+        'Pass rate',
+        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed evaluations are not verdicts).',
+        'percentunit',
+        query(passRate('sum', '$__range'), 'pass rate'),
+      )
         .gridPos({ h: 6, w: 4, x: 0, y: 1 })
         .min(0)
         .max(1),
     )
     .withPanel(
-      statPanel('Evaluations', 'Outcomes recorded over the dashboard range.', 'short', query(`sum(increase(evalon_evaluations_total{${FILTER}}[$__range]))`, 'evaluations')).gridPos({ h: 6, w: 4, x: 0, y: 7 }),
+      statPanel(
+        'Evaluations',
+        'Outcomes recorded over the dashboard range.',
+        'short',
+        query(`sum(increase(evalon_evaluations_total{${FILTER}}[$__range]))`, 'evaluations'),
+      ).gridPos({ h: 6, w: 4, x: 0, y: 7 }),
     )
     .withPanel(
-      timeseriesPanel('Pass rate by agent and evaluator', 'Passing verdicts among pass and fail verdicts, per agent and evaluator.', 'percentunit', [query(passRate('sum by (agent, evaluator)', RATE), '{{agent}} / {{evaluator}}')])
+      timeseriesPanel(
+        'Pass rate by agent and evaluator',
+        'Passing verdicts among pass and fail verdicts, per agent and evaluator.',
+        'percentunit',
+        [query(passRate('sum by (agent, evaluator)', RATE), '{{agent}} / {{evaluator}}')],
+      )
         .gridPos({ h: 12, w: 20, x: 4, y: 1 })
         .min(0)
         .max(1),
@@ -121,7 +155,12 @@ function buildPanels(): dashboard.Dashboard {
         'Failures, inconclusives and errors by evaluator',
         'Fail verdicts, inconclusive evaluations and failed evaluations (the evaluator threw or timed out: error), per evaluator.',
         'short',
-        [query(`sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}, outcome=~"fail|inconclusive|error"}[${RATE}]))`, '{{evaluator}} {{outcome}}')],
+        [
+          query(
+            `sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}, outcome=~"fail|inconclusive|error"}[${RATE}]))`,
+            '{{evaluator}} {{outcome}}',
+          ),
+        ],
       )
         .drawStyle(common.GraphDrawStyle.Bars)
         .stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal))
@@ -136,7 +175,11 @@ function buildPanels(): dashboard.Dashboard {
         .description('Scores of the verdicts that carry one (evaluator scale, 0..1 usually), bucketed.')
         .datasource(DATASOURCE)
         .calculate(false)
-        .withTarget(query(`sum by (le) (increase(evalon_evaluation_score_bucket{${FILTER}}[${RATE}]))`, '{{le}}').format(prometheus.PromQueryFormat.Heatmap))
+        .withTarget(
+          query(`sum by (le) (increase(evalon_evaluation_score_bucket{${FILTER}}[${RATE}]))`, '{{le}}').format(
+            prometheus.PromQueryFormat.Heatmap,
+          ),
+        )
         .gridPos({ h: 9, w: 12, x: 0, y: 23 }),
     )
     .withPanel(
@@ -150,38 +193,75 @@ function buildPanels(): dashboard.Dashboard {
 
     .withRow(new dashboard.RowBuilder('Latency'))
     .withPanel(
-      timeseriesPanel('Verdict lag', 'Time from the end of an interaction to its recorded outcome (settle window, queueing and evaluation).', 's', [
-        query(`histogram_quantile(0.5, sum by (le) (rate(evalon_evaluation_lag_bucket{${FILTER}}[${RATE}])))`, 'p50'),
-        query(`histogram_quantile(0.95, sum by (le) (rate(evalon_evaluation_lag_bucket{${FILTER}}[${RATE}])))`, 'p95'),
-      ]).gridPos({ h: 9, w: 12, x: 0, y: 33 }),
+      timeseriesPanel(
+        'Verdict lag',
+        'Time from the end of an interaction to its recorded outcome (settle window, queueing and evaluation).',
+        's',
+        [
+          query(`histogram_quantile(0.5, sum by (le) (rate(evalon_evaluation_lag_bucket{${FILTER}}[${RATE}])))`, 'p50'),
+          query(
+            `histogram_quantile(0.95, sum by (le) (rate(evalon_evaluation_lag_bucket{${FILTER}}[${RATE}])))`,
+            'p95',
+          ),
+        ],
+      ).gridPos({ h: 9, w: 12, x: 0, y: 33 }),
     )
     .withPanel(
-      timeseriesPanel('Evaluation duration (p95) by evaluator', 'Time an evaluator took to reach its outcome, 95th percentile, per evaluator.', 's', [
-        query(`histogram_quantile(0.95, sum by (le, evaluator) (rate(evalon_evaluation_duration_bucket{${FILTER}}[${RATE}])))`, '{{evaluator}}'),
-      ]).gridPos({ h: 9, w: 12, x: 12, y: 33 }),
+      timeseriesPanel(
+        'Evaluation duration (p95) by evaluator',
+        'Time an evaluator took to reach its outcome, 95th percentile, per evaluator.',
+        's',
+        [
+          query(
+            `histogram_quantile(0.95, sum by (le, evaluator) (rate(evalon_evaluation_duration_bucket{${FILTER}}[${RATE}])))`,
+            '{{evaluator}}',
+          ),
+        ],
+      ).gridPos({ h: 9, w: 12, x: 12, y: 33 }),
     )
 
     .withRow(new dashboard.RowBuilder('Judge tokens'))
     .withPanel(
-      timeseriesPanel('Judge tokens by evaluator', "Tokens used by LLM judges' model calls (gen_ai.client.token.usage), per evaluator and token type.", 'short', [
-        query(`sum by (evaluator, gen_ai_token_type) (increase(gen_ai_client_token_usage_sum{${FILTER}}[${RATE}]))`, '{{evaluator}} {{gen_ai_token_type}}'),
-      ]).gridPos({ h: 9, w: 24, x: 0, y: 43 }),
+      timeseriesPanel(
+        'Judge tokens by evaluator',
+        "Tokens used by LLM judges' model calls (gen_ai.client.token.usage), per evaluator and token type.",
+        'short',
+        [
+          query(
+            `sum by (evaluator, gen_ai_token_type) (increase(gen_ai_client_token_usage_sum{${FILTER}}[${RATE}]))`,
+            '{{evaluator}} {{gen_ai_token_type}}',
+          ),
+        ],
+      ).gridPos({ h: 9, w: 24, x: 0, y: 43 }),
     )
 
     .withRow(new dashboard.RowBuilder('Collector'))
     .withPanel(
-      timeseriesPanel('Ingest rate', 'Spans received and interactions recorded per second (failed interactions apart).', 'ops', [
-        query(`sum(rate(evalon_spans_received_total[${RATE}]))`, 'spans/s'),
-        query(`sum by (failed) (rate(evalon_interactions_total{agent=~"$agent"}[${RATE}]))`, 'interactions/s failed={{failed}}'),
-      ]).gridPos({ h: 9, w: 12, x: 0, y: 53 }),
+      timeseriesPanel(
+        'Ingest rate',
+        'Spans received and interactions recorded per second (failed interactions apart).',
+        'ops',
+        [
+          query(`sum(rate(evalon_spans_received_total[${RATE}]))`, 'spans/s'),
+          query(
+            `sum by (failed) (rate(evalon_interactions_total{agent=~"$agent"}[${RATE}]))`,
+            'interactions/s failed={{failed}}',
+          ),
+        ],
+      ).gridPos({ h: 9, w: 12, x: 0, y: 53 }),
     )
     .withPanel(
-      timeseriesPanel('Pending interactions and evaluation queue', 'Traces and spans waiting for their interactions to complete; evaluations queued in the ledger and running.', 'short', [
-        query('sum(evalon_pending_traces)', 'pending traces'),
-        query('sum(evalon_pending_spans)', 'pending spans'),
-        query('sum(evalon_evaluation_queue_size)', 'queued evaluations'),
-        query('sum(evalon_evaluation_running)', 'running evaluations'),
-      ]).gridPos({ h: 9, w: 12, x: 12, y: 53 }),
+      timeseriesPanel(
+        'Pending interactions and evaluation queue',
+        'Traces and spans waiting for their interactions to complete; evaluations queued in the ledger and running.',
+        'short',
+        [
+          query('sum(evalon_pending_traces)', 'pending traces'),
+          query('sum(evalon_pending_spans)', 'pending spans'),
+          query('sum(evalon_evaluation_queue_size)', 'queued evaluations'),
+          query('sum(evalon_evaluation_running)', 'running evaluations'),
+        ],
+      ).gridPos({ h: 9, w: 12, x: 12, y: 53 }),
     )
     .build();
 }

@@ -22,7 +22,13 @@ export type {
 
 // Instrumentation (all of it at evalon/instrumentation).
 export { invokeAgent, register } from './instrumentation/index.ts';
-export type { AgentInvocation, AgentReply, InvokeAgentOptions, RegisterOptions, Telemetry } from './instrumentation/index.ts';
+export type {
+  AgentInvocation,
+  AgentReply,
+  InvokeAgentOptions,
+  RegisterOptions,
+  Telemetry,
+} from './instrumentation/index.ts';
 
 // The evaluator API (all of it at evalon/evaluation).
 export { defineEvaluator, effects, Evaluation } from './evaluation/index.ts';

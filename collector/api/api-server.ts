@@ -38,7 +38,10 @@ export interface ApiServer {
   address(): { host: string; port: number };
 }
 
-const error = (status: number, message: string, extra: Record<string, unknown> = {}): JsonReply => ({ status, body: { error: message, ...extra } });
+const error = (status: number, message: string, extra: Record<string, unknown> = {}): JsonReply => ({
+  status,
+  body: { error: message, ...extra },
+});
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
@@ -57,7 +60,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     },
     {
       path: /^\/api\/v1\/stats$/,
-      get: () => (options.stats ? { status: 200, body: options.stats() } : error(404, 'no statistics in this collector')),
+      get: () =>
+        options.stats ? { status: 200, body: options.stats() } : error(404, 'no statistics in this collector'),
     },
     {
       path: /^\/api\/v1\/interactions$/,
@@ -99,7 +103,10 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       case 'bad-path':
         return error(400, match.message);
       case 'method-not-allowed':
-        return { ...error(405, `method ${method} is not allowed on ${url.pathname} (allowed: ${match.allow})`), allow: match.allow };
+        return {
+          ...error(405, `method ${method} is not allowed on ${url.pathname} (allowed: ${match.allow})`),
+          allow: match.allow,
+        };
       case 'handler':
         try {
           return await match.handler(match.params, url);
@@ -121,14 +128,17 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     response.writeHead(result.status, headers).end(body);
   }
 
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
-    // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
-    request.resume();
-    reply(request).then(
-      (result) => send(response, result),
-      (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),
-    );
-  });
+  const server = createServer(
+    { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    (request, response) => {
+      // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
+      request.resume();
+      reply(request).then(
+        (result) => send(response, result),
+        (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),
+      );
+    },
+  );
 
   let started: Promise<void> | undefined;
   let stopped: Promise<void> | undefined;

@@ -67,14 +67,18 @@ export function parseInteractionsQuery(params: URLSearchParams, now: number): In
   if (since !== undefined) {
     const resolved = resolveSince(since, now);
     if (resolved === undefined) {
-      throw new ApiQueryError('since', `since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${since}")`);
+      throw new ApiQueryError(
+        'since',
+        `since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${since}")`,
+      );
     }
     query.since = resolved;
   }
   const limit = value('limit');
   if (limit !== undefined) {
     const parsed = parseLimit(limit);
-    if (parsed === undefined) throw new ApiQueryError('limit', `limit must be an integer from 1 to ${MAX_LIMIT} (got "${limit}")`);
+    if (parsed === undefined)
+      throw new ApiQueryError('limit', `limit must be an integer from 1 to ${MAX_LIMIT} (got "${limit}")`);
     query.limit = parsed;
   }
   return query;

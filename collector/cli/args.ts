@@ -14,7 +14,12 @@ export const DEFAULT_CONFIG_FILE = 'otel-config.yaml';
 /** The `--config` files of a command (repeatable), or the default one. Other options are errors. */
 export function configFilesFrom(args: string[], command: string): string[] {
   try {
-    const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c', multiple: true } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args,
+      options: { config: { type: 'string', short: 'c', multiple: true } },
+      strict: true,
+      allowPositionals: false,
+    });
     return values.config?.length ? values.config : [DEFAULT_CONFIG_FILE];
   } catch (error) {
     throw new UsageError(`evalon ${command}: ${(error as Error).message}`);

@@ -24,7 +24,11 @@ trigger-on-failure, sampling, loop safety), oldest first, recording each outcome
 evaluator version (--version, default the evaluator's own). Interactions that already have an
 outcome for that version are skipped, so running it again is safe.`;
 
-export async function runBackfillCommand(args: string[], io: CliIo, options: { progress?: ProgressBar } = {}): Promise<number> {
+export async function runBackfillCommand(
+  args: string[],
+  io: CliIo,
+  options: { progress?: ProgressBar } = {},
+): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -47,21 +51,31 @@ export async function runBackfillCommand(args: string[], io: CliIo, options: { p
     io.out(USAGE);
     return 0;
   }
-  if (!values.evaluator) throw new UsageError('evalon backfill: --evaluator ID is required (see evalon backfill --help)');
-  if (values.version !== undefined && values.version.trim() === '') throw new UsageError('evalon backfill: --version must not be empty');
+  if (!values.evaluator)
+    throw new UsageError('evalon backfill: --evaluator ID is required (see evalon backfill --help)');
+  if (values.version !== undefined && values.version.trim() === '')
+    throw new UsageError('evalon backfill: --version must not be empty');
   let since: string | undefined;
   if (values.since !== undefined) {
     since = resolveSince(values.since, Date.now());
-    if (since === undefined) throw new UsageError(`evalon backfill: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`);
+    if (since === undefined)
+      throw new UsageError(
+        `evalon backfill: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`,
+      );
   }
   const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
   for (const warning of warnings) io.err(`warning: ${warning}`);
   const evaluation = config.processors.evaluation;
-  const registry = await loadEvaluatorRegistry({ modules: evaluation.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluation.evaluators) });
+  const registry = await loadEvaluatorRegistry({
+    modules: evaluation.modules,
+    builtIns: BUILT_IN_EVALUATORS,
+    configuredIds: Object.keys(evaluation.evaluators),
+  });
 
   const store = await openLedgerStore(evaluation.ledger);
   const bar = options.progress ?? createProgressBar();
-  const detail = (p: BackfillProgress) => `interactions read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
+  const detail = (p: BackfillProgress) =>
+    `interactions read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
   let result: BackfillProgress;
   try {
     result = await runBackfill({

@@ -8,12 +8,20 @@ import { CommandFailure, getJson, type LedgerCommandIo } from './ledger-command.
 /** Width of the explanation column. */
 const DETAIL_WIDTH = 70;
 
-export async function showEvaluations(api: URL, interactionId: string, options: { json: boolean; where: string }, io: LedgerCommandIo): Promise<void> {
+export async function showEvaluations(
+  api: URL,
+  interactionId: string,
+  options: { json: boolean; where: string },
+  io: LedgerCommandIo,
+): Promise<void> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}/evaluations`, api);
-  const body = (await getJson(url, options.where, (status) => (status === 404 ? `interaction ${interactionId} not found` : undefined))) as {
+  const body = (await getJson(url, options.where, (status) =>
+    status === 404 ? `interaction ${interactionId} not found` : undefined,
+  )) as {
     evaluations?: EvaluationRecord[];
   };
-  if (!Array.isArray(body?.evaluations)) throw new CommandFailure(`${options.where}: ${url} did not answer an evaluation list`, 1);
+  if (!Array.isArray(body?.evaluations))
+    throw new CommandFailure(`${options.where}: ${url} did not answer an evaluation list`, 1);
   if (options.json) {
     io.out(JSON.stringify(body.evaluations, null, 2));
     return;
@@ -30,7 +38,12 @@ export function outcomeWord(record: EvaluationRecord): string {
 
 function detail(record: EvaluationRecord): string {
   const outcome = record.outcome;
-  const text = outcome.type === 'verdict' ? outcome.evaluation.explanation : outcome.type === 'inconclusive' ? outcome.reason : `${outcome.errorType ?? 'Error'}: ${outcome.error}`;
+  const text =
+    outcome.type === 'verdict'
+      ? outcome.evaluation.explanation
+      : outcome.type === 'inconclusive'
+        ? outcome.reason
+        : `${outcome.errorType ?? 'Error'}: ${outcome.error}`;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > DETAIL_WIDTH ? `${flat.slice(0, DETAIL_WIDTH - 1)}…` : flat;
 }
@@ -56,5 +69,11 @@ function printEvaluations(interactionId: string, records: EvaluationRecord[], io
     ];
   });
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
-  for (const row of [header, ...rows]) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+  for (const row of [header, ...rows])
+    io.out(
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    );
 }

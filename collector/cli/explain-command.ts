@@ -13,7 +13,12 @@ import { parseArgs } from 'node:util';
 import { loadConfig, type EvaluationProcessorConfig } from '../config/index.ts';
 import { openLedgerStore } from '../ledger/open-store.ts';
 import type { AgentSummary } from '../ledger/store.ts';
-import { ANY_ROLE, describeSource, resolveBinding, type ResolvedBinding } from '../processor/evaluation/binding-resolution.ts';
+import {
+  ANY_ROLE,
+  describeSource,
+  resolveBinding,
+  type ResolvedBinding,
+} from '../processor/evaluation/binding-resolution.ts';
 import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './main.ts';
@@ -51,7 +56,13 @@ export async function runExplainCommand(args: string[], io: CliIo): Promise<numb
   try {
     ({ values } = parseArgs({
       args,
-      options: { config: { type: 'string', short: 'c', multiple: true }, agent: { type: 'string' }, roles: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        config: { type: 'string', short: 'c', multiple: true },
+        agent: { type: 'string' },
+        roles: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -62,7 +73,8 @@ export async function runExplainCommand(args: string[], io: CliIo): Promise<numb
     io.out(USAGE);
     return 0;
   }
-  if (values.roles !== undefined && values.agent === undefined) throw new UsageError('evalon explain: --roles needs --agent');
+  if (values.roles !== undefined && values.agent === undefined)
+    throw new UsageError('evalon explain: --roles needs --agent');
   const configFiles = values.config?.length ? values.config : [DEFAULT_CONFIG_FILE];
   const { config, warnings } = loadConfig(configFiles);
   for (const warning of warnings) io.err(`warning: ${warning}`);
@@ -77,14 +89,17 @@ export async function runExplainCommand(args: string[], io: CliIo): Promise<numb
     explanations.push(explainAgent(evaluation, values.agent, roles, rolesFrom, known));
   } else {
     const named = new Set<string>();
-    for (const entry of Object.values(evaluation.evaluators)) for (const agentId of Object.keys(entry.agents)) named.add(agentId);
+    for (const entry of Object.values(evaluation.evaluators))
+      for (const agentId of Object.keys(entry.agents)) named.add(agentId);
     for (const agentId of [...new Set([...named, ...seen.keys()])].sort()) {
       const known = seen.get(agentId);
       explanations.push(explainAgent(evaluation, agentId, known?.roles ?? [], known ? 'ledger' : 'none', known));
     }
     const roles = new Set<string>();
-    for (const entry of Object.values(evaluation.evaluators)) for (const role of Object.keys(entry.agentRoles)) if (role !== ANY_ROLE) roles.add(role);
-    for (const role of [...roles].sort()) explanations.push(explainAgent(evaluation, `(any agent with role ${role})`, [role], 'configuration'));
+    for (const entry of Object.values(evaluation.evaluators))
+      for (const role of Object.keys(entry.agentRoles)) if (role !== ANY_ROLE) roles.add(role);
+    for (const role of [...roles].sort())
+      explanations.push(explainAgent(evaluation, `(any agent with role ${role})`, [role], 'configuration'));
   }
 
   if (values.json) {
@@ -93,16 +108,25 @@ export async function runExplainCommand(args: string[], io: CliIo): Promise<numb
   }
   const evaluatorIds = Object.keys(evaluation.evaluators);
   if (evaluatorIds.length === 0) io.out('No evaluators are configured (processors::evaluation::evaluators is empty).');
-  else io.out(`Evaluators: ${evaluatorIds.join(', ')}. Defaults for bindings: sampling-ratio ${evaluation.defaults.agent.samplingRatio}, trigger-on-failure ${evaluation.defaults.agent.triggerOnFailure}.`);
-  if (explanations.length === 0) io.out('No known agents: none is named under agents and the ledger has seen none (try --agent ID --roles a,b).');
+  else
+    io.out(
+      `Evaluators: ${evaluatorIds.join(', ')}. Defaults for bindings: sampling-ratio ${evaluation.defaults.agent.samplingRatio}, trigger-on-failure ${evaluation.defaults.agent.triggerOnFailure}.`,
+    );
+  if (explanations.length === 0)
+    io.out('No known agents: none is named under agents and the ledger has seen none (try --agent ID --roles a,b).');
   for (const explanation of explanations) printAgent(explanation, io);
   io.out('');
-  io.out(`Loop safety: an interaction inside an evaluation (${EVALUATION_ID_ATTRIBUTE} on its root span, or nested in one that has it) is never evaluated, whatever the bindings say.`);
+  io.out(
+    `Loop safety: an interaction inside an evaluation (${EVALUATION_ID_ATTRIBUTE} on its root span, or nested in one that has it) is never evaluated, whatever the bindings say.`,
+  );
   return 0;
 }
 
 function splitRoles(text: string): string[] {
-  return text.split(',').map((role) => role.trim()).filter((role) => role !== '');
+  return text
+    .split(',')
+    .map((role) => role.trim())
+    .filter((role) => role !== '');
 }
 
 /** Agents the ledger has seen, when the ledger is a file that exists or a PostgreSQL database. */
@@ -141,7 +165,13 @@ export function explainAgent(
     if (resolved.controlId !== undefined) explained.controlId = resolved.controlId;
     return explained;
   });
-  return { agentId, roles, rolesFrom, ...(seen ? { seen: { interactions: seen.interactions, lastSeen: seen.lastSeen } } : {}), bindings };
+  return {
+    agentId,
+    roles,
+    rolesFrom,
+    ...(seen ? { seen: { interactions: seen.interactions, lastSeen: seen.lastSeen } } : {}),
+    bindings,
+  };
 }
 
 function why(resolved: ResolvedBinding, roles: string[]): string {
@@ -151,25 +181,42 @@ function why(resolved: ResolvedBinding, roles: string[]): string {
   else if (source.kind === 'role') {
     const bound = resolved.outranked.filter((other) => other.kind === 'role').length > 0;
     reason = `no entry for the agent under agents; its role ${source.key} has an entry${bound ? ' (the first of its roles with an entry, in configuration order)' : ''}`;
-  } else if (source.kind === 'any-role') reason = `no entry for the agent or for its role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
+  } else if (source.kind === 'any-role')
+    reason = `no entry for the agent or for its role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
   else return resolved.disabledBecause ?? 'no entry applies';
   return resolved.enabled ? reason : `${reason}, but ${resolved.disabledBecause}`;
 }
 
 function printAgent(explanation: AgentExplanation, io: CliIo): void {
   io.out('');
-  const roles = explanation.roles.length > 0 ? explanation.roles.join(', ') : explanation.rolesFrom === 'none' ? '(none known: not in the ledger; try --agent ID --roles a,b)' : '(none)';
-  const from = explanation.rolesFrom === 'ledger' ? ' (from its newest interaction)' : explanation.rolesFrom === '--roles' ? ' (from --roles)' : '';
-  const seen = explanation.seen ? `; in the ledger: ${explanation.seen.interactions} interactions, last ${explanation.seen.lastSeen}` : '';
+  const roles =
+    explanation.roles.length > 0
+      ? explanation.roles.join(', ')
+      : explanation.rolesFrom === 'none'
+        ? '(none known: not in the ledger; try --agent ID --roles a,b)'
+        : '(none)';
+  const from =
+    explanation.rolesFrom === 'ledger'
+      ? ' (from its newest interaction)'
+      : explanation.rolesFrom === '--roles'
+        ? ' (from --roles)'
+        : '';
+  const seen = explanation.seen
+    ? `; in the ledger: ${explanation.seen.interactions} interactions, last ${explanation.seen.lastSeen}`
+    : '';
   io.out(`${explanation.agentId}  roles: ${roles}${from}${seen}`);
   for (const binding of explanation.bindings) {
     io.out(`  ${binding.evaluatorId}: ${binding.evaluated ? 'evaluated' : 'not evaluated'}`);
-    io.out(`    entry      ${binding.entry}${binding.outranks.length > 0 ? ` (outranks ${binding.outranks.join(', ')})` : ''}`);
+    io.out(
+      `    entry      ${binding.entry}${binding.outranks.length > 0 ? ` (outranks ${binding.outranks.join(', ')})` : ''}`,
+    );
     io.out(`    why        ${binding.why}`);
     if (!binding.evaluated) continue;
-    io.out(`    settings   sampling-ratio ${binding.samplingRatio} (from ${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +
-      `trigger-on-failure ${binding.triggerOnFailure} (from ${binding.triggerOnFailureFrom === 'binding' ? 'the binding' : 'defaults::agent'})` +
-      (binding.controlId !== undefined ? `, control-id ${binding.controlId}` : ''));
+    io.out(
+      `    settings   sampling-ratio ${binding.samplingRatio} (from ${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +
+        `trigger-on-failure ${binding.triggerOnFailure} (from ${binding.triggerOnFailureFrom === 'binding' ? 'the binding' : 'defaults::agent'})` +
+        (binding.controlId !== undefined ? `, control-id ${binding.controlId}` : ''),
+    );
     io.out(`    config()   ${JSON.stringify(binding.config)}`);
   }
 }

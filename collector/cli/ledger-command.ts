@@ -76,7 +76,11 @@ export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Pro
       if (values[option] !== undefined) throw usage(`${where}: --${option} applies to list only`);
     }
     if (positionals.length !== 1) {
-      throw usage(positionals.length === 0 ? `${where}: missing <interactionId>` : `${where}: unexpected argument "${positionals[1]}"`);
+      throw usage(
+        positionals.length === 0
+          ? `${where}: missing <interactionId>`
+          : `${where}: unexpected argument "${positionals[1]}"`,
+      );
     }
     if (subcommand === 'evaluations') {
       const { showEvaluations } = await import('./evaluations-command.ts');
@@ -102,7 +106,8 @@ function parseOptions(args: string[], where: string) {
   } catch (error) {
     const { code, message } = error as Error & { code?: string };
     const option = /'(-[^' ]+)/.exec(message)?.[1];
-    if (option && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') throw usage(`${where}: unknown option ${option} (see evalon ledger --help)`);
+    if (option && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+      throw usage(`${where}: unknown option ${option} (see evalon ledger --help)`);
     if (option && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       throw usage(`${where}: ${option} ${message.includes('does not take') ? 'takes no value' : 'needs a value'}`);
     }
@@ -112,65 +117,99 @@ function parseOptions(args: string[], where: string) {
 
 export function apiBase(option: string | undefined, where: string): URL {
   const [value, source] =
-    option !== undefined ? [option, '--api'] : process.env.EVALON_API_URL ? [process.env.EVALON_API_URL, 'EVALON_API_URL'] : [DEFAULT_API_URL, 'default'];
+    option !== undefined
+      ? [option, '--api']
+      : process.env.EVALON_API_URL
+        ? [process.env.EVALON_API_URL, 'EVALON_API_URL']
+        : [DEFAULT_API_URL, 'default'];
   let url: URL;
   try {
     url = new URL(value);
   } catch {
     throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
   if (!url.pathname.endsWith('/')) url.pathname += '/';
   return url;
 }
 
-async function listInteractions(api: URL, values: ReturnType<typeof parseOptions>['values'], where: string): Promise<InteractionRecord[]> {
+async function listInteractions(
+  api: URL,
+  values: ReturnType<typeof parseOptions>['values'],
+  where: string,
+): Promise<InteractionRecord[]> {
   const url = new URL('api/v1/interactions', api);
   if (values.agent !== undefined) url.searchParams.set('agent', values.agent);
   if (values.conversation !== undefined) url.searchParams.set('conversation', values.conversation);
   if (values.since !== undefined) {
     if (resolveSince(values.since, Date.now()) === undefined) {
-      throw usage(`${where}: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`);
+      throw usage(
+        `${where}: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`,
+      );
     }
     url.searchParams.set('since', values.since);
   }
   if (values.limit !== undefined) {
-    if (parseLimit(values.limit) === undefined) throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
+    if (parseLimit(values.limit) === undefined)
+      throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
     url.searchParams.set('limit', values.limit);
   }
   const body = (await getJson(url, where, () => undefined)) as { interactions?: InteractionRecord[] };
-  if (!Array.isArray(body?.interactions)) throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
+  if (!Array.isArray(body?.interactions))
+    throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
   return body.interactions;
 }
 
 async function showInteraction(api: URL, interactionId: string, where: string): Promise<InteractionRecord> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
-  return (await getJson(url, where, (status) => (status === 404 ? `interaction ${interactionId} not found` : undefined))) as InteractionRecord;
+  return (await getJson(url, where, (status) =>
+    status === 404 ? `interaction ${interactionId} not found` : undefined,
+  )) as InteractionRecord;
 }
 
 /** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
-export async function getJson(url: URL, where: string, explain: (status: number) => string | undefined): Promise<unknown> {
+export async function getJson(
+  url: URL,
+  where: string,
+  explain: (status: number) => string | undefined,
+): Promise<unknown> {
   let response: Response;
   try {
-    response = await fetch(url, { signal: AbortSignal.timeout(API_TIMEOUT_MS), headers: { accept: 'application/json' } });
+    response = await fetch(url, {
+      signal: AbortSignal.timeout(API_TIMEOUT_MS),
+      headers: { accept: 'application/json' },
+    });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${API_TIMEOUT_MS / 1000} s` : (cause?.code ?? cause?.message ?? (error as Error).message);
-    throw new CommandFailure(`${where}: cannot reach the Evalon API at ${url.origin} (${reason}; is the collector running? set --api or EVALON_API_URL)`, 1);
+    const reason =
+      (error as Error).name === 'TimeoutError'
+        ? `no answer within ${API_TIMEOUT_MS / 1000} s`
+        : (cause?.code ?? cause?.message ?? (error as Error).message);
+    throw new CommandFailure(
+      `${where}: cannot reach the Evalon API at ${url.origin} (${reason}; is the collector running? set --api or EVALON_API_URL)`,
+      1,
+    );
   }
   const text = await response.text();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new CommandFailure(`${where}: ${url} answered ${response.status} with a body that is not JSON (is it the Evalon API?)`, 1);
+    throw new CommandFailure(
+      `${where}: ${url} answered ${response.status} with a body that is not JSON (is it the Evalon API?)`,
+      1,
+    );
   }
   if (response.ok) return body;
   const message = (body as { error?: unknown })?.error;
   const explained = explain(response.status);
   if (explained) throw new CommandFailure(explained, 1);
   if (response.status === 400) throw usage(`${where}: ${String(message)}`);
-  throw new CommandFailure(`${where}: the API at ${url.origin} answered ${response.status}: ${String(message ?? text)}`, 1);
+  throw new CommandFailure(
+    `${where}: the API at ${url.origin} answered ${response.status}: ${String(message ?? text)}`,
+    1,
+  );
 }
 
 // ---- human output --------------------------------------------------------------------------
@@ -200,13 +239,20 @@ function printTable(records: InteractionRecord[], io: LedgerCommandIo): void {
   ]);
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
   for (const row of [header, ...rows]) {
-    io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd());
+    io.out(
+      row
+        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    );
   }
 }
 
 function value(v: unknown): string {
-  const text = typeof v === 'string' ? v : JSON.stringify(v) ?? String(v);
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS)}… (${text.length - MAX_VALUE_CHARS} more characters; --json shows all)` : text;
+  const text = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
+  return text.length > MAX_VALUE_CHARS
+    ? `${text.slice(0, MAX_VALUE_CHARS)}… (${text.length - MAX_VALUE_CHARS} more characters; --json shows all)`
+    : text;
 }
 
 /** `first` after `prefix`, then the following lines of `text` indented to line up under it. */
@@ -222,7 +268,7 @@ function partText(part: MessagePart): string {
     case 'reasoning':
       return (part.type === 'reasoning' ? '[reasoning] ' : '') + String(part.content);
     case 'tool_call':
-      return `[tool call ${String(part.name)}${part.arguments === undefined ? '' : ' ' + value(part.arguments)}]`;
+      return `[tool call ${String(part.name)}${part.arguments === undefined ? '' : ` ${value(part.arguments)}`}]`;
     case 'tool_call_response':
       return `[tool result ${value(part.response)}]`;
     default:
@@ -243,7 +289,11 @@ function printTranscriptEntry(entry: TranscriptEntry, n: number, io: LedgerComma
   if (entry.type === 'message') return block(io, `${prefix}${entry.role}: `, entry.content);
   if (entry.type === 'agent_call') return io.out(`${prefix}agent call ${entry.agentId} → ${entry.interactionId}`);
   const call = `${prefix}tool call ${entry.name}${entry.callId ? ` (${entry.callId})` : ''}`;
-  block(io, call + (entry.arguments === undefined ? '' : ' '), entry.arguments === undefined ? '' : value(entry.arguments));
+  block(
+    io,
+    call + (entry.arguments === undefined ? '' : ' '),
+    entry.arguments === undefined ? '' : value(entry.arguments),
+  );
   if (entry.error !== undefined) block(io, `${indent}error: `, entry.error);
   else if (entry.result !== undefined) block(io, `${indent}result: `, value(entry.result));
 }
@@ -259,7 +309,10 @@ function printRecord(r: InteractionRecord, io: LedgerCommandIo): void {
   field('Time', `${r.startTime} → ${r.endTime} (${r.durationMs} ms, completion: ${r.completion})`);
   field('Status', r.failed ? `failed${r.failureSummary ? `: ${r.failureSummary}` : ''}` : 'ok');
   if (r.model || r.provider) field('Model', [r.provider, r.model].filter(Boolean).join(' '));
-  const usage = [r.usage.inputTokens !== undefined && `${r.usage.inputTokens} input tokens`, r.usage.outputTokens !== undefined && `${r.usage.outputTokens} output tokens`];
+  const usage = [
+    r.usage.inputTokens !== undefined && `${r.usage.inputTokens} input tokens`,
+    r.usage.outputTokens !== undefined && `${r.usage.outputTokens} output tokens`,
+  ];
   field('Usage', usage.filter(Boolean).join(', ') || '(not reported)');
   printMessages('Input', r.input, io);
   io.out('');

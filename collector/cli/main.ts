@@ -11,8 +11,8 @@ export interface CliIo {
 }
 
 const consoleIo: CliIo = {
-  out: (line) => process.stdout.write(line + '\n'),
-  err: (line) => process.stderr.write(line + '\n'),
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
 };
 
 const HELP = `evalon — OpenTelemetry-native evaluation collector for LLM agents

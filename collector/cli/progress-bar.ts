@@ -12,7 +12,9 @@ export interface ProgressBar {
   finish(done: number, total: number, detail: string): void;
 }
 
-export function createProgressBar(stream: { isTTY?: boolean; write(text: string): unknown } = process.stderr): ProgressBar {
+export function createProgressBar(
+  stream: { isTTY?: boolean; write(text: string): unknown } = process.stderr,
+): ProgressBar {
   let lastLog = 0;
   const render = (done: number, total: number, detail: string) => {
     const share = total > 0 ? Math.min(1, done / total) : 1;

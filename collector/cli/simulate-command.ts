@@ -89,7 +89,11 @@ interface ParsedArgs {
   help: boolean;
 }
 
-export async function runSimulateCommand(args: string[], io: SimulateIo, options: SimulateCommandOptions = {}): Promise<number> {
+export async function runSimulateCommand(
+  args: string[],
+  io: SimulateIo,
+  options: SimulateCommandOptions = {},
+): Promise<number> {
   const env = options.env ?? process.env;
   let verbose = args.includes('--verbose');
   try {
@@ -101,20 +105,29 @@ export async function runSimulateCommand(args: string[], io: SimulateIo, options
     }
     return await simulate(parsed, io, options, env);
   } catch (error) {
-    const usage = error instanceof SimulateUsageError || error instanceof ScenarioError || error instanceof RecordingError;
+    const usage =
+      error instanceof SimulateUsageError || error instanceof ScenarioError || error instanceof RecordingError;
     for (const line of (error as Error).message.split('\n')) io.err(line);
     if (verbose && error instanceof Error && error.stack) io.err(error.stack);
     return usage ? 2 : 1;
   }
 }
 
-async function simulate(parsed: ParsedArgs, io: SimulateIo, options: SimulateCommandOptions, env: Record<string, string | undefined>): Promise<number> {
+async function simulate(
+  parsed: ParsedArgs,
+  io: SimulateIo,
+  options: SimulateCommandOptions,
+  env: Record<string, string | undefined>,
+): Promise<number> {
   const scenarios = await loadAll(parsed.files);
   const model = parsed.replayDir ? options.model : (options.model ?? createModel(parsed, env));
   const color = parsed.color ?? options.color ?? colorWanted(env, process.stdout.isTTY === true);
   const paint = createPaint(color);
   const single = scenarios.length === 1 && parsed.trials === 1;
-  const telemetry = otlpTelemetryFromEnv(env, { ...(parsed.agentId ? { agentId: parsed.agentId } : {}), ...(parsed.model ? { model: parsed.model } : {}) });
+  const telemetry = otlpTelemetryFromEnv(env, {
+    ...(parsed.agentId ? { agentId: parsed.agentId } : {}),
+    ...(parsed.model ? { model: parsed.model } : {}),
+  });
   const live = single && !parsed.json;
 
   if (live) {
@@ -129,7 +142,12 @@ async function simulate(parsed: ParsedArgs, io: SimulateIo, options: SimulateCom
     io.out(paint('bold', '=== Transcript ==='));
   }
   const printer = live
-    ? createTranscriptPrinter({ write: io.out, color, showConversation: scenarios[0].conversations.length > 1, agentName: evaluatedParticipant(scenarios[0]).name })
+    ? createTranscriptPrinter({
+        write: io.out,
+        color,
+        showConversation: scenarios[0].conversations.length > 1,
+        agentName: evaluatedParticipant(scenarios[0]).name,
+      })
     : undefined;
 
   const batchOptions: BatchOptions = {
@@ -148,7 +166,12 @@ async function simulate(parsed: ParsedArgs, io: SimulateIo, options: SimulateCom
     ...(options.remoteBackoffBaseMs !== undefined ? { remote: { backoffBaseMs: options.remoteBackoffBaseMs } } : {}),
     ...(telemetry ? { onAgentTurn: (turn) => telemetry.onAgentTurn(turn) } : {}),
     ...(printer ? { onEntry: (_run, entry) => printer.entry(entry) } : {}),
-    ...(!single ? { onRunDone: (outcome: RunOutcome, done: number, total: number) => io.err(progressLine(outcome, done, total, paint)) } : {}),
+    ...(!single
+      ? {
+          onRunDone: (outcome: RunOutcome, done: number, total: number) =>
+            io.err(progressLine(outcome, done, total, paint)),
+        }
+      : {}),
   };
   let batch;
   try {
@@ -170,7 +193,10 @@ async function simulate(parsed: ParsedArgs, io: SimulateIo, options: SimulateCom
     if (run.result) {
       io.out('');
       printer!.evaluation(run.result.evaluation);
-      if (run.result.endReason.type === 'stalled') io.out(paint('yellow', '  Note: the simulation stalled (nobody could act any more) and was judged as it stood.'));
+      if (run.result.endReason.type === 'stalled')
+        io.out(
+          paint('yellow', '  Note: the simulation stalled (nobody could act any more) and was judged as it stood.'),
+        );
     }
     if (run.datasetPath) io.out(`${paint('green', '✓')} Transcript saved to: ${run.datasetPath}`);
     if (run.recordingPath) io.out(`${paint('green', '✓')} Recording saved to: ${run.recordingPath}`);
@@ -196,7 +222,9 @@ async function loadAll(files: string[]): Promise<Scenario[]> {
   for (const scenario of scenarios) {
     const other = seen.get(scenario.name);
     if (other !== undefined && other !== scenario.sourcePath) {
-      throw new SimulateUsageError(`${scenario.sourcePath}: name: scenario name "${scenario.name}" is also used by ${other} (outputs are keyed by name; rename one)`);
+      throw new SimulateUsageError(
+        `${scenario.sourcePath}: name: scenario name "${scenario.name}" is also used by ${other} (outputs are keyed by name; rename one)`,
+      );
     }
     seen.set(scenario.name, scenario.sourcePath ?? '');
   }
@@ -205,7 +233,10 @@ async function loadAll(files: string[]): Promise<Scenario[]> {
 
 function createModel(parsed: ParsedArgs, env: Record<string, string | undefined>): ModelClient {
   const settings = modelSettingsFromEnv(env);
-  if (!settings.apiKey) throw new SimulateUsageError('ANTHROPIC_API_KEY: not set (export it, or replay a recorded run offline with --replay DIR)');
+  if (!settings.apiKey)
+    throw new SimulateUsageError(
+      'ANTHROPIC_API_KEY: not set (export it, or replay a recorded run offline with --replay DIR)',
+    );
   return createAnthropicModelClient({ env, ...(parsed.model ? { model: parsed.model } : {}) });
 }
 
@@ -240,11 +271,27 @@ export function parseSimulateArgs(args: string[]): ParsedArgs {
     throw new SimulateUsageError(`evalon simulate: ${(error as Error).message} (see evalon simulate --help)`);
   }
   const { values, positionals } = parsed;
-  if (values.help) return { files: [], trials: 1, concurrency: 1, seed: 0, thinkingDelays: true, json: false, verbose: values.verbose, help: true };
-  if (positionals.length === 0) throw new SimulateUsageError('evalon simulate: no scenario file given (usage: evalon simulate <scenario.yaml>... ; see --help)');
-  if (values.record && values.replay) throw new SimulateUsageError('evalon simulate: --record and --replay: use one or the other');
+  if (values.help)
+    return {
+      files: [],
+      trials: 1,
+      concurrency: 1,
+      seed: 0,
+      thinkingDelays: true,
+      json: false,
+      verbose: values.verbose,
+      help: true,
+    };
+  if (positionals.length === 0)
+    throw new SimulateUsageError(
+      'evalon simulate: no scenario file given (usage: evalon simulate <scenario.yaml>... ; see --help)',
+    );
+  if (values.record && values.replay)
+    throw new SimulateUsageError('evalon simulate: --record and --replay: use one or the other');
   if (values['agent-endpoint'] !== undefined && !/^https?:\/\/\S+$/.test(values['agent-endpoint'])) {
-    throw new SimulateUsageError(`evalon simulate: --agent-endpoint: expected an http(s) URL, got ${JSON.stringify(values['agent-endpoint'])}`);
+    throw new SimulateUsageError(
+      `evalon simulate: --agent-endpoint: expected an http(s) URL, got ${JSON.stringify(values['agent-endpoint'])}`,
+    );
   }
   const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : undefined;
   return {
@@ -270,21 +317,28 @@ export function parseSimulateArgs(args: string[]): ParsedArgs {
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new SimulateUsageError(`evalon simulate: ${flag}: expected a whole number of at least 1, got ${JSON.stringify(value)}`);
+  if (!Number.isInteger(number) || number < 1)
+    throw new SimulateUsageError(
+      `evalon simulate: ${flag}: expected a whole number of at least 1, got ${JSON.stringify(value)}`,
+    );
   return number;
 }
 
 function integer(value: string | undefined, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const number = Number(value);
-  if (!Number.isSafeInteger(number)) throw new SimulateUsageError(`evalon simulate: ${flag}: expected a whole number, got ${JSON.stringify(value)}`);
+  if (!Number.isSafeInteger(number))
+    throw new SimulateUsageError(`evalon simulate: ${flag}: expected a whole number, got ${JSON.stringify(value)}`);
   return number;
 }
 
 /** `250` (milliseconds), `500ms`, `90s`, `10m`, `1h`. */
 export function parseDuration(value: string, flag: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match || Number(match[1]) <= 0) throw new SimulateUsageError(`evalon simulate: ${flag}: expected a duration such as 90s or 10m, got ${JSON.stringify(value)}`);
+  if (!match || Number(match[1]) <= 0)
+    throw new SimulateUsageError(
+      `evalon simulate: ${flag}: expected a duration such as 90s or 10m, got ${JSON.stringify(value)}`,
+    );
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 'ms']!;
   return Number(match[1]) * unit;
 }

@@ -27,15 +27,24 @@ export async function runValidateCommand(
   for (const warning of loaded.warnings) io.err(`warning: ${warning}`);
   const evaluation = loaded.config.processors.evaluation;
   try {
-    await loadEvaluatorRegistry({ modules: evaluation.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluation.evaluators) });
+    await loadEvaluatorRegistry({
+      modules: evaluation.modules,
+      builtIns: BUILT_IN_EVALUATORS,
+      configuredIds: Object.keys(evaluation.evaluators),
+    });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     return report(error);
   }
   const evaluators = Object.values(evaluation.evaluators);
-  const bindings = evaluators.reduce((sum, entry) => sum + Object.keys(entry.agents).length + Object.keys(entry.agentRoles).length, 0);
+  const bindings = evaluators.reduce(
+    (sum, entry) => sum + Object.keys(entry.agents).length + Object.keys(entry.agentRoles).length,
+    0,
+  );
   const modules = evaluation.modules.length > 0 ? `, ${plural(evaluation.modules.length, 'module')} loaded` : '';
-  io.out(`OK: ${args.configFiles.join(', ')} (${plural(evaluators.length, 'evaluator')}, ${plural(bindings, 'binding')}${modules})`);
+  io.out(
+    `OK: ${args.configFiles.join(', ')} (${plural(evaluators.length, 'evaluator')}, ${plural(bindings, 'binding')}${modules})`,
+  );
   return 0;
 }
 

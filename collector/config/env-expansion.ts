@@ -55,15 +55,24 @@ export function expandEnvironment(tree: Record<string, unknown>, env: Environmen
       const reference = ENV_REFERENCE.exec(inner);
       if (!reference) {
         if (inner.startsWith('env:')) {
-          problems.push({ at: path, message: `${subjectOf(path)} has a malformed reference ${match} (write \${env:NAME} or \${env:NAME:-default})` });
+          problems.push({
+            at: path,
+            message: `${subjectOf(path)} has a malformed reference ${match} (write \${env:NAME} or \${env:NAME:-default})`,
+          });
         } else if (LOOKS_LIKE_VARIABLE.test(inner)) {
-          warnings.push({ at: path, message: `${subjectOf(path)} contains ${match}, which is not expanded (write \${env:${inner}} to read the environment variable)` });
+          warnings.push({
+            at: path,
+            message: `${subjectOf(path)} contains ${match}, which is not expanded (write \${env:${inner}} to read the environment variable)`,
+          });
         }
         return match;
       }
       const [, name = '', fallback] = reference;
       if (!VARIABLE_NAME.test(name)) {
-        problems.push({ at: path, message: `${subjectOf(path)} names an invalid environment variable ${JSON.stringify(name)} in ${match}` });
+        problems.push({
+          at: path,
+          message: `${subjectOf(path)} names an invalid environment variable ${JSON.stringify(name)} in ${match}`,
+        });
         return match;
       }
       references++;
@@ -100,6 +109,7 @@ function typed(text: string): unknown {
 
 function isOptionalKey(path: YamlPath): boolean {
   return OPTIONAL_KEYS.some(
-    (pattern) => pattern.length === path.length && pattern.every((segment, index) => segment === '*' || segment === path[index]),
+    (pattern) =>
+      pattern.length === path.length && pattern.every((segment, index) => segment === '*' || segment === path[index]),
   );
 }

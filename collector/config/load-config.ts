@@ -63,7 +63,8 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   const modules = resolveModules(written, sources, problems);
 
   const renderedWarnings = place(warnings, sources).map(formatConfigProblem);
-  if (!parsed.success || problems.length > 0) throw new ConfigError(place(problems, sources), { warnings: renderedWarnings });
+  if (!parsed.success || problems.length > 0)
+    throw new ConfigError(place(problems, sources), { warnings: renderedWarnings });
 
   const config = parsed.data;
   config.processors.evaluation.modules = modules;
@@ -75,8 +76,13 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
 }
 
 /** Module files as absolute paths, each relative to the file that listed it; a missing file is a problem. */
-function resolveModules(written: Record<string, unknown>, sources: readonly YamlSource[], problems: Finding[]): string[] {
-  const evaluation = isRecord(written.processors) && isRecord(written.processors.evaluation) ? written.processors.evaluation : {};
+function resolveModules(
+  written: Record<string, unknown>,
+  sources: readonly YamlSource[],
+  problems: Finding[],
+): string[] {
+  const evaluation =
+    isRecord(written.processors) && isRecord(written.processors.evaluation) ? written.processors.evaluation : {};
   if (!Array.isArray(evaluation.modules)) return [];
   const resolved: string[] = [];
   evaluation.modules.forEach((module, index) => {
@@ -84,7 +90,10 @@ function resolveModules(written: Record<string, unknown>, sources: readonly Yaml
     const at = [...MODULES_PATH, index];
     const absolute = resolve(baseDirectory(sources, at), module);
     if (!existsSync(absolute)) {
-      problems.push({ at, message: `${subjectOf(at)} names ${JSON.stringify(module)}, which does not exist (looked for ${absolute})` });
+      problems.push({
+        at,
+        message: `${subjectOf(at)} names ${JSON.stringify(module)}, which does not exist (looked for ${absolute})`,
+      });
     }
     resolved.push(absolute);
   });

@@ -15,7 +15,11 @@ export function mergeConfigs(layers: ReadonlyArray<Record<string, unknown>>): Re
   return merged;
 }
 
-function mergeMappings(base: Record<string, unknown>, over: Record<string, unknown>, path: string[]): Record<string, unknown> {
+function mergeMappings(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+  path: string[],
+): Record<string, unknown> {
   const result: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {
     result[key] = mergeValues(result[key], value, [...path, key]);
@@ -30,5 +34,7 @@ function mergeValues(base: unknown, over: unknown, path: string[]): unknown {
 }
 
 function replacedWhole(path: readonly string[]): boolean {
-  return REPLACED_WHOLE.some((whole) => whole.length === path.length && whole.every((key, index) => key === path[index]));
+  return REPLACED_WHOLE.some(
+    (whole) => whole.length === path.length && whole.every((key, index) => key === path[index]),
+  );
 }

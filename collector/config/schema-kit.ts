@@ -60,7 +60,11 @@ function strictObject<Shape extends z.ZodRawShape>(shape: Shape, options: Sectio
   const known = Object.keys(shape).filter((key) => !forbiddenSchemas.has(shape[key] as z.ZodType));
   const params: UnknownKeyParams = { kind: 'unknown-key', known, explain: options.explainUnknown };
   const unknownKey = z.unknown().superRefine((_value, context) => {
-    context.addIssue({ code: 'custom', message: 'is not a known key', params: params as unknown as Record<string, unknown> });
+    context.addIssue({
+      code: 'custom',
+      message: 'is not a known key',
+      params: params as unknown as Record<string, unknown>,
+    });
   });
   return z.object(shape).catchall(unknownKey);
 }
@@ -103,7 +107,8 @@ export function issueToFinding(issue: z.core.$ZodIssue): Finding {
   const params = issue.code === 'custom' ? (issue.params as Partial<UnknownKeyParams> | undefined) : undefined;
   if (params?.kind === 'unknown-key') {
     const known = params.known ?? [];
-    if (at.length === 1) return { at, message: `${subject} is not a known top-level key${suggestionHint(subject, known)}` };
+    if (at.length === 1)
+      return { at, message: `${subject} is not a known top-level key${suggestionHint(subject, known)}` };
     const explained = closestKey(subject, known) === undefined ? params.explain?.(subject) : undefined;
     return { at, message: `${subject} ${explained ?? `is not a known key${suggestionHint(subject, known)}`}` };
   }

@@ -142,7 +142,8 @@ export function count(minimum: number) {
 export function text() {
   return z.unknown().transform((value, context): string => {
     if (typeof value === 'number') return String(value);
-    if (typeof value !== 'string' || value === '') return invalid(context, `must be a non-empty string (got ${describeValue(value)})`);
+    if (typeof value !== 'string' || value === '')
+      return invalid(context, `must be a non-empty string (got ${describeValue(value)})`);
     return value;
   });
 }

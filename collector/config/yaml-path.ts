@@ -27,7 +27,10 @@ export function splitPath(path: YamlPath): { where: string; subject: string } {
   let last = path.length - 1;
   while (last >= 0 && typeof path[last] === 'number') last--;
   if (last < 0) return { where: '', subject: path.map((index) => `[${index}]`).join('') };
-  const indices = path.slice(last + 1).map((index) => `[${index}]`).join('');
+  const indices = path
+    .slice(last + 1)
+    .map((index) => `[${index}]`)
+    .join('');
   return { where: joinPath(path.slice(0, last)), subject: `${String(path[last])}${indices}` };
 }
 
@@ -46,6 +49,7 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)}`;
   return `${typeof value} ${String(value)}`;
 }

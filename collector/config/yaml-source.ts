@@ -57,7 +57,11 @@ export function readYamlSource(file: string): { source?: YamlSource; problems: C
   if (typeof value !== 'object' || Array.isArray(value)) {
     const start = document.contents?.range[0] ?? 0;
     const { line, col } = lineCounter.linePos(start);
-    return { problems: [{ path: '', file, line, column: col, message: 'the file must hold a mapping (receivers, processors, …)' }] };
+    return {
+      problems: [
+        { path: '', file, line, column: col, message: 'the file must hold a mapping (receivers, processors, …)' },
+      ],
+    };
   }
   return {
     source: { file, absolutePath: resolve(file), document, lineCounter, value: value as Record<string, unknown> },
@@ -107,7 +111,11 @@ function offsetOf(document: Document, path: YamlPath): number | undefined {
   return offset;
 }
 
-function child(document: Document, parent: unknown, segment: string | number): { value: unknown; offset: number } | undefined {
+function child(
+  document: Document,
+  parent: unknown,
+  segment: string | number,
+): { value: unknown; offset: number } | undefined {
   const node = isAlias(parent) ? parent.resolve(document) : parent;
   if (isSeq(node)) {
     if (typeof segment !== 'number') return undefined;

@@ -27,7 +27,8 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     throw new UsageError(`evalon demo: ${(error as Error).message}`);
   }
   const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new UsageError(`evalon demo: --rounds must be a positive integer (got ${values.rounds})`);
+  if (!Number.isInteger(rounds) || rounds < 1)
+    throw new UsageError(`evalon demo: --rounds must be a positive integer (got ${values.rounds})`);
   const ports: DemoPorts = values.ephemeral ? { otlp: 0, api: 0, prometheus: 0 } : DEFAULT_DEMO_PORTS;
 
   // Ctrl-C stops the demo cleanly at any point: the loop ends, everything shuts down, the
@@ -66,8 +67,11 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     io.out(`\nwhere to look:`);
     io.out(`  ledger:      npx evalon ledger list --api ${apiUrl}   (or GET ${apiUrl}/api/v1/interactions)`);
     io.out(`  evaluations: GET ${apiUrl}/api/v1/interactions/<id>/evaluations`);
-    if (collector.prometheusAddress) io.out(`  metrics:     http://${collector.prometheusAddress.host}:${collector.prometheusAddress.port}/metrics`);
-    io.out(`  dashboards:  dashboards/json/evalon-overview.json, provisioning in dashboards/provisioning (docs/grafana.md)`);
+    if (collector.prometheusAddress)
+      io.out(`  metrics:     http://${collector.prometheusAddress.host}:${collector.prometheusAddress.port}/metrics`);
+    io.out(
+      `  dashboards:  dashboards/json/evalon-overview.json, provisioning in dashboards/provisioning (docs/grafana.md)`,
+    );
     if (values['keep-running'] && !interrupted) {
       io.out('\nthe collector keeps running; Ctrl-C stops it');
       await new Promise<void>((resolve) => (wake = resolve));
@@ -80,17 +84,27 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
   }
 }
 
-async function demoInteractions(apiUrl: string, expected: number): Promise<Array<{ interactionId: string; question: string }>> {
+async function demoInteractions(
+  apiUrl: string,
+  expected: number,
+): Promise<Array<{ interactionId: string; question: string }>> {
   const deadline = Date.now() + 15_000;
   let records: InteractionRecord[] = [];
   while (Date.now() < deadline) {
-    records = ((await (await fetch(`${apiUrl}/api/v1/interactions?agent=support-agent&limit=1000`)).json()) as { interactions: InteractionRecord[] }).interactions;
+    records = (
+      (await (await fetch(`${apiUrl}/api/v1/interactions?agent=support-agent&limit=1000`)).json()) as {
+        interactions: InteractionRecord[];
+      }
+    ).interactions;
     if (records.length >= expected) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return records
     .sort((a, b) => a.startTime.localeCompare(b.startTime))
-    .map((record) => ({ interactionId: record.interactionId, question: (record.failed ? '[failed] ' : '') + questionOf(record) }));
+    .map((record) => ({
+      interactionId: record.interactionId,
+      question: (record.failed ? '[failed] ' : '') + questionOf(record),
+    }));
 }
 
 function questionOf(record: InteractionRecord): string {
@@ -101,7 +115,8 @@ function questionOf(record: InteractionRecord): string {
 }
 
 function summarize(evaluations: EvaluationView[], io: CliIo): void {
-  const count = (outcome: EvaluationView['outcome']) => evaluations.filter((evaluation) => evaluation.outcome === outcome).length;
+  const count = (outcome: EvaluationView['outcome']) =>
+    evaluations.filter((evaluation) => evaluation.outcome === outcome).length;
   const parts = (['pass', 'fail', 'inconclusive', 'error'] as const).map((outcome) => `${count(outcome)} ${outcome}`);
   io.out(`\n${evaluations.length} evaluations: ${parts.join(', ')}`);
 }

@@ -8,7 +8,9 @@ import type { RecordedRequest, ScriptedReply } from '../../src/testing/scripted-
 import { supportReply } from '../../examples/support-agent/scripted-replies.ts';
 
 export function demoModelReply(request: RecordedRequest): ScriptedReply {
-  const judging = (request.body.tools as Array<{ name: string }> | undefined)?.some((tool) => tool.name === 'record_verdict');
+  const judging = (request.body.tools as Array<{ name: string }> | undefined)?.some(
+    (tool) => tool.name === 'record_verdict',
+  );
   if (!judging) return supportReply(request);
   const prompt = JSON.stringify(request.body.messages ?? []);
   const shipped = /has shipped with|was delivered by/.test(prompt);
@@ -17,12 +19,27 @@ export function demoModelReply(request: RecordedRequest): ScriptedReply {
     const lookup = prompt.includes('looked the order up');
     const passed = lookup ? prompt.includes('get_order') : shipped;
     const reasoning = lookup
-      ? passed ? 'get_order was called before the answer.' : 'No lookup before the answer.'
-      : passed ? 'The reply names the carrier and the delivery date.' : 'The reply does not say where the order is.';
-    return { toolUse: [{ name: 'record_verdict', input: { passed, reasoning } }], usage: { input_tokens: 300 + prompt.length / 8, output_tokens: 40 } };
+      ? passed
+        ? 'get_order was called before the answer.'
+        : 'No lookup before the answer.'
+      : passed
+        ? 'The reply names the carrier and the delivery date.'
+        : 'The reply does not say where the order is.';
+    return {
+      toolUse: [{ name: 'record_verdict', input: { passed, reasoning } }],
+      usage: { input_tokens: 300 + prompt.length / 8, output_tokens: 40 },
+    };
   }
   const verdict = shipped
-    ? { passed: true, score: 0.9, label: 'helpful', explanation: 'Answers where the order is, with the carrier and the date.' }
+    ? {
+        passed: true,
+        score: 0.9,
+        label: 'helpful',
+        explanation: 'Answers where the order is, with the carrier and the date.',
+      }
     : { passed: false, score: 0.3, label: 'unhelpful', explanation: 'Does not tell the customer where the order is.' };
-  return { toolUse: [{ name: 'record_verdict', input: verdict }], usage: { input_tokens: 350 + prompt.length / 8, output_tokens: 60 } };
+  return {
+    toolUse: [{ name: 'record_verdict', input: verdict }],
+    usage: { input_tokens: 350 + prompt.length / 8, output_tokens: 60 },
+  };
 }

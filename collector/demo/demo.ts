@@ -45,7 +45,10 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
   writeFileSync(configFile, demoConfigYaml(dir, ports));
   const model = await createScriptedModel();
   // The collector's LLM judge reads its model from the environment: point it at the scripted model.
-  const savedEnv = { ANTHROPIC_BASE_URL: process.env.ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY };
+  const savedEnv = {
+    ANTHROPIC_BASE_URL: process.env.ANTHROPIC_BASE_URL,
+    ANTHROPIC_API_KEY: process.env.ANTHROPIC_API_KEY,
+  };
   process.env.ANTHROPIC_BASE_URL = model.baseURL;
   process.env.ANTHROPIC_API_KEY = 'demo';
   let collector: RunningCollector | undefined;
@@ -78,8 +81,17 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
     call++;
     return failingCalls.has(call) ? { errorStatus: 500 } : demoModelReply(request);
   });
-  telemetry = register({ endpoint: otlpUrl, serviceName: 'evalon-demo', captureContent: true, scheduledDelayMillis: 200, shutdownOnExit: false });
-  const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'demo', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-demo' });
+  telemetry = register({
+    endpoint: otlpUrl,
+    serviceName: 'evalon-demo',
+    captureContent: true,
+    scheduledDelayMillis: 200,
+    shutdownOnExit: false,
+  });
+  const agent = createSupportAgent({
+    client: new Anthropic({ apiKey: 'demo', baseURL: model.baseURL, maxRetries: 0 }),
+    model: 'claude-demo',
+  });
 
   return {
     collector,

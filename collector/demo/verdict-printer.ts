@@ -22,9 +22,15 @@ const MARK = { pass: '✓', fail: '✗', inconclusive: '?', error: '!' } as cons
 export function viewOf(interactionId: string, evaluation: ApiEvaluation): EvaluationView {
   const { outcome } = evaluation;
   if (outcome.type === 'verdict') {
-    return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: outcome.evaluation.passed ? 'pass' : 'fail', detail: outcome.evaluation.explanation };
+    return {
+      interactionId,
+      evaluatorId: evaluation.evaluatorId,
+      outcome: outcome.evaluation.passed ? 'pass' : 'fail',
+      detail: outcome.evaluation.explanation,
+    };
   }
-  if (outcome.type === 'inconclusive') return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'inconclusive', detail: outcome.reason };
+  if (outcome.type === 'inconclusive')
+    return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'inconclusive', detail: outcome.reason };
   return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'error', detail: outcome.error };
 }
 
@@ -57,7 +63,9 @@ export async function printVerdicts(
         const view = viewOf(interactionId, evaluation);
         views.push(view);
         lastNew = Date.now();
-        io.out(`  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`);
+        io.out(
+          `  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`,
+        );
       }
     }
     // Every interaction has its evaluations and nothing new came for a while: done.
@@ -70,5 +78,5 @@ export async function printVerdicts(
 /** One line of at most `width` characters (an explanation may span lines: criteria-judge writes one a criterion). */
 function truncate(text: string, width: number): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= width ? line : line.slice(0, width - 1) + '…';
+  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }

@@ -30,10 +30,15 @@ export const containsEvaluator = defineEvaluator({
       const where = target === 'final-response' ? 'the final response' : 'the transcript';
       const explanation =
         match === 'none'
-          ? found.length === 0 ? `${where} contains none of ${values.map((v) => quote(v)).join(', ')}` : `${where} contains ${found.map((v) => quote(v)).join(', ')}`
-          : absent.length === 0 ? `${where} contains ${values.map((v) => quote(v)).join(', ')}`
-          : `${where} lacks ${absent.map((v) => quote(v)).join(', ')}${found.length > 0 ? ` (contains ${found.map((v) => quote(v)).join(', ')})` : ''}`;
-      return effects.complete(Evaluation.of(passed, `${explanation} (${match} required)`).withAttribute('found', found.length));
+          ? found.length === 0
+            ? `${where} contains none of ${values.map((v) => quote(v)).join(', ')}`
+            : `${where} contains ${found.map((v) => quote(v)).join(', ')}`
+          : absent.length === 0
+            ? `${where} contains ${values.map((v) => quote(v)).join(', ')}`
+            : `${where} lacks ${absent.map((v) => quote(v)).join(', ')}${found.length > 0 ? ` (contains ${found.map((v) => quote(v)).join(', ')})` : ''}`;
+      return effects.complete(
+        Evaluation.of(passed, `${explanation} (${match} required)`).withAttribute('found', found.length),
+      );
     },
   }),
 });

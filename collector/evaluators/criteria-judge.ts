@@ -26,7 +26,11 @@ import { ConfigPropertyTypeError, EvaluatorFailedError } from '../../src/evaluat
 import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 import type { EvaluatorConfig } from '../../src/evaluation/evaluator-config.ts';
 import type { LedgerClient } from '../../src/evaluation/ledger-client.ts';
-import { combineResults, judgeCriterion as judgeOneCriterion, type CriterionResult } from '../../src/judge/criteria-judge.ts';
+import {
+  combineResults,
+  judgeCriterion as judgeOneCriterion,
+  type CriterionResult,
+} from '../../src/judge/criteria-judge.ts';
 import { criteriaSchema } from '../../src/judge/criterion-schema.ts';
 import type { Criterion } from '../../src/judge/criterion.ts';
 import {
@@ -51,7 +55,7 @@ export const CRITERION_STEP_TIMEOUT_MS = 120_000;
 
 /** The judge's instructions when no `prompt_template` is set. */
 export const CRITERIA_JUDGE_PREAMBLE = [
-  "You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.",
+  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.',
   'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against that criterion only.',
 ].join(' ');
 
@@ -77,7 +81,9 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   }
 
   override settings(): DurableSettings {
-    return DurableSettings.defaults().withEvaluationTimeout(JUDGE_TIMEOUT_MS).withDefaultStepTimeout(CRITERION_STEP_TIMEOUT_MS);
+    return DurableSettings.defaults()
+      .withEvaluationTimeout(JUDGE_TIMEOUT_MS)
+      .withDefaultStepTimeout(CRITERION_STEP_TIMEOUT_MS);
   }
 
   async onEvaluation(context: EvaluationContext) {
@@ -85,7 +91,8 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     const criteria = readCriteria(config);
     const promptTemplate = optionalText(config, ID, 'prompt_template') ?? CRITERIA_JUDGE_PREAMBLE;
     const interaction = await this.#ledger.getInteraction(context.subject.interactionId);
-    if (judgeTranscript(interaction).length === 0) return this.effects().inconclusive('the interaction has no messages to judge');
+    if (judgeTranscript(interaction).length === 0)
+      return this.effects().inconclusive('the interaction has no messages to judge');
     const modelName = judgeModelName(config, judgeModelClient(this.#options));
     return this.effects()
       .updateState({ criteria, promptTemplate, modelName, results: [], calls: 0 })
@@ -98,7 +105,11 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     const context = this.evaluationContext();
     const state = this.currentState();
     const interaction: InteractionRecord = await this.#ledger.getInteraction(context.subject.interactionId);
-    const client = judgeModelClient(this.#options, { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId });
+    const client = judgeModelClient(this.#options, {
+      traceId: interaction.traceId,
+      evaluationId: context.evaluationId,
+      evaluatorId: context.evaluatorId,
+    });
     let callError: unknown;
     const result = await judgeOneCriterion(state.criteria[index], {
       transcript: judgeTranscript(interaction),
@@ -109,15 +120,27 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       signal: context.signal,
       onCallError: (error) => (callError = error),
     });
-    const next: CriteriaJudgeState = { ...state, results: [...state.results, result], calls: state.calls + client.calls };
+    const next: CriteriaJudgeState = {
+      ...state,
+      results: [...state.results, result],
+      calls: state.calls + client.calls,
+    };
     if (result.outcome === 'unparseable' || result.outcome === 'judge_error') {
-      throw new EvaluatorFailedError(`evaluator ${ID}: no verdict for criterion "${result.name}": ${result.reasoning}`, {
-        ...(callError !== undefined ? { cause: callError } : {}),
-        attributes: { ...usageAttributes(combineResults(next.results).usage, state.modelName), judge_calls: next.calls },
-      });
+      throw new EvaluatorFailedError(
+        `evaluator ${ID}: no verdict for criterion "${result.name}": ${result.reasoning}`,
+        {
+          ...(callError !== undefined ? { cause: callError } : {}),
+          attributes: {
+            ...usageAttributes(combineResults(next.results).usage, state.modelName),
+            judge_calls: next.calls,
+          },
+        },
+      );
     }
     const effect = this.effects().updateState(next);
-    return index + 1 < state.criteria.length ? effect.transitionTo(this.judgeCriterion).withInput(index + 1) : effect.transitionTo(this.combine);
+    return index + 1 < state.criteria.length
+      ? effect.transitionTo(this.judgeCriterion).withInput(index + 1)
+      : effect.transitionTo(this.combine);
   }
 
   /** Weighted score and the overall pass rule over every criterion's result. */
@@ -138,7 +161,8 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
 export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}): EvaluatorDefinition {
   return defineEvaluator({
     id: ID,
-    description: 'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step per criterion',
+    description:
+      'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
     create: ({ ledger }) => new CriteriaJudgeEvaluator(ledger, options),
   });
@@ -159,10 +183,17 @@ function describeResult(result: CriterionResult): string {
 function readCriteria(config: EvaluatorConfig): Criterion[] {
   const parsed = criteriaSchema.safeParse(config.get('criteria'));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `criteria${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}`);
-    throw new ConfigPropertyTypeError('criteria', `evaluator ${ID}: config property "criteria" is not a valid criteria list: ${problems.join('; ')}`);
+    const problems = parsed.error.issues.map(
+      (issue) =>
+        `criteria${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}`,
+    );
+    throw new ConfigPropertyTypeError(
+      'criteria',
+      `evaluator ${ID}: config property "criteria" is not a valid criteria list: ${problems.join('; ')}`,
+    );
   }
-  if (parsed.data.length === 0) throw new ConfigPropertyTypeError('criteria', `evaluator ${ID}: config property "criteria" lists no criteria`);
+  if (parsed.data.length === 0)
+    throw new ConfigPropertyTypeError('criteria', `evaluator ${ID}: config property "criteria" lists no criteria`);
   return parsed.data;
 }
 

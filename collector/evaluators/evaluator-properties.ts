@@ -11,11 +11,19 @@ export function optionalBoolean(config: EvaluatorConfig, key: string, fallback: 
 }
 
 /** One of `choices`; the first is the default. */
-export function choice<T extends string>(config: EvaluatorConfig, evaluatorId: string, key: string, choices: readonly [T, ...T[]]): T {
+export function choice<T extends string>(
+  config: EvaluatorConfig,
+  evaluatorId: string,
+  key: string,
+  choices: readonly [T, ...T[]],
+): T {
   if (!config.has(key)) return choices[0];
   const value = config.getString(key);
   if ((choices as readonly string[]).includes(value)) return value as T;
-  throw new ConfigPropertyTypeError(key, `evaluator ${evaluatorId}: config property "${key}" must be one of ${choices.join(', ')} (got ${JSON.stringify(value)})`);
+  throw new ConfigPropertyTypeError(
+    key,
+    `evaluator ${evaluatorId}: config property "${key}" must be one of ${choices.join(', ')} (got ${JSON.stringify(value)})`,
+  );
 }
 
 export const TARGETS = ['final-response', 'transcript'] as const;
@@ -32,5 +40,5 @@ export function targetText(record: InteractionRecord, target: Target): string {
 /** A short, one-line quotation of `text` for explanations. */
 export function quote(text: string, max = 60): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return JSON.stringify(flat.length > max ? flat.slice(0, max - 1) + '…' : flat);
+  return JSON.stringify(flat.length > max ? `${flat.slice(0, max - 1)}…` : flat);
 }

@@ -39,4 +39,12 @@ export function createBuiltInEvaluators(options: { judgeEnv?: JudgeEnvironment }
   });
 }
 
-export { containsEvaluator, criteriaJudgeEvaluator, jsonSchemaEvaluator, llmJudgeEvaluator, regexEvaluator, replyLengthEvaluator, toolCallRequiredEvaluator };
+export {
+  containsEvaluator,
+  criteriaJudgeEvaluator,
+  jsonSchemaEvaluator,
+  llmJudgeEvaluator,
+  regexEvaluator,
+  replyLengthEvaluator,
+  toolCallRequiredEvaluator,
+};

@@ -24,7 +24,10 @@ function compile(schema: Record<string, unknown>): z.ZodType {
     try {
       validator = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
     } catch (error) {
-      throw new ConfigPropertyTypeError('schema', `evaluator ${ID}: config property "schema" is not a JSON Schema zod can use: ${(error as Error).message}`);
+      throw new ConfigPropertyTypeError(
+        'schema',
+        `evaluator ${ID}: config property "schema" is not a JSON Schema zod can use: ${(error as Error).message}`,
+      );
     }
     if (compiled.size >= MAX_CACHED_SCHEMAS) compiled.clear();
     compiled.set(key, validator);
@@ -52,11 +55,17 @@ export const jsonSchemaEvaluator = defineEvaluator({
         return effects.complete(Evaluation.failed(`the final response is not JSON: ${(error as Error).message}`));
       }
       const result = validator.safeParse(value);
-      if (result.success) return effects.complete(Evaluation.passed('the final response is JSON valid against the schema'));
-      const issues = result.error.issues.slice(0, 5).map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`);
+      if (result.success)
+        return effects.complete(Evaluation.passed('the final response is JSON valid against the schema'));
+      const issues = result.error.issues
+        .slice(0, 5)
+        .map((issue) => `${issue.path.length > 0 ? issue.path.join('.') : '(root)'}: ${issue.message}`);
       const more = result.error.issues.length > 5 ? `; and ${result.error.issues.length - 5} more` : '';
       return effects.complete(
-        Evaluation.failed(`the final response does not match the schema: ${issues.join('; ')}${more}`).withAttribute('issues', result.error.issues.length),
+        Evaluation.failed(`the final response does not match the schema: ${issues.join('; ')}${more}`).withAttribute(
+          'issues',
+          result.error.issues.length,
+        ),
       );
     },
   }),

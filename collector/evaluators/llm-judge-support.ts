@@ -8,7 +8,10 @@
 import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 import type { Evaluation } from '../../src/evaluation/evaluation.ts';
 import type { EvaluatorConfig } from '../../src/evaluation/evaluator-config.ts';
-import { createAnthropicModelClient, type AnthropicModelClientOptions } from '../../src/judge/anthropic-model-client.ts';
+import {
+  createAnthropicModelClient,
+  type AnthropicModelClientOptions,
+} from '../../src/judge/anthropic-model-client.ts';
 import type { JsonValue } from '../../src/judge/json-value.ts';
 import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
@@ -54,7 +57,13 @@ function baseModelClient(options: JudgeEvaluatorOptions): ModelClient {
   const settings = modelSettingsFromEnv(env);
   // A client with an onRetry hook is the caller's own: not shared through the cache.
   if (options.client?.onRetry) return createAnthropicModelClient({ ...options.client, env });
-  const key = JSON.stringify([settings.baseURL, settings.apiKey, settings.caCertsPath ?? '', settings.model, options.client ?? {}]);
+  const key = JSON.stringify([
+    settings.baseURL,
+    settings.apiKey,
+    settings.caCertsPath ?? '',
+    settings.model,
+    options.client ?? {},
+  ]);
   let client = clients.get(key);
   if (!client) {
     if (clients.size >= 16) clients.clear();
@@ -82,12 +91,20 @@ export function optionalText(config: EvaluatorConfig, evaluatorId: string, key: 
 }
 
 /** An optional threshold from 0 to 1 (`pass_threshold`, or `pass-threshold`). */
-export function optionalThreshold(config: EvaluatorConfig, evaluatorId: string, key = 'pass_threshold'): number | undefined {
+export function optionalThreshold(
+  config: EvaluatorConfig,
+  evaluatorId: string,
+  key = 'pass_threshold',
+): number | undefined {
   const alias = key.replaceAll('_', '-');
   const which = config.has(key) ? key : config.has(alias) ? alias : undefined;
   if (which === undefined) return undefined;
   const value = config.getNumber(which);
-  if (value < 0 || value > 1) throw new ConfigPropertyTypeError(which, `evaluator ${evaluatorId}: config property "${which}" must be a number from 0 to 1 (got ${value})`);
+  if (value < 0 || value > 1)
+    throw new ConfigPropertyTypeError(
+      which,
+      `evaluator ${evaluatorId}: config property "${which}" must be a number from 0 to 1 (got ${value})`,
+    );
   return value;
 }
 
@@ -102,18 +119,27 @@ export function judgeTranscript(record: InteractionRecord): TranscriptEntry[] {
     else if (entry.type === 'tool_call') {
       const args = json(entry.arguments);
       entries.push({ type: 'tool_call', tool: entry.name, arguments: args });
-      if (entry.error !== undefined) entries.push({ type: 'tool_result', tool: entry.name, arguments: args, result: null, error: entry.error });
-      else if (entry.result !== undefined) entries.push({ type: 'tool_result', tool: entry.name, arguments: args, result: json(entry.result) });
+      if (entry.error !== undefined)
+        entries.push({ type: 'tool_result', tool: entry.name, arguments: args, result: null, error: entry.error });
+      else if (entry.result !== undefined)
+        entries.push({ type: 'tool_result', tool: entry.name, arguments: args, result: json(entry.result) });
     } else if (entry.type === 'agent_call') {
-      entries.push({ type: 'event', name: 'agent_call', data: { agentId: entry.agentId, interactionId: entry.interactionId } });
+      entries.push({
+        type: 'event',
+        name: 'agent_call',
+        data: { agentId: entry.agentId, interactionId: entry.interactionId },
+      });
     }
   }
   if (entries.length > 0) return entries;
   for (const message of [...record.input, ...record.output]) {
-    const text = message.parts.flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : [])).join('\n');
+    const text = message.parts
+      .flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : []))
+      .join('\n');
     if (text !== '') entries.push({ type: 'message', sender: message.role, content: text });
   }
-  if (entries.length === 0 && record.finalResponseText) entries.push({ type: 'message', sender: 'assistant', content: record.finalResponseText });
+  if (entries.length === 0 && record.finalResponseText)
+    entries.push({ type: 'message', sender: 'assistant', content: record.finalResponseText });
   return entries;
 }
 
@@ -149,4 +175,3 @@ function json(value: unknown): JsonValue {
     return String(value);
   }
 }
-

@@ -17,7 +17,17 @@ import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { EvaluatorFailedError, MissingConfigPropertyError } from '../../src/evaluation/errors.ts';
 import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 import { judgeRubric, type RubricVerdict } from '../../src/judge/rubric-judge.ts';
-import { judgeModelClient, judgeModelName, judgeTranscript, JUDGE_TIMEOUT_MS, optionalText, optionalThreshold, usageAttributes, withUsage, type JudgeEvaluatorOptions } from './llm-judge-support.ts';
+import {
+  judgeModelClient,
+  judgeModelName,
+  judgeTranscript,
+  JUDGE_TIMEOUT_MS,
+  optionalText,
+  optionalThreshold,
+  usageAttributes,
+  withUsage,
+  type JudgeEvaluatorOptions,
+} from './llm-judge-support.ts';
 
 const ID = 'llm-judge';
 
@@ -32,13 +42,20 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         const rubric = optionalText(config, ID, 'rubric');
         const promptTemplate = optionalText(config, ID, 'prompt_template');
         if (rubric === undefined && promptTemplate === undefined) {
-          throw new MissingConfigPropertyError('rubric', `evaluator ${ID}: config property "rubric" (or "prompt_template") is not set`);
+          throw new MissingConfigPropertyError(
+            'rubric',
+            `evaluator ${ID}: config property "rubric" (or "prompt_template") is not set`,
+          );
         }
         const passThreshold = optionalThreshold(config, ID);
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options, { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId });
+        const client = judgeModelClient(options, {
+          traceId: interaction.traceId,
+          evaluationId: context.evaluationId,
+          evaluatorId: context.evaluatorId,
+        });
         const modelName = judgeModelName(config, client);
         let verdict: RubricVerdict;
         try {
@@ -55,12 +72,22 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
           if (client.calls === 0) throw error;
           // Tokens were spent: the failed outcome reports them (and the token metric counts them).
           const message = error instanceof Error ? error.message || error.name : String(error);
-          throw new EvaluatorFailedError(message, { cause: error, attributes: { ...usageAttributes(client.usage, modelName), judge_calls: client.calls } });
+          throw new EvaluatorFailedError(message, {
+            cause: error,
+            attributes: { ...usageAttributes(client.usage, modelName), judge_calls: client.calls },
+          });
         }
-        let evaluation = Evaluation.of(verdict.passed, verdict.explanation.trim() || (verdict.passed ? 'the judge passed the interaction' : 'the judge failed the interaction'))
+        let evaluation = Evaluation.of(
+          verdict.passed,
+          verdict.explanation.trim() ||
+            (verdict.passed ? 'the judge passed the interaction' : 'the judge failed the interaction'),
+        )
           .withScore(verdict.score)
           .withLabel(verdict.label ?? (verdict.passed ? 'pass' : 'fail'));
-        if (passThreshold !== undefined) evaluation = evaluation.withAttribute('pass_threshold', passThreshold).withAttribute('judge_passed', verdict.judgePassed);
+        if (passThreshold !== undefined)
+          evaluation = evaluation
+            .withAttribute('pass_threshold', passThreshold)
+            .withAttribute('judge_passed', verdict.judgePassed);
         if (verdict.calls > 1) evaluation = evaluation.withAttribute('judge_calls', verdict.calls);
         return effects.complete(withUsage(evaluation, verdict.usage, verdict.model));
       },

@@ -23,15 +23,23 @@ export const regexEvaluator = defineEvaluator({
       try {
         expression = new RegExp(pattern, flags.replace(/[gy]/g, ''));
       } catch (error) {
-        throw new ConfigPropertyTypeError('pattern', `evaluator ${ID}: config property "pattern" is not a valid regular expression: ${(error as Error).message}`);
+        throw new ConfigPropertyTypeError(
+          'pattern',
+          `evaluator ${ID}: config property "pattern" is not a valid regular expression: ${(error as Error).message}`,
+        );
       }
       const mustMatch = optionalBoolean(config, 'must-match', true);
       const target = choice(config, ID, 'target', TARGETS);
       const interaction = await ledger.getInteraction(context.subject.interactionId);
       const match = expression.exec(targetText(interaction, target));
       const where = target === 'final-response' ? 'the final response' : 'the transcript';
-      const explanation = match ? `${where} matches /${pattern}/${flags} at ${quote(match[0], 40)}` : `${where} does not match /${pattern}/${flags}`;
-      let evaluation = Evaluation.of(mustMatch === (match !== null), `${explanation}${mustMatch ? '' : ' (must not match)'}`);
+      const explanation = match
+        ? `${where} matches /${pattern}/${flags} at ${quote(match[0], 40)}`
+        : `${where} does not match /${pattern}/${flags}`;
+      let evaluation = Evaluation.of(
+        mustMatch === (match !== null),
+        `${explanation}${mustMatch ? '' : ' (must not match)'}`,
+      );
       if (match) evaluation = evaluation.withAttribute('match', match[0].slice(0, 200));
       return effects.complete(evaluation);
     },

@@ -17,13 +17,18 @@ export const replyLengthEvaluator = defineEvaluator({
       const minLength = config.getInt('min-length');
       const maxLength = config.has('max-length') ? config.getInt('max-length') : undefined;
       if (minLength < 0 || (maxLength !== undefined && maxLength < minLength)) {
-        throw new ConfigPropertyTypeError('min-length', `evaluator reply-length: min-length must be at least 0 and at most max-length (got ${minLength}${maxLength !== undefined ? ` and ${maxLength}` : ''})`);
+        throw new ConfigPropertyTypeError(
+          'min-length',
+          `evaluator reply-length: min-length must be at least 0 and at most max-length (got ${minLength}${maxLength !== undefined ? ` and ${maxLength}` : ''})`,
+        );
       }
       const interaction = await ledger.getInteraction(context.subject.interactionId);
       const length = [...interaction.finalResponseText].length;
       const passed = length >= minLength && (maxLength === undefined || length <= maxLength);
       const bounds = maxLength === undefined ? `minimum ${minLength}` : `between ${minLength} and ${maxLength}`;
-      return effects.complete(Evaluation.of(passed, `reply of ${length} characters, ${bounds}`).withAttribute('length', length));
+      return effects.complete(
+        Evaluation.of(passed, `reply of ${length} characters, ${bounds}`).withAttribute('length', length),
+      );
     },
   }),
 });

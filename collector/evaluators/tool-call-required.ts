@@ -20,12 +20,15 @@ export const toolCallRequiredEvaluator = defineEvaluator({
       const match = choice(config, ID, 'match', ['all', 'any'] as const);
       const requireSuccess = optionalBoolean(config, 'require-success', false);
       const interaction = await ledger.getInteraction(context.subject.interactionId);
-      const called = new Set(interaction.toolCalls.filter((call) => !requireSuccess || call.error === undefined).map((call) => call.name));
+      const called = new Set(
+        interaction.toolCalls.filter((call) => !requireSuccess || call.error === undefined).map((call) => call.name),
+      );
       const present = required.filter((name) => called.has(name));
       const missing = required.filter((name) => !called.has(name));
       const passed = match === 'all' ? missing.length === 0 : present.length > 0;
       const calledText = present.length > 0 ? `called ${present.join(', ')}` : 'called none of the required tools';
-      const missingText = missing.length > 0 ? `; not called${requireSuccess ? ' successfully' : ''}: ${missing.join(', ')}` : '';
+      const missingText =
+        missing.length > 0 ? `; not called${requireSuccess ? ' successfully' : ''}: ${missing.join(', ')}` : '';
       return effects.complete(
         Evaluation.of(passed, `${calledText}${missingText} (${match} required)`)
           .withScore(required.length === 0 ? 1 : present.length / required.length)

@@ -7,7 +7,15 @@
 import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
 import type { InteractionRecord } from '../model/interaction.ts';
-import { AGENT, EVALUATOR, FAILED, MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL, OUTCOME } from './metric-definitions.ts';
+import {
+  AGENT,
+  EVALUATOR,
+  FAILED,
+  MAX_AGENT_LABELS,
+  METRICS,
+  OTHER_AGENT_LABEL,
+  OUTCOME,
+} from './metric-definitions.ts';
 import { outcomeLabel } from './verdict-attributes.ts';
 
 /** Where the gauges and the spans counter read from; each is optional. */
@@ -59,19 +67,42 @@ export const USAGE_ATTRIBUTES = {
 } as const;
 
 export function createCollectorMetrics(meter: Meter): CollectorMetrics {
-  const evaluations = meter.createCounter(METRICS.evaluations.name, { unit: METRICS.evaluations.unit, description: METRICS.evaluations.description, valueType: ValueType.INT });
-  const histogram = (metric: { name: string; unit: string; description: string; buckets: readonly number[] }, valueType = ValueType.DOUBLE) =>
-    meter.createHistogram(metric.name, { unit: metric.unit, description: metric.description, valueType, advice: { explicitBucketBoundaries: [...metric.buckets] } });
+  const evaluations = meter.createCounter(METRICS.evaluations.name, {
+    unit: METRICS.evaluations.unit,
+    description: METRICS.evaluations.description,
+    valueType: ValueType.INT,
+  });
+  const histogram = (
+    metric: { name: string; unit: string; description: string; buckets: readonly number[] },
+    valueType = ValueType.DOUBLE,
+  ) =>
+    meter.createHistogram(metric.name, {
+      unit: metric.unit,
+      description: metric.description,
+      valueType,
+      advice: { explicitBucketBoundaries: [...metric.buckets] },
+    });
   const score = histogram(METRICS.score);
   const duration = histogram(METRICS.duration);
   const lag = histogram(METRICS.lag);
   const tokens = histogram(METRICS.tokens, ValueType.INT);
-  const interactions = meter.createCounter(METRICS.interactions.name, { unit: METRICS.interactions.unit, description: METRICS.interactions.description, valueType: ValueType.INT });
+  const interactions = meter.createCounter(METRICS.interactions.name, {
+    unit: METRICS.interactions.unit,
+    description: METRICS.interactions.description,
+    valueType: ValueType.INT,
+  });
 
   let sources: CollectorMetricSources = {};
-  const observed = (metric: { name: string; unit: string; description: string }, kind: 'counter' | 'gauge', read: () => number | Promise<number> | undefined) => {
+  const observed = (
+    metric: { name: string; unit: string; description: string },
+    kind: 'counter' | 'gauge',
+    read: () => number | Promise<number> | undefined,
+  ) => {
     const options = { unit: metric.unit, description: metric.description, valueType: ValueType.INT };
-    const instrument = kind === 'counter' ? meter.createObservableCounter(metric.name, options) : meter.createObservableGauge(metric.name, options);
+    const instrument =
+      kind === 'counter'
+        ? meter.createObservableCounter(metric.name, options)
+        : meter.createObservableGauge(metric.name, options);
     instrument.addCallback(async (result) => {
       const value = await read();
       if (value !== undefined && Number.isFinite(value)) result.observe(value);
@@ -100,7 +131,8 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
       ...(usage.agentId !== undefined ? { [AGENT]: agentLabel(usage.agentId) } : {}),
     };
     if (isCount(usage.inputTokens)) tokens.record(usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
-    if (isCount(usage.outputTokens)) tokens.record(usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+    if (isCount(usage.outputTokens))
+      tokens.record(usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
   }
 
   return {
@@ -110,9 +142,18 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
       const seconds = (Date.parse(record.completedAt) - Date.parse(record.startedAt)) / 1000;
       if (Number.isFinite(seconds)) duration.record(Math.max(0, seconds), attributes);
       const outcome = record.outcome;
-      if (outcome.type === 'verdict' && outcome.evaluation.score !== undefined) score.record(outcome.evaluation.score, { [EVALUATOR]: record.evaluatorId, [AGENT]: agentLabel(record.agentId) });
+      if (outcome.type === 'verdict' && outcome.evaluation.score !== undefined)
+        score.record(outcome.evaluation.score, {
+          [EVALUATOR]: record.evaluatorId,
+          [AGENT]: agentLabel(record.agentId),
+        });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
-      const own = outcome.type === 'verdict' ? outcome.evaluation.attributes : outcome.type === 'failed' ? outcome.attributes : undefined;
+      const own =
+        outcome.type === 'verdict'
+          ? outcome.evaluation.attributes
+          : outcome.type === 'failed'
+            ? outcome.attributes
+            : undefined;
       if (!own) return;
       const input = own[USAGE_ATTRIBUTES.inputTokens];
       const output = own[USAGE_ATTRIBUTES.outputTokens];
@@ -133,7 +174,8 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
       if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
     },
     recordInteractions(records) {
-      for (const record of records) interactions.add(1, { [AGENT]: agentLabel(record.agentId), [FAILED]: record.failed ? 'true' : 'false' });
+      for (const record of records)
+        interactions.add(1, { [AGENT]: agentLabel(record.agentId), [FAILED]: record.failed ? 'true' : 'false' });
     },
     recordTokenUsage,
     observe(next) {

@@ -15,14 +15,18 @@ export const OTHER_AGENT_LABEL = '_other';
 /** Scores are on the evaluator's own scale: 0..1 is usual, 1..5 and 1..10 scales are common. */
 export const SCORE_BUCKETS = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 3, 4, 5, 7.5, 10, 100];
 /** A rule-based evaluator takes microseconds to milliseconds, an LLM judge seconds to minutes. */
-export const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 300];
+export const DURATION_BUCKETS = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 40, 80, 160, 300,
+];
 /**
  * Interaction end to verdict: at least the settle window (2 s by default), minutes under a
  * backlog, hours to days for evaluations resumed after an outage or run by a backfill.
  */
 export const LAG_BUCKETS = [0.5, 1, 2, 3, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400];
 /** `gen_ai.client.token.usage`'s advisory boundaries (semantic conventions). */
-export const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
+export const TOKEN_BUCKETS = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
 
 export const METRICS = {
   evaluations: {
@@ -39,19 +43,22 @@ export const METRICS = {
   duration: {
     name: 'evalon.evaluation.duration',
     unit: 's',
-    description: 'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
+    description:
+      'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
     buckets: DURATION_BUCKETS,
   },
   lag: {
     name: 'evalon.evaluation.lag',
     unit: 's',
-    description: 'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
+    description:
+      'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
     buckets: LAG_BUCKETS,
   },
   tokens: {
     name: 'gen_ai.client.token.usage',
     unit: '{token}',
-    description: "Tokens used by evaluators' model calls (LLM judges), by evaluator, agent, provider, model and token type.",
+    description:
+      "Tokens used by evaluators' model calls (LLM judges), by evaluator, agent, provider, model and token type.",
     buckets: TOKEN_BUCKETS,
   },
   interactions: {
@@ -67,7 +74,8 @@ export const METRICS = {
   tracesSplit: {
     name: 'evalon.traces.split',
     unit: '{trace}',
-    description: 'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica that held part of a trace may count it).',
+    description:
+      'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica that held part of a trace may count it).',
   },
   pendingTraces: {
     name: 'evalon.pending.traces',

@@ -22,7 +22,15 @@ import { createCollectorMetrics, type CollectorMetrics } from './collector-metri
 import { registerJudgeCallSink } from './judge-calls.ts';
 import { createEvaluationSpans, type EvaluationSpans } from './otlp/evaluation-spans.ts';
 import { logExportFailures } from './otlp/export-failures.ts';
-import { createOtlpLogExporter, createOtlpMetricExporter, createOtlpTraceExporter, LOGS_PATH, METRICS_PATH, TRACES_PATH, urlOf } from './otlp/otlp-http-exporters.ts';
+import {
+  createOtlpLogExporter,
+  createOtlpMetricExporter,
+  createOtlpTraceExporter,
+  LOGS_PATH,
+  METRICS_PATH,
+  TRACES_PATH,
+  urlOf,
+} from './otlp/otlp-http-exporters.ts';
 import { createSpanForwarder, type SpanForwarder } from './otlp/span-forwarder.ts';
 import { createVerdictEvents, SCOPE_NAME, type VerdictEvents } from './otlp/verdict-events.ts';
 import { createPrometheusEndpoint, type PrometheusEndpoint } from './prometheus/prometheus-endpoint.ts';
@@ -64,7 +72,8 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
   const { logger } = options;
   const pipelines = config.service.pipelines;
   const otlp = config.exporters.otlphttp;
-  const uses = (exporters: readonly string[] | undefined, name: 'otlphttp' | 'prometheus') => exporters?.includes(name) ?? false;
+  const uses = (exporters: readonly string[] | undefined, name: 'otlphttp' | 'prometheus') =>
+    exporters?.includes(name) ?? false;
   const resource: Resource = resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME, ...options.resource });
 
   let events: VerdictEvents | undefined;
@@ -75,7 +84,12 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
     events = createVerdictEvents({ exporter, resource });
   }
   if (otlp && uses(pipelines.traces?.exporters, 'otlphttp')) {
-    const exporter = logExportFailures(createOtlpTraceExporter(otlp), 'evaluation spans', urlOf(otlp, TRACES_PATH), logger);
+    const exporter = logExportFailures(
+      createOtlpTraceExporter(otlp),
+      'evaluation spans',
+      urlOf(otlp, TRACES_PATH),
+      logger,
+    );
     spans = createEvaluationSpans({ exporter, resource });
     // The forwarder counts and reports its own failed exports.
     if (pipelines.traces?.forward) forwarder = createSpanForwarder({ exporter: createOtlpTraceExporter(otlp), logger });
@@ -109,7 +123,12 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
   /** Never rejects: a failed export is already in the log (export-failures.ts). */
   async function flush(): Promise<void> {
     await verdicts.settled();
-    await Promise.allSettled([events?.forceFlush(), spans?.forceFlush(), forwarder?.forceFlush(), meterProvider?.forceFlush()]);
+    await Promise.allSettled([
+      events?.forceFlush(),
+      spans?.forceFlush(),
+      forwarder?.forceFlush(),
+      meterProvider?.forceFlush(),
+    ]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -139,8 +158,15 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
         unregisterJudgeCalls?.();
         await verdicts.settled();
         // Each stops on its own: one failing export must not keep the others from flushing.
-        const results = await Promise.allSettled([events?.shutdown(), spans?.shutdown(), forwarder?.shutdown(), meterProvider?.shutdown(), prometheus?.shutdown()]);
-        for (const result of results) if (result.status === 'rejected') logger.warn(`exporters: shutdown: ${String(result.reason)}`);
+        const results = await Promise.allSettled([
+          events?.shutdown(),
+          spans?.shutdown(),
+          forwarder?.shutdown(),
+          meterProvider?.shutdown(),
+          prometheus?.shutdown(),
+        ]);
+        for (const result of results)
+          if (result.status === 'rejected') logger.warn(`exporters: shutdown: ${String(result.reason)}`);
       })();
       return stopped;
     },

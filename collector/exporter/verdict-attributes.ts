@@ -34,7 +34,8 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
   attributes['gen_ai.evaluation.name'] = record.evaluatorId;
   if (outcome.type === 'verdict') {
     if (outcome.evaluation.score !== undefined) attributes['gen_ai.evaluation.score.value'] = outcome.evaluation.score;
-    attributes['gen_ai.evaluation.score.label'] = outcome.evaluation.label ?? (outcome.evaluation.passed ? 'pass' : 'fail');
+    attributes['gen_ai.evaluation.score.label'] =
+      outcome.evaluation.label ?? (outcome.evaluation.passed ? 'pass' : 'fail');
     attributes['gen_ai.evaluation.explanation'] = outcome.evaluation.explanation;
   } else if (outcome.type === 'inconclusive') {
     attributes['gen_ai.evaluation.score.label'] = 'inconclusive';

@@ -22,7 +22,10 @@ export const MAX_PENDING_LOOKUPS = 1_000;
 
 export interface VerdictRecorder {
   /** Emits an outcome's event, span and metrics. `interaction`, when at hand, saves a ledger read. */
-  record(record: EvaluationRecord, interaction?: Pick<InteractionRecord, 'interactionId' | 'traceId' | 'spanId' | 'endTime'>): void;
+  record(
+    record: EvaluationRecord,
+    interaction?: Pick<InteractionRecord, 'interactionId' | 'traceId' | 'spanId' | 'endTime'>,
+  ): void;
   /** Remembers when recent interactions ended (for lag). */
   rememberInteractions(records: readonly Pick<InteractionRecord, 'interactionId' | 'endTime'>[]): void;
   /** Resolves when every pending ledger read has been answered. */
@@ -76,7 +79,9 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
       })
       .catch((error: unknown) => {
         stats.lagUnknown++;
-        logger.warn(`exporters: reading interaction ${record.interactionId} for the verdict lag failed: ${error instanceof Error ? error.message : String(error)}`);
+        logger.warn(
+          `exporters: reading interaction ${record.interactionId} for the verdict lag failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       })
       .finally(() => pending.delete(lookup));
     pending.add(lookup);
@@ -87,14 +92,18 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
     record(record, interaction) {
       try {
         stats.recorded++;
-        const evaluated = interaction ? { traceId: interaction.traceId, spanId: interaction.spanId } : evaluatedSpanOf(record.interactionId);
+        const evaluated = interaction
+          ? { traceId: interaction.traceId, spanId: interaction.spanId }
+          : evaluatedSpanOf(record.interactionId);
         if (evaluated) {
           const attributes = verdictAttributes(record);
           events?.emit(record, attributes, evaluated);
           spans?.emit(record, attributes, evaluated);
         } else if (!warnedUnparsable) {
           warnedUnparsable = true;
-          logger.warn(`exporters: interaction id ${record.interactionId} is not <traceId>-<spanId>; its verdict event and span are not emitted`);
+          logger.warn(
+            `exporters: interaction id ${record.interactionId} is not <traceId>-<spanId>; its verdict event and span are not emitted`,
+          );
         }
         metrics.recordEvaluation(record);
         if (!measureLag) return;
@@ -103,7 +112,9 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         else lookUpLag(record);
       } catch (error) {
         // Telemetry must never break the evaluation runtime that calls this.
-        logger.error(`exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ${error instanceof Error ? error.message : String(error)}`);
+        logger.error(
+          `exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
     },
     rememberInteractions(records) {

@@ -30,7 +30,12 @@ export function spanRows(spans: SpanData[], where: string): SpanRow[] {
     if (group) group.push(span);
     else byTrace.set(span.traceId, [span]);
   }
-  return [...byTrace].map(([traceId, group]) => ({ traceId, count: group.length, codec: CODEC_V8, bytes: encodeSpans(group) }));
+  return [...byTrace].map(([traceId, group]) => ({
+    traceId,
+    count: group.length,
+    codec: CODEC_V8,
+    bytes: encodeSpans(group),
+  }));
 }
 
 export interface InteractionRow {
@@ -45,7 +50,9 @@ export interface InteractionRow {
 export function interactionRow(record: InteractionRecord, where: string): InteractionRow {
   for (const field of ['interactionId', 'traceId', 'agentId', 'endTime'] as const) {
     if (typeof record?.[field] !== 'string' || record[field] === '') {
-      throw new LedgerStoreError(`ledger ${where}: putInteractions: record ${record?.interactionId ?? '?'} has no ${field}`);
+      throw new LedgerStoreError(
+        `ledger ${where}: putInteractions: record ${record?.interactionId ?? '?'} has no ${field}`,
+      );
     }
   }
   const endTimeMs = parseIsoTime(record.endTime);
@@ -102,7 +109,9 @@ export function recordRow(record: EvaluationRecord, where: string): EvaluationRe
   const id = requireText(record?.evaluationId, 'evaluationId', '', where);
   const outcome = record.outcome?.type;
   if (outcome !== 'verdict' && outcome !== 'inconclusive' && outcome !== 'failed') {
-    throw new LedgerStoreError(`ledger ${where}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`);
+    throw new LedgerStoreError(
+      `ledger ${where}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`,
+    );
   }
   return {
     evaluationId: id,
@@ -119,7 +128,8 @@ export function recordRow(record: EvaluationRecord, where: string): EvaluationRe
 export function progressJson(progress: DurableProgress, seq: number, where: string): string {
   const what = `ledger ${where}: durable progress of evaluation #${seq}`;
   if (typeof progress?.step !== 'string' || progress.step === '') throw new LedgerStoreError(`${what} has no step`);
-  if (!Number.isInteger(progress.completedSteps) || progress.completedSteps < 0) throw new LedgerStoreError(`${what} has completedSteps ${String(progress.completedSteps)}`);
+  if (!Number.isInteger(progress.completedSteps) || progress.completedSteps < 0)
+    throw new LedgerStoreError(`${what} has completedSteps ${String(progress.completedSteps)}`);
   isoMs(progress.firstStartedAt, 'firstStartedAt', `#${seq}`, where);
   try {
     return JSON.stringify(progress);
@@ -130,16 +140,23 @@ export function progressJson(progress: DurableProgress, seq: number, where: stri
 
 export function isoMs(value: string, field: string, id: string, where: string): number {
   const ms = typeof value === 'string' ? parseIsoTime(value) : undefined;
-  if (ms === undefined) throw new LedgerStoreError(`ledger ${where}: evaluation ${id} has ${field} ${JSON.stringify(value)} (expected ISO-8601)`);
+  if (ms === undefined)
+    throw new LedgerStoreError(
+      `ledger ${where}: evaluation ${id} has ${field} ${JSON.stringify(value)} (expected ISO-8601)`,
+    );
   return ms;
 }
 
 export function requireText(value: unknown, field: string, id: string, where: string): string {
-  if (typeof value !== 'string' || value === '') throw new LedgerStoreError(`ledger ${where}: evaluation ${id || '?'} has no ${field}`);
+  if (typeof value !== 'string' || value === '')
+    throw new LedgerStoreError(`ledger ${where}: evaluation ${id || '?'} has no ${field}`);
   return value;
 }
 
 /** A lease's owner and expiry, checked; the expiry in milliseconds. */
 export function leaseRow(lease: EvaluationLease, where: string): { owner: string; untilMs: number } {
-  return { owner: requireText(lease?.owner, 'lease owner', 'lease', where), untilMs: isoMs(lease.until, 'lease until', 'lease', where) };
+  return {
+    owner: requireText(lease?.owner, 'lease owner', 'lease', where),
+    untilMs: isoMs(lease.until, 'lease until', 'lease', where),
+  };
 }

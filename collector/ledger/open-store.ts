@@ -18,7 +18,11 @@ export interface OpenLedgerOptions {
 
 export async function openLedgerStore(config: LedgerConfig, options: OpenLedgerOptions = {}): Promise<LedgerStore> {
   if (config.kind === 'postgres') {
-    return createPostgresStore({ url: config.url, replicaId: config.replicaId, ...(options.logger ? { logger: options.logger } : {}) });
+    return createPostgresStore({
+      url: config.url,
+      replicaId: config.replicaId,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
   }
   return createSqliteStore({ path: config.path, ...(options.sqliteWriter ? { writer: options.sqliteWriter } : {}) });
 }

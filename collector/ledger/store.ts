@@ -165,7 +165,11 @@ export interface LedgerStore {
    * Queued evaluations in queue order, after `afterSeq` when given; default limit 1000. With
    * `claimableBy`, only those that owner could start at that time (no lease, an expired one, or its own).
    */
-  loadQueuedEvaluations(options?: { afterSeq?: number; limit?: number; claimableBy?: { owner: string; at: string } }): Promise<QueuedEvaluation[]>;
+  loadQueuedEvaluations(options?: {
+    afterSeq?: number;
+    limit?: number;
+    claimableBy?: { owner: string; at: string };
+  }): Promise<QueuedEvaluation[]>;
   countQueuedEvaluations(): Promise<number>;
 
   /**

@@ -28,7 +28,15 @@ export interface ToolCall {
 /** One step of what happened, in order: a message, a tool call (with its result), or a nested agent. */
 export type TranscriptEntry =
   | { type: 'message'; role: string; content: string; parts?: MessagePart[]; time?: string }
-  | { type: 'tool_call'; name: string; callId?: string; arguments?: unknown; result?: unknown; error?: string; time?: string }
+  | {
+      type: 'tool_call';
+      name: string;
+      callId?: string;
+      arguments?: unknown;
+      result?: unknown;
+      error?: string;
+      time?: string;
+    }
   | { type: 'agent_call'; agentId: string; interactionId: string; time?: string };
 
 export interface Usage {

@@ -3,7 +3,15 @@
  * inconclusive for a failed interaction, fails one without a final response, and passes the rest.
  * (In an application, import from 'evalon/evaluation'.)
  */
-import { defineEvaluator, effects, Evaluation, type Effect, type EvaluationContext, type Evaluator, type LedgerClient } from '../../src/evaluation/index.ts';
+import {
+  defineEvaluator,
+  effects,
+  Evaluation,
+  type Effect,
+  type EvaluationContext,
+  type Evaluator,
+  type LedgerClient,
+} from '../../src/evaluation/index.ts';
 
 export class InteractionQualityEvaluator implements Evaluator {
   readonly #ledger: LedgerClient;
@@ -24,7 +32,9 @@ export class InteractionQualityEvaluator implements Evaluator {
     if (finalText === '') {
       return effects.complete(Evaluation.failed('agent produced no final response'));
     }
-    return effects.complete(Evaluation.passed('agent responded').withScore(1.0).withAttribute('length', String(finalText.length)));
+    return effects.complete(
+      Evaluation.passed('agent responded').withScore(1.0).withAttribute('length', String(finalText.length)),
+    );
   }
 }
 

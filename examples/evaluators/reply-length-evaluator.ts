@@ -3,7 +3,15 @@
  * A missing `min-length` throws, so the evaluation fails and the runtime records it as failed.
  * (In an application, import from 'evalon/evaluation'.)
  */
-import { defineEvaluator, effects, Evaluation, type Effect, type EvaluationContext, type Evaluator, type LedgerClient } from '../../src/evaluation/index.ts';
+import {
+  defineEvaluator,
+  effects,
+  Evaluation,
+  type Effect,
+  type EvaluationContext,
+  type Evaluator,
+  type LedgerClient,
+} from '../../src/evaluation/index.ts';
 
 export class ReplyLengthEvaluator implements Evaluator {
   readonly #ledger: LedgerClient;

@@ -18,7 +18,12 @@ import {
   type EvaluationContext,
   type LedgerClient,
 } from '../../src/evaluation/index.ts';
-import { createAnthropicModelClient, extractJsonObject, responseText, type ModelClient } from '../../src/judge/index.ts';
+import {
+  createAnthropicModelClient,
+  extractJsonObject,
+  responseText,
+  type ModelClient,
+} from '../../src/judge/index.ts';
 
 const ID = 'transcript-judge-durable-evaluator';
 
@@ -54,14 +59,24 @@ export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined>
 
     const model = this.#model ?? createAnthropicModelClient();
     const response = await model.createMessage(
-      { max_tokens: 512, system: INSTRUCTIONS, messages: [{ role: 'user', content: `<transcript>\n${transcriptText(interaction)}\n</transcript>` }] },
+      {
+        max_tokens: 512,
+        system: INSTRUCTIONS,
+        messages: [{ role: 'user', content: `<transcript>\n${transcriptText(interaction)}\n</transcript>` }],
+      },
       { signal: context.signal },
     );
     const verdict = extractJsonObject(responseText(response));
     const { passed, score, reason } = verdict ?? {};
-    if (typeof passed !== 'boolean' || typeof reason !== 'string' || (score !== undefined && typeof score !== 'number')) {
+    if (
+      typeof passed !== 'boolean' ||
+      typeof reason !== 'string' ||
+      (score !== undefined && typeof score !== 'number')
+    ) {
       // A throw fails the step: it runs again (up to 2 retries), then the evaluation is recorded as failed.
-      throw new EvaluatorFailedError(`evaluator ${ID}: the judge's reply is not a verdict {passed, score, reason}: ${responseText(response).slice(0, 200)}`);
+      throw new EvaluatorFailedError(
+        `evaluator ${ID}: the judge's reply is not a verdict {passed, score, reason}: ${responseText(response).slice(0, 200)}`,
+      );
     }
     let evaluation = Evaluation.of(passed, reason);
     if (typeof score === 'number') evaluation = evaluation.withScore(Math.min(1, Math.max(0, score)));
@@ -78,7 +93,9 @@ function transcriptText(interaction: InteractionRecord): string {
   });
   if (lines.length > 0) return lines.join('\n');
   const messages = [...interaction.input, ...interaction.output].map((message) => {
-    const text = message.parts.flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : [])).join('\n');
+    const text = message.parts
+      .flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : []))
+      .join('\n');
     return `[${message.role}]: ${text}`;
   });
   return messages.length > 0 ? messages.join('\n') : `[assistant]: ${interaction.finalResponseText}`;

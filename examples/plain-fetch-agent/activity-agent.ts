@@ -4,7 +4,12 @@
  * messages (tool calls, tool results, final answer), which the wrapper records as the agent's
  * output, and puts its token usage on the agent span.
  */
-import { invokeAgent, type AgentMessage, type AgentMessagePart, type AgentReply } from '../../src/instrumentation/index.ts';
+import {
+  invokeAgent,
+  type AgentMessage,
+  type AgentMessagePart,
+  type AgentReply,
+} from '../../src/instrumentation/index.ts';
 import { getWeather, WEATHER_TOOL } from './weather.ts';
 
 export const ACTIVITY_AGENT = {
@@ -15,7 +20,8 @@ export const ACTIVITY_AGENT = {
   roles: ['customer-facing', 'recommendations'],
 } as const;
 
-const SYSTEM_PROMPT = 'You suggest one weekend activity in a city. Check the forecast with get_weather first. Answer in one sentence.';
+const SYSTEM_PROMPT =
+  'You suggest one weekend activity in a city. Check the forecast with get_weather first. Answer in one sentence.';
 const MAX_TURNS = 4;
 
 /** An error answer of the Messages API; its class name is the span's `error.type`. */
@@ -35,7 +41,10 @@ export interface ActivityAgentOptions {
   model: string;
 }
 
-type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown } | { type: string };
+type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: string };
 type ApiMessage = { role: 'user' | 'assistant'; content: string | Array<Record<string, unknown>> };
 interface ApiReply {
   content: ContentBlock[];
@@ -74,7 +83,9 @@ export function createActivityAgent({ baseURL, apiKey, model }: ActivityAgentOpt
           usage.output += reply.usage?.output_tokens ?? 0;
           messages.push({ role: 'assistant', content: reply.content as Array<Record<string, unknown>> });
           turn.push({ role: 'assistant', parts: reply.content.map(toPart) });
-          const toolUses = reply.content.filter((block): block is Extract<ContentBlock, { type: 'tool_use' }> => block.type === 'tool_use');
+          const toolUses = reply.content.filter(
+            (block): block is Extract<ContentBlock, { type: 'tool_use' }> => block.type === 'tool_use',
+          );
           if (reply.stop_reason !== 'tool_use' || toolUses.length === 0) {
             // No SDK records the model calls here: the agent span carries provider, model and usage.
             span.setAttributes({
@@ -85,9 +96,22 @@ export function createActivityAgent({ baseURL, apiKey, model }: ActivityAgentOpt
             });
             return turn;
           }
-          const results = toolUses.map((use) => ({ id: use.id, result: use.name === WEATHER_TOOL.name ? getWeather(use.input) : { error: `unknown tool ${use.name}` } }));
-          messages.push({ role: 'user', content: results.map(({ id, result }) => ({ type: 'tool_result', tool_use_id: id, content: JSON.stringify(result) })) });
-          turn.push({ role: 'tool', parts: results.map(({ id, result }) => ({ type: 'tool_call_response', id, response: result })) });
+          const results = toolUses.map((use) => ({
+            id: use.id,
+            result: use.name === WEATHER_TOOL.name ? getWeather(use.input) : { error: `unknown tool ${use.name}` },
+          }));
+          messages.push({
+            role: 'user',
+            content: results.map(({ id, result }) => ({
+              type: 'tool_result',
+              tool_use_id: id,
+              content: JSON.stringify(result),
+            })),
+          });
+          turn.push({
+            role: 'tool',
+            parts: results.map(({ id, result }) => ({ type: 'tool_call_response', id, response: result })),
+          });
         }
         throw new Error(`activity agent: no answer after ${MAX_TURNS} model calls`);
       });
@@ -98,11 +122,14 @@ export function createActivityAgent({ baseURL, apiKey, model }: ActivityAgentOpt
 /** The text of the last assistant message of a turn. */
 export function finalText(turn: AgentMessage[]): string {
   const last = turn.findLast((message) => message.role === 'assistant');
-  return (last?.parts ?? []).flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : [])).join('');
+  return (last?.parts ?? [])
+    .flatMap((part) => (part.type === 'text' && typeof part.content === 'string' ? [part.content] : []))
+    .join('');
 }
 
 function toPart(block: ContentBlock): AgentMessagePart {
   if (block.type === 'text' && 'text' in block) return { type: 'text', content: block.text };
-  if (block.type === 'tool_use' && 'name' in block) return { type: 'tool_call', id: block.id, name: block.name, arguments: block.input };
+  if (block.type === 'tool_use' && 'name' in block)
+    return { type: 'tool_call', id: block.id, name: block.name, arguments: block.input };
   return { type: block.type };
 }

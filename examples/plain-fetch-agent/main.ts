@@ -15,13 +15,19 @@ import { createActivityAgent, finalText } from './activity-agent.ts';
 import { activityReply } from './scripted-replies.ts';
 
 const { values, positionals } = parseArgs({
-  options: { scripted: { type: 'boolean', default: false }, conversation: { type: 'string' }, model: { type: 'string' } },
+  options: {
+    scripted: { type: 'boolean', default: false },
+    conversation: { type: 'string' },
+    model: { type: 'string' },
+  },
   allowPositionals: true,
 });
 
 const apiKey = process.env.ANTHROPIC_API_KEY;
 if (!values.scripted && !apiKey) {
-  console.error('Set ANTHROPIC_API_KEY to use the Anthropic API, or run with --scripted to use a local scripted model.');
+  console.error(
+    'Set ANTHROPIC_API_KEY to use the Anthropic API, or run with --scripted to use a local scripted model.',
+  );
   process.exit(2);
 }
 

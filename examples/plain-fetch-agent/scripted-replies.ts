@@ -14,10 +14,22 @@ export function activityReply(request: RecordedRequest): ScriptedReply {
   if (!result) {
     const question = typeof last?.content === 'string' ? last.content : '';
     const city = /\bin ([A-Z][a-z]+)/.exec(question)?.[1] ?? 'Lisbon';
-    return { text: `Let me check the weather in ${city}.`, toolUse: [{ name: 'get_weather', input: { city }, id: `toolu_weather_${messages.length}` }] };
+    return {
+      text: `Let me check the weather in ${city}.`,
+      toolUse: [{ name: 'get_weather', input: { city }, id: `toolu_weather_${messages.length}` }],
+    };
   }
-  const forecast = JSON.parse(String(result.content)) as { city: string; saturday?: string; highC?: number; error?: string };
-  if (forecast.error) return { text: `I have no forecast for ${forecast.city}; a museum is a safe bet whatever the weather.` };
-  if (forecast.saturday === 'sunny') return { text: `Saturday looks sunny and ${forecast.highC}°C in ${forecast.city}: try the hiking trail by the lake.` };
+  const forecast = JSON.parse(String(result.content)) as {
+    city: string;
+    saturday?: string;
+    highC?: number;
+    error?: string;
+  };
+  if (forecast.error)
+    return { text: `I have no forecast for ${forecast.city}; a museum is a safe bet whatever the weather.` };
+  if (forecast.saturday === 'sunny')
+    return {
+      text: `Saturday looks sunny and ${forecast.highC}°C in ${forecast.city}: try the hiking trail by the lake.`,
+    };
   return { text: `Saturday brings ${forecast.saturday} in ${forecast.city}: try the climbing gym, then a café.` };
 }

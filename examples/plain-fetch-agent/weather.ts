@@ -16,7 +16,13 @@ const FORECASTS: Record<string, { saturday: string; sunday: string; highC: numbe
   denver: { saturday: 'snow', sunday: 'sunny', highC: 2 },
 };
 
-export function getWeather(input: unknown): { city: string; saturday?: string; sunday?: string; highC?: number; error?: string } {
+export function getWeather(input: unknown): {
+  city: string;
+  saturday?: string;
+  sunday?: string;
+  highC?: number;
+  error?: string;
+} {
   const city = typeof (input as { city?: unknown })?.city === 'string' ? (input as { city: string }).city : '';
   const forecast = FORECASTS[city.trim().toLowerCase()];
   return forecast ? { city, ...forecast } : { city, error: 'no forecast for this city' };

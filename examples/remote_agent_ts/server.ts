@@ -23,7 +23,10 @@ interface Turn {
 interface ToolUse {
   type: 'tool_use';
   conversation: string;
-  interaction: { call: { tool_name: string; arguments: object }; result: { tool_name: string; arguments: object; result: unknown; error?: string } };
+  interaction: {
+    call: { tool_name: string; arguments: object };
+    result: { tool_name: string; arguments: object; result: unknown; error?: string };
+  };
 }
 
 interface StepRequest {
@@ -43,12 +46,18 @@ const { values } = parseArgs({
 let failuresLeft = Number(values['fail-first']);
 
 function step(request: StepRequest): object {
-  const last = [...request.history].reverse().find((item): item is Turn => item.type === 'turn' && item.sender !== 'agent');
+  const last = [...request.history]
+    .reverse()
+    .find((item): item is Turn => item.type === 'turn' && item.sender !== 'agent');
   const content = last ? `Echo from remote agent: ${last.content}` : 'Echo from remote agent: (no prior message)';
   return {
     action: {
       type: 'send',
-      message: { sender: 'agent', content, trace: { handler: 'echo', history_items: request.history.length, events: request.events.length } },
+      message: {
+        sender: 'agent',
+        content,
+        trace: { handler: 'echo', history_items: request.history.length, events: request.events.length },
+      },
       tool_interactions: [],
     },
   };
@@ -59,7 +68,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   };
-  if (req.method !== 'POST' || req.url !== '/v1/step') return reply(404, { error: `no route ${req.method} ${req.url}` });
+  if (req.method !== 'POST' || req.url !== '/v1/step')
+    return reply(404, { error: `no route ${req.method} ${req.url}` });
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   if (failuresLeft > 0) {
@@ -72,8 +82,12 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   } catch {
     return reply(400, { error: 'body is not JSON' });
   }
-  if (request.protocol_version !== '1') return reply(400, { error: `unsupported protocol_version ${JSON.stringify(request.protocol_version)} (this server speaks "1")` });
-  if (!Array.isArray(request.history) || typeof request.respond_in !== 'string') return reply(400, { error: 'expected history (a list) and respond_in (a string)' });
+  if (request.protocol_version !== '1')
+    return reply(400, {
+      error: `unsupported protocol_version ${JSON.stringify(request.protocol_version)} (this server speaks "1")`,
+    });
+  if (!Array.isArray(request.history) || typeof request.respond_in !== 'string')
+    return reply(400, { error: 'expected history (a list) and respond_in (a string)' });
   reply(200, step(request));
 }
 

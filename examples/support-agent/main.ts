@@ -17,12 +17,18 @@ import { supportReply } from './scripted-replies.ts';
 import { createSupportAgent } from './support-agent.ts';
 
 const { values, positionals } = parseArgs({
-  options: { scripted: { type: 'boolean', default: false }, conversation: { type: 'string' }, model: { type: 'string' } },
+  options: {
+    scripted: { type: 'boolean', default: false },
+    conversation: { type: 'string' },
+    model: { type: 'string' },
+  },
   allowPositionals: true,
 });
 
 if (!values.scripted && !process.env.ANTHROPIC_API_KEY) {
-  console.error('Set ANTHROPIC_API_KEY to use the Anthropic API, or run with --scripted to use a local scripted model.');
+  console.error(
+    'Set ANTHROPIC_API_KEY to use the Anthropic API, or run with --scripted to use a local scripted model.',
+  );
   process.exit(2);
 }
 
@@ -38,7 +44,9 @@ const telemetry = register({
 let scripted: ScriptedModel | undefined;
 try {
   if (values.scripted) scripted = (await createScriptedModel()).respondWith(supportReply);
-  const client = scripted ? new Anthropic({ apiKey: 'scripted', baseURL: scripted.baseURL, maxRetries: 0 }) : new Anthropic();
+  const client = scripted
+    ? new Anthropic({ apiKey: 'scripted', baseURL: scripted.baseURL, maxRetries: 0 })
+    : new Anthropic();
   const agent = createSupportAgent({ client, model: values.model ?? process.env.EVALON_MODEL ?? 'claude-sonnet-4-6' });
 
   const question = positionals.join(' ') || 'Where is my order A-17?';

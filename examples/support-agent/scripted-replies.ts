@@ -21,15 +21,22 @@ export function supportReply(request: RecordedRequest): ScriptedReply {
     if (!orderId) return { text: 'Could you tell me your order number? It looks like A-17.' };
     return {
       text: `Let me look order ${orderId} up.`,
-      toolUse: ['get_order', 'get_shipping'].map((name) => ({ name, input: { orderId }, id: `toolu_${name}_${randomUUID().slice(0, 8)}` })),
+      toolUse: ['get_order', 'get_shipping'].map((name) => ({
+        name,
+        input: { orderId },
+        id: `toolu_${name}_${randomUUID().slice(0, 8)}`,
+      })),
     };
   }
   const byName = resultsByToolName(results);
   const order = byName.get_order as { orderId?: string; status?: string; error?: string } | undefined;
   const shipping = byName.get_shipping as { carrier?: string; eta?: string; error?: string } | undefined;
-  if (!order || order.error) return { text: `I could not find order ${order?.orderId ?? 'you named'}; could you check the number?` };
-  if (!shipping || shipping.error) return { text: `Order ${order.orderId} is ${order.status}; it has not shipped yet.` };
-  if (order.status === 'delivered') return { text: `Order ${order.orderId} was delivered by ${shipping.carrier} ${shipping.eta}.` };
+  if (!order || order.error)
+    return { text: `I could not find order ${order?.orderId ?? 'you named'}; could you check the number?` };
+  if (!shipping || shipping.error)
+    return { text: `Order ${order.orderId} is ${order.status}; it has not shipped yet.` };
+  if (order.status === 'delivered')
+    return { text: `Order ${order.orderId} was delivered by ${shipping.carrier} ${shipping.eta}.` };
   return { text: `Order ${order.orderId} has shipped with ${shipping.carrier} and should arrive ${shipping.eta}.` };
 }
 
@@ -50,7 +57,12 @@ function resultsByToolName(results: Block[]): Record<string, unknown> {
 }
 
 function parseResult(content: unknown): unknown {
-  const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((block: Block) => block.text ?? '').join('') : '';
+  const text =
+    typeof content === 'string'
+      ? content
+      : Array.isArray(content)
+        ? content.map((block: Block) => block.text ?? '').join('')
+        : '';
   try {
     return JSON.parse(text);
   } catch {

@@ -11,9 +11,17 @@ interface Order {
 }
 
 const ORDERS: Record<string, Order> = {
-  'A-17': { status: 'shipped', items: ['trail shoes'], shipping: { carrier: 'UPS', trackingNumber: '1Z999AA1', eta: 'on Thursday' } },
+  'A-17': {
+    status: 'shipped',
+    items: ['trail shoes'],
+    shipping: { carrier: 'UPS', trackingNumber: '1Z999AA1', eta: 'on Thursday' },
+  },
   'B-42': { status: 'processing', items: ['rain jacket', 'gloves'] },
-  'C-08': { status: 'delivered', items: ['headlamp'], shipping: { carrier: 'DHL', trackingNumber: 'JD0146', eta: 'on Monday' } },
+  'C-08': {
+    status: 'delivered',
+    items: ['headlamp'],
+    shipping: { carrier: 'DHL', trackingNumber: 'JD0146', eta: 'on Monday' },
+  },
 };
 
 const orderIdSchema = {
@@ -29,7 +37,9 @@ export const getOrder = betaTool({
   inputSchema: orderIdSchema,
   run: async ({ orderId }) => {
     const order = ORDERS[orderId.toUpperCase()];
-    return JSON.stringify(order ? { orderId, status: order.status, items: order.items } : { orderId, error: 'no such order' });
+    return JSON.stringify(
+      order ? { orderId, status: order.status, items: order.items } : { orderId, error: 'no such order' },
+    );
   },
 });
 

@@ -58,10 +58,16 @@ export interface EffectScope {
 export function createDurableEffects<State>(scope: EffectScope): DurableEffects<State> {
   const refuseAfterFinish = (what: string) => {
     if (scope.finished) {
-      throw new DurableEffectError(`${scope.where}: ${what} after the evaluation was ${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} (a finished evaluation cannot transition further)`);
+      throw new DurableEffectError(
+        `${scope.where}: ${what} after the evaluation was ${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} (a finished evaluation cannot transition further)`,
+      );
     }
   };
-  const transition = (step: StepReference, state: { hasState: boolean; state?: unknown }, input: { hasInput: boolean; input?: unknown }): Transition => {
+  const transition = (
+    step: StepReference,
+    state: { hasState: boolean; state?: unknown },
+    input: { hasInput: boolean; input?: unknown },
+  ): Transition => {
     checkReference(step, scope.where);
     return Object.freeze({
       kind: 'transition' as const,
@@ -110,8 +116,9 @@ export function isDurableEffect(value: unknown): value is Transition | StateUpda
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DURABLE_EFFECT] === true;
 }
 
-
 function checkReference(step: unknown, where: string): void {
   if (typeof step === 'function' || (typeof step === 'string' && step !== '')) return;
-  throw new DurableEffectError(`${where}: transitionTo expects a step method (this.judge) or its name ('judge'), got ${step === '' ? 'an empty string' : typeof step}`);
+  throw new DurableEffectError(
+    `${where}: transitionTo expects a step method (this.judge) or its name ('judge'), got ${step === '' ? 'an empty string' : typeof step}`,
+  );
 }

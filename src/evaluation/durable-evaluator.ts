@@ -40,7 +40,14 @@ export interface StepScope extends EffectScope {
 
 /** Names a step cannot have: the evaluator API itself. */
 export const RESERVED_STEP_NAMES: ReadonlySet<string> = new Set([
-  'constructor', 'onEvaluation', 'settings', 'emptyState', 'effects', 'currentState', 'evaluationContext', 'evaluate',
+  'constructor',
+  'onEvaluation',
+  'settings',
+  'emptyState',
+  'effects',
+  'currentState',
+  'evaluationContext',
+  'evaluate',
 ]);
 
 export abstract class DurableEvaluator<State = undefined> {
@@ -87,10 +94,17 @@ export abstract class DurableEvaluator<State = undefined> {
    * the progress after each. A failed evaluation throws an `EvaluatorFailedError`.
    */
   async evaluate(context: EvaluationContext): Promise<Effect> {
-    const { outcome, evaluation } = await runDurableInMemory({ evaluator: this, evaluatorId: context.evaluatorId, context });
+    const { outcome, evaluation } = await runDurableInMemory({
+      evaluator: this,
+      evaluatorId: context.evaluatorId,
+      context,
+    });
     if (outcome.type === 'verdict') return effects.complete(evaluation!);
     if (outcome.type === 'inconclusive') return effects.inconclusive(outcome.reason);
-    const error = new EvaluatorFailedError(outcome.error, outcome.attributes ? { attributes: outcome.attributes } : undefined);
+    const error = new EvaluatorFailedError(
+      outcome.error,
+      outcome.attributes ? { attributes: outcome.attributes } : undefined,
+    );
     if (outcome.errorType) error.name = outcome.errorType;
     throw error;
   }
@@ -106,7 +120,9 @@ export abstract class DurableEvaluator<State = undefined> {
 
   #current(what: string): StepScope {
     if (!this.#scope) {
-      throw new DurableEffectError(`${this.constructor.name}.${what}(): only available while onEvaluation or a step runs (not in the constructor or after the step returned)`);
+      throw new DurableEffectError(
+        `${this.constructor.name}.${what}(): only available while onEvaluation or a step runs (not in the constructor or after the step returned)`,
+      );
     }
     return this.#scope;
   }
@@ -124,17 +140,29 @@ export function isDurableEvaluator(value: unknown): value is DurableEvaluator<un
 export function resolveStep(evaluator: DurableEvaluator<unknown>, step: unknown, where: string): string {
   const className = evaluator.constructor?.name || 'the evaluator';
   if (typeof step === 'string') {
-    if (RESERVED_STEP_NAMES.has(step)) throw new DurableEffectError(`${where}: "${step}" is part of the DurableEvaluator API, not a step of ${className}`, { step });
+    if (RESERVED_STEP_NAMES.has(step))
+      throw new DurableEffectError(
+        `${where}: "${step}" is part of the DurableEvaluator API, not a step of ${className}`,
+        { step },
+      );
     if (typeof (evaluator as unknown as Record<string, unknown>)[step] !== 'function') {
-      throw new DurableEffectError(`${where}: step "${step}" is not a method of ${className} (a step is a method of the evaluator)`, { step });
+      throw new DurableEffectError(
+        `${where}: step "${step}" is not a method of ${className} (a step is a method of the evaluator)`,
+        { step },
+      );
     }
     return step;
   }
   if (typeof step === 'function') {
-    for (let object: object | null = evaluator; object && object !== Object.prototype; object = Object.getPrototypeOf(object)) {
+    for (
+      let object: object | null = evaluator;
+      object && object !== Object.prototype;
+      object = Object.getPrototypeOf(object)
+    ) {
       for (const key of Object.getOwnPropertyNames(object)) {
         const descriptor = Object.getOwnPropertyDescriptor(object, key);
-        if (descriptor && 'value' in descriptor && descriptor.value === step && !RESERVED_STEP_NAMES.has(key)) return key;
+        if (descriptor && 'value' in descriptor && descriptor.value === step && !RESERVED_STEP_NAMES.has(key))
+          return key;
       }
     }
     throw new DurableEffectError(

@@ -19,7 +19,9 @@ export interface InMemoryDurableRun {
   timeoutMs?: number;
 }
 
-export async function runDurableInMemory(run: InMemoryDurableRun): Promise<{ outcome: EvaluationOutcome; evaluation?: Evaluation; error?: unknown }> {
+export async function runDurableInMemory(
+  run: InMemoryDurableRun,
+): Promise<{ outcome: EvaluationOutcome; evaluation?: Evaluation; error?: unknown }> {
   const { context } = run;
   const result = await runDurableEvaluation({
     evaluator: run.evaluator,
@@ -31,7 +33,17 @@ export async function runDurableInMemory(run: InMemoryDurableRun): Promise<{ out
     ...(context.signal ? { signal: context.signal } : {}),
   });
   if (result.stopped) {
-    return { outcome: { type: 'failed', error: `evaluator ${run.evaluatorId}: the evaluation was stopped (the collector is shutting down)`, errorType: 'EvaluatorFailedError' } };
+    return {
+      outcome: {
+        type: 'failed',
+        error: `evaluator ${run.evaluatorId}: the evaluation was stopped (the collector is shutting down)`,
+        errorType: 'EvaluatorFailedError',
+      },
+    };
   }
-  return { outcome: result.outcome, ...(result.evaluation ? { evaluation: result.evaluation } : {}), ...(result.error !== undefined ? { error: result.error } : {}) };
+  return {
+    outcome: result.outcome,
+    ...(result.evaluation ? { evaluation: result.evaluation } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
 }

@@ -28,9 +28,14 @@ function findProblem(value: unknown, path: string, seen: Set<object>): string | 
       return undefined;
     }
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) return `${path} is ${describeInstance(value)}, not a plain object`;
+    if (proto !== Object.prototype && proto !== null)
+      return `${path} is ${describeInstance(value)}, not a plain object`;
     for (const [key, item] of Object.entries(value)) {
-      const problem = findProblem(item, /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`, seen);
+      const problem = findProblem(
+        item,
+        /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`,
+        seen,
+      );
       if (problem) return problem;
     }
     return undefined;

@@ -57,7 +57,13 @@ interface Position {
 }
 
 type StepAttempt =
-  | { ok: true; effect: { kind: 'complete'; evaluation: Evaluation } | { kind: 'inconclusive'; reason: string } | { kind: 'transition'; next: Position } }
+  | {
+      ok: true;
+      effect:
+        | { kind: 'complete'; evaluation: Evaluation }
+        | { kind: 'inconclusive'; reason: string }
+        | { kind: 'transition'; next: Position };
+    }
   | { ok: false; error: unknown; retry: boolean };
 
 export async function runDurableEvaluation(options: DurableRunOptions): Promise<DurableRunResult> {
@@ -77,7 +83,14 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
   const deadline = Date.parse(firstStartedAt) + evaluationTimeoutMs;
   const saved = options.progress;
   let position: Position = saved
-    ? { step: saved.step, hasInput: 'input' in saved, input: saved.input, hasState: 'state' in saved, state: saved.state, completedSteps: saved.completedSteps }
+    ? {
+        step: saved.step,
+        hasInput: 'input' in saved,
+        input: saved.input,
+        hasState: 'state' in saved,
+        state: saved.state,
+        completedSteps: saved.completedSteps,
+      }
     : { step: ON_EVALUATION, hasInput: false, hasState: false, completedSteps: 0 };
   const holdSlot = options.holdSlot ?? ((run) => run());
 
@@ -106,14 +119,26 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       if (isTimeout(result.error) && clock() >= deadline) return timedOut(position, 'while it ran');
       const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
       const cause = message(result.error);
-      const detail = cause.startsWith(`${stepWhere}: `) ? cause.slice(stepWhere.length + 2) : withoutWhere(cause, where);
+      const detail = cause.startsWith(`${stepWhere}: `)
+        ? cause.slice(stepWhere.length + 2)
+        : withoutWhere(cause, where);
       return failed(position.completedSteps, result.error, `${stepWhere} failed${tries}: ${detail}`);
     }
     const effect = result.effect;
     if (effect.kind === 'complete') {
-      return { stopped: false, outcome: { type: 'verdict', evaluation: effect.evaluation.toJSON() }, evaluation: effect.evaluation, completedSteps: position.completedSteps + 1 };
+      return {
+        stopped: false,
+        outcome: { type: 'verdict', evaluation: effect.evaluation.toJSON() },
+        evaluation: effect.evaluation,
+        completedSteps: position.completedSteps + 1,
+      };
     }
-    if (effect.kind === 'inconclusive') return { stopped: false, outcome: { type: 'inconclusive', reason: effect.reason }, completedSteps: position.completedSteps + 1 };
+    if (effect.kind === 'inconclusive')
+      return {
+        stopped: false,
+        outcome: { type: 'inconclusive', reason: effect.reason },
+        completedSteps: position.completedSteps + 1,
+      };
     position = effect.next;
     await options.save(progressOf(position, firstStartedAt));
   }
@@ -140,7 +165,11 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       }, timeoutMs);
       onStop = () => {
         controller.abort(options.signal?.reason);
-        reject(new EvaluatorFailedError(`${stepWhere} was stopped (the collector is shutting down)`, { cause: options.signal?.reason }));
+        reject(
+          new EvaluatorFailedError(`${stepWhere} was stopped (the collector is shutting down)`, {
+            cause: options.signal?.reason,
+          }),
+        );
       };
       options.signal?.addEventListener('abort', onStop, { once: true });
     });
@@ -179,25 +208,36 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
   function interpret(returned: unknown, at: Position, stepWhere: string): Extract<StepAttempt, { ok: true }>['effect'] {
     if (isDurableEffect(returned)) {
       if (returned.kind !== 'transition') {
-        throw new DurableEffectError(`${stepWhere}: returned updateState(…) without a transition (follow it with .transitionTo(step); a state alone does not end a step)`);
+        throw new DurableEffectError(
+          `${stepWhere}: returned updateState(…) without a transition (follow it with .transitionTo(step); a state alone does not end a step)`,
+        );
       }
       const transition = returned as Transition;
       const step = resolveStep(evaluator, transition.step, stepWhere);
       let state = { hasState: at.hasState, state: at.state };
       if (transition.hasState) {
         const copy = jsonCopy(transition.state, 'state');
-        if (!copy.ok) throw new DurableEffectError(`${stepWhere}: the new state is not JSON: ${copy.problem} (state is saved as JSON after every step)`);
+        if (!copy.ok)
+          throw new DurableEffectError(
+            `${stepWhere}: the new state is not JSON: ${copy.problem} (state is saved as JSON after every step)`,
+          );
         state = { hasState: copy.value !== undefined, state: copy.value };
       }
       let input: { hasInput: boolean; input?: unknown } = { hasInput: false };
       if (transition.hasInput) {
         const copy = jsonCopy(transition.input, 'input');
-        if (!copy.ok) throw new DurableEffectError(`${stepWhere}: the input of step "${step}" is not JSON: ${copy.problem} (it is saved as JSON with the progress)`);
+        if (!copy.ok)
+          throw new DurableEffectError(
+            `${stepWhere}: the input of step "${step}" is not JSON: ${copy.problem} (it is saved as JSON with the progress)`,
+          );
         input = copy.value === undefined ? { hasInput: false } : { hasInput: true, input: copy.value };
       }
       return { kind: 'transition', next: { step, ...input, ...state, completedSteps: at.completedSteps + 1 } };
     }
-    if (isEffect(returned)) return returned.kind === 'complete' ? { kind: 'complete', evaluation: returned.evaluation } : { kind: 'inconclusive', reason: returned.reason };
+    if (isEffect(returned))
+      return returned.kind === 'complete'
+        ? { kind: 'complete', evaluation: returned.evaluation }
+        : { kind: 'inconclusive', reason: returned.reason };
     throw new EvaluatorFailedError(
       `${stepWhere} returned ${describe(returned)} (return this.effects().transitionTo(step), .complete(evaluation) or .inconclusive(reason))`,
       { cause: returned },
@@ -249,7 +289,10 @@ function withoutWhere(text: string, where: string): string {
 
 function describe(value: unknown): string {
   if (value === undefined || value === null) return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? value.slice(0, 59) + '…' : value);
-  if (typeof value === 'object') return value.constructor?.name && value.constructor !== Object ? `an instance of ${value.constructor.name}` : 'an object';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value);
+  if (typeof value === 'object')
+    return value.constructor?.name && value.constructor !== Object
+      ? `an instance of ${value.constructor.name}`
+      : 'an object';
   return `${typeof value} ${String(value)}`;
 }

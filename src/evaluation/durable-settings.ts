@@ -48,18 +48,27 @@ export class DurableSettings {
   }
 
   withDefaultStepTimeout(timeout: Duration): DurableSettings {
-    return new DurableSettings({ ...this.#data(), defaultStepTimeoutMs: durationMs(timeout, 'withDefaultStepTimeout') });
+    return new DurableSettings({
+      ...this.#data(),
+      defaultStepTimeoutMs: durationMs(timeout, 'withDefaultStepTimeout'),
+    });
   }
 
   withMaxStepRetries(retries: number): DurableSettings {
     if (!Number.isInteger(retries) || retries < 0 || retries > MAX_STEP_RETRIES) {
-      throw new EvaluatorDefinitionError(`DurableSettings.withMaxStepRetries: retries must be an integer from 0 to ${MAX_STEP_RETRIES} (got ${String(retries)})`);
+      throw new EvaluatorDefinitionError(
+        `DurableSettings.withMaxStepRetries: retries must be an integer from 0 to ${MAX_STEP_RETRIES} (got ${String(retries)})`,
+      );
     }
     return new DurableSettings({ ...this.#data(), maxStepRetries: retries });
   }
 
   #data(): DurableSettingsData {
-    return { evaluationTimeoutMs: this.evaluationTimeoutMs, defaultStepTimeoutMs: this.defaultStepTimeoutMs, maxStepRetries: this.maxStepRetries };
+    return {
+      evaluationTimeoutMs: this.evaluationTimeoutMs,
+      defaultStepTimeoutMs: this.defaultStepTimeoutMs,
+      maxStepRetries: this.maxStepRetries,
+    };
   }
 }
 

@@ -24,7 +24,9 @@ export interface Effects {
 const builder: Effects = {
   complete(evaluation) {
     if (!(evaluation instanceof Evaluation)) {
-      throw new InvalidEvaluationError('effects.complete: expected an Evaluation (build one with Evaluation.passed, failed or of)');
+      throw new InvalidEvaluationError(
+        'effects.complete: expected an Evaluation (build one with Evaluation.passed, failed or of)',
+      );
     }
     return Object.freeze({ kind: 'complete', evaluation, [EFFECT]: true }) as Effect;
   },

@@ -81,6 +81,8 @@ export class DurableEffectError extends Error {
 export function failureAttributes(error: unknown): Record<string, string | number | boolean> | undefined {
   const attributes = (error as { attributes?: unknown } | undefined)?.attributes;
   if (!(error instanceof Error) || typeof attributes !== 'object' || attributes === null) return undefined;
-  const entries = Object.entries(attributes).filter(([, value]) => ['string', 'number', 'boolean'].includes(typeof value));
+  const entries = Object.entries(attributes).filter(([, value]) =>
+    ['string', 'number', 'boolean'].includes(typeof value),
+  );
   return entries.length > 0 ? (Object.fromEntries(entries) as Record<string, string | number | boolean>) : undefined;
 }

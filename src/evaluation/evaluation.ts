@@ -31,7 +31,13 @@ export class Evaluation {
   readonly label: string | undefined;
   readonly attributes: Readonly<Record<string, EvaluationAttributeValue>>;
 
-  private constructor(data: { passed: boolean; explanation: string; score?: number; label?: string; attributes: Record<string, EvaluationAttributeValue> }) {
+  private constructor(data: {
+    passed: boolean;
+    explanation: string;
+    score?: number;
+    label?: string;
+    attributes: Record<string, EvaluationAttributeValue>;
+  }) {
     this.passed = data.passed;
     this.explanation = data.explanation;
     this.score = data.score;
@@ -52,7 +58,8 @@ export class Evaluation {
 
   /** A verdict computed by the evaluator: `Evaluation.of(length >= minLength, 'reply of …')`. */
   static of(passed: boolean, explanation: string): Evaluation {
-    if (typeof passed !== 'boolean') throw new InvalidEvaluationError(`Evaluation.of: passed must be a boolean (got ${describe(passed)})`);
+    if (typeof passed !== 'boolean')
+      throw new InvalidEvaluationError(`Evaluation.of: passed must be a boolean (got ${describe(passed)})`);
     if (typeof explanation !== 'string') {
       throw new InvalidEvaluationError(`Evaluation.of: explanation must be a string (got ${describe(explanation)})`);
     }
@@ -78,18 +85,25 @@ export class Evaluation {
 
   withLabel(label: string): Evaluation {
     if (typeof label !== 'string' || label === '') {
-      throw new InvalidEvaluationError(`Evaluation.withLabel: label must be a non-empty string (got ${describe(label)})`);
+      throw new InvalidEvaluationError(
+        `Evaluation.withLabel: label must be a non-empty string (got ${describe(label)})`,
+      );
     }
     return new Evaluation({ ...this.data(), label });
   }
 
   withAttribute(key: string, value: EvaluationAttributeValue): Evaluation {
     if (typeof key !== 'string' || key === '') {
-      throw new InvalidEvaluationError(`Evaluation.withAttribute: key must be a non-empty string (got ${describe(key)})`);
+      throw new InvalidEvaluationError(
+        `Evaluation.withAttribute: key must be a non-empty string (got ${describe(key)})`,
+      );
     }
-    const ok = typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+    const ok =
+      typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!ok) {
-      throw new InvalidEvaluationError(`Evaluation.withAttribute: the value of "${key}" must be a string, a finite number or a boolean (got ${describe(value)})`);
+      throw new InvalidEvaluationError(
+        `Evaluation.withAttribute: the value of "${key}" must be a string, a finite number or a boolean (got ${describe(value)})`,
+      );
     }
     const data = this.data();
     return new Evaluation({ ...data, attributes: { ...data.attributes, [key]: value } });
@@ -101,7 +115,11 @@ export class Evaluation {
   }
 
   private data(): EvaluationData {
-    const data: EvaluationData = { passed: this.passed, explanation: this.explanation, attributes: { ...this.attributes } };
+    const data: EvaluationData = {
+      passed: this.passed,
+      explanation: this.explanation,
+      attributes: { ...this.attributes },
+    };
     if (this.score !== undefined) data.score = this.score;
     if (this.label !== undefined) data.label = this.label;
     return data;
@@ -110,6 +128,7 @@ export class Evaluation {
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined)
+    return String(value);
   return typeof value;
 }

@@ -48,14 +48,20 @@ export class EvaluatorConfig {
 
   getNumber(key: string): number {
     const value = this.#required(key);
-    const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+    const number =
+      typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
     if (Number.isFinite(number)) return number;
     throw this.#typeError(key, 'a number', value);
   }
 
   getInt(key: string): number {
     const value = this.#required(key);
-    const number = typeof value === 'number' ? value : typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+    const number =
+      typeof value === 'number'
+        ? value
+        : typeof value === 'string' && /^\s*[-+]?\d+\s*$/.test(value)
+          ? Number(value)
+          : Number.NaN;
     if (Number.isSafeInteger(number)) return number;
     throw this.#typeError(key, 'an integer', value);
   }
@@ -79,7 +85,8 @@ export class EvaluatorConfig {
   /** A mapping (for structured properties such as a JSON schema). */
   getObject(key: string): Record<string, unknown> {
     const value = this.#required(key);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return structuredClone(value) as Record<string, unknown>;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return structuredClone(value) as Record<string, unknown>;
     throw this.#typeError(key, 'a mapping', value);
   }
 
@@ -89,7 +96,8 @@ export class EvaluatorConfig {
     if (!key.includes('.')) return undefined;
     let current: unknown = this.#values;
     for (const part of key.split('.')) {
-      if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, part)) return undefined;
+      if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, part))
+        return undefined;
       current = (current as Record<string, unknown>)[part];
     }
     return current;
@@ -108,6 +116,9 @@ export class EvaluatorConfig {
 
   #typeError(key: string, expected: string, value: unknown): ConfigPropertyTypeError {
     const shown = JSON.stringify(value) ?? String(value);
-    return new ConfigPropertyTypeError(key, `${this.#where}: config property "${key}" must be ${expected} (got ${shown.length > 80 ? shown.slice(0, 79) + '…' : shown})`);
+    return new ConfigPropertyTypeError(
+      key,
+      `${this.#where}: config property "${key}" must be ${expected} (got ${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown})`,
+    );
   }
 }

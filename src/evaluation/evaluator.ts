@@ -75,13 +75,18 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
   }
   const where = `defineEvaluator(${id})`;
   const version = options.version ?? DEFAULT_EVALUATOR_VERSION;
-  if (typeof version !== 'string' || version.trim() === '') throw new EvaluatorDefinitionError(`${where}: version must be a non-empty string`);
+  if (typeof version !== 'string' || version.trim() === '')
+    throw new EvaluatorDefinitionError(`${where}: version must be a non-empty string`);
   if (typeof options.create !== 'function') {
-    throw new EvaluatorDefinitionError(`${where}: create must be a function returning an evaluator (create: ({ ledger }) => new MyEvaluator(ledger))`);
+    throw new EvaluatorDefinitionError(
+      `${where}: create must be a function returning an evaluator (create: ({ ledger }) => new MyEvaluator(ledger))`,
+    );
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_EVALUATION_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-    throw new EvaluatorDefinitionError(`${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`);
+    throw new EvaluatorDefinitionError(
+      `${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`,
+    );
   }
   const create = options.create;
   return Object.freeze({

@@ -68,13 +68,17 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
   let onStop: (() => void) | undefined;
   const stopped = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new EvaluatorFailedError(`${where}: the evaluation did not finish within ${attempt.timeoutMs} ms (timed out)`);
+      const error = new EvaluatorFailedError(
+        `${where}: the evaluation did not finish within ${attempt.timeoutMs} ms (timed out)`,
+      );
       error.name = 'TimeoutError';
       controller.abort(error);
       reject(error);
     }, attempt.timeoutMs);
     onStop = () => {
-      const error = new EvaluatorFailedError(`${where}: the evaluation was stopped (the collector is shutting down)`, { cause: attempt.signal?.reason });
+      const error = new EvaluatorFailedError(`${where}: the evaluation was stopped (the collector is shutting down)`, {
+        cause: attempt.signal?.reason,
+      });
       controller.abort(error);
       reject(error);
     };
@@ -95,7 +99,9 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
     const effect = await Promise.race([
       (async () => {
         if (typeof evaluator?.evaluate !== 'function') {
-          throw new EvaluatorFailedError(`${where}: create returned ${describe(evaluator)}, not an evaluator (an object with an evaluate method)`);
+          throw new EvaluatorFailedError(
+            `${where}: create returned ${describe(evaluator)}, not an evaluator (an object with an evaluate method)`,
+          );
         }
         return evaluator.evaluate(context);
       })(),
@@ -107,7 +113,8 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
         { cause: effect },
       );
     }
-    if (effect.kind === 'complete') return { outcome: { type: 'verdict', evaluation: effect.evaluation.toJSON() }, evaluation: effect.evaluation };
+    if (effect.kind === 'complete')
+      return { outcome: { type: 'verdict', evaluation: effect.evaluation.toJSON() }, evaluation: effect.evaluation };
     return { outcome: { type: 'inconclusive', reason: effect.reason } };
   } catch (error) {
     return { outcome: failedOutcome(error), error };
@@ -121,14 +128,22 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
 export function failedOutcome(error: unknown): EvaluationOutcome {
   if (error instanceof Error) {
     const attributes = failureAttributes(error);
-    return { type: 'failed', error: error.message || error.name, errorType: error.name, ...(attributes ? { attributes } : {}) };
+    return {
+      type: 'failed',
+      error: error.message || error.name,
+      errorType: error.name,
+      ...(attributes ? { attributes } : {}),
+    };
   }
   return { type: 'failed', error: `threw a non-error value: ${describe(error)}`, errorType: typeof error };
 }
 
 function describe(value: unknown): string {
   if (value === undefined || value === null) return String(value);
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? value.slice(0, 59) + '…' : value);
-  if (typeof value === 'object') return value.constructor?.name && value.constructor !== Object ? `an instance of ${value.constructor.name}` : 'an object';
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 59)}…` : value);
+  if (typeof value === 'object')
+    return value.constructor?.name && value.constructor !== Object
+      ? `an instance of ${value.constructor.name}`
+      : 'an object';
   return `${typeof value} ${String(value)}`;
 }

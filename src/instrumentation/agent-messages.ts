@@ -96,8 +96,10 @@ function textOf(part: AgentMessagePart): string | undefined {
 
 /** A part without its bulky non-text fields (arguments, responses), which cannot be cut safely. */
 function textOnly(part: AgentMessagePart): AgentMessagePart {
-  if (part.type === 'tool_call') return { type: 'tool_call', id: part.id as string | undefined, name: String(part.name) };
-  if (part.type === 'tool_call_response') return { type: 'tool_call_response', id: part.id as string | undefined, response: ELLIPSIS };
+  if (part.type === 'tool_call')
+    return { type: 'tool_call', id: part.id as string | undefined, name: String(part.name) };
+  if (part.type === 'tool_call_response')
+    return { type: 'tool_call_response', id: part.id as string | undefined, response: ELLIPSIS };
   return part;
 }
 

@@ -21,7 +21,10 @@ let fromEnv: ContentSettings | undefined;
 
 export function contentSettings(): ContentSettings {
   if (configured) return configured;
-  fromEnv ??= { captureContent: booleanEnv(process.env[CAPTURE_CONTENT_ENV]) ?? false, maxContentBytes: DEFAULT_MAX_CONTENT_BYTES };
+  fromEnv ??= {
+    captureContent: booleanEnv(process.env[CAPTURE_CONTENT_ENV]) ?? false,
+    maxContentBytes: DEFAULT_MAX_CONTENT_BYTES,
+  };
   return fromEnv;
 }
 

@@ -95,7 +95,10 @@ export async function invokeAgent<R>(
 ): Promise<AgentReply<Awaited<R>>> {
   const started = start(options);
   if (!started) {
-    return { result: await fn({ interactionId: undefined, span: trace.wrapSpanContext(INVALID_CONTEXT) }), interactionId: undefined };
+    return {
+      result: await fn({ interactionId: undefined, span: trace.wrapSpanContext(INVALID_CONTEXT) }),
+      interactionId: undefined,
+    };
   }
   let result: Awaited<R>;
   try {
@@ -114,7 +117,8 @@ function start(options: InvokeAgentOptions): Started | undefined {
   return guarded(() => {
     const parent = context.active();
     const id = typeof options?.id === 'string' && options.id !== '' ? options.id : undefined;
-    if (id === undefined) warnOnce('invokeAgent: options.id is missing; the collector will name the agent after service.name');
+    if (id === undefined)
+      warnOnce('invokeAgent: options.id is missing; the collector will name the agent after service.name');
     const settings = contentSettings();
     const captureContent = options.captureContent ?? settings.captureContent;
     const span = tracer().startSpan(
@@ -126,10 +130,14 @@ function start(options: InvokeAgentOptions): Started | undefined {
       setMessages(span, 'gen_ai.input.messages', toMessages(options.input, 'user'), settings.maxContentBytes);
     }
     const spanContext = span.spanContext();
-    const own = span.isRecording() && isSpanContextValid(spanContext) ? `${spanContext.traceId}-${spanContext.spanId}` : undefined;
+    const own =
+      span.isRecording() && isSpanContextValid(spanContext)
+        ? `${spanContext.traceId}-${spanContext.spanId}`
+        : undefined;
     const enclosing = parent.getValue(ENCLOSING_AGENT) as EnclosingAgent | undefined;
     // The same agent nested in itself is one interaction for the collector: report the outer one.
-    const interactionId = enclosing !== undefined && id !== undefined && enclosing.agentId === id ? enclosing.interactionId : own;
+    const interactionId =
+      enclosing !== undefined && id !== undefined && enclosing.agentId === id ? enclosing.interactionId : own;
     const agent: EnclosingAgent = { agentId: id ?? '', interactionId };
     return {
       span,

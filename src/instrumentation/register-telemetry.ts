@@ -39,7 +39,8 @@ let current: Telemetry | undefined;
 
 export function register(options: RegisterOptions = {}): Telemetry {
   if (current) {
-    if (Object.keys(options ?? {}).length > 0) diag.warn('evalon: register() called again; keeping the first registration');
+    if (Object.keys(options ?? {}).length > 0)
+      diag.warn('evalon: register() called again; keeping the first registration');
     return current;
   }
   try {
@@ -109,7 +110,10 @@ function start(options: RegisterOptions): Telemetry {
   return telemetry;
 }
 
-function createExporter(resolved: ResolvedOptions, headers: Record<string, string> | undefined): SpanExporter | undefined {
+function createExporter(
+  resolved: ResolvedOptions,
+  headers: Record<string, string> | undefined,
+): SpanExporter | undefined {
   if (resolved.tracesExporter === 'none') return undefined;
   if (resolved.tracesExporter === 'console') return new ConsoleSpanExporter();
   const config = { url: resolved.tracesUrl, ...(headers ? { headers } : {}) };

@@ -82,11 +82,18 @@ export function resolveTelemetryOptions(options: RegisterOptions, env: Env): Res
   };
   const envNumber = (name: string, fallback: number) => positive(name, env[name], fallback);
 
-  const maxQueueSize = positive('maxQueueSize', options.maxQueueSize, envNumber('OTEL_BSP_MAX_QUEUE_SIZE', DEFAULT_MAX_QUEUE_SIZE));
+  const maxQueueSize = positive(
+    'maxQueueSize',
+    options.maxQueueSize,
+    envNumber('OTEL_BSP_MAX_QUEUE_SIZE', DEFAULT_MAX_QUEUE_SIZE),
+  );
   const queue: QueueLimits = {
     maxQueueSize,
     maxQueueBytes: positive('maxQueueBytes', options.maxQueueBytes, DEFAULT_MAX_QUEUE_BYTES),
-    maxExportBatchSize: Math.min(maxQueueSize, envNumber('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', DEFAULT_MAX_EXPORT_BATCH_SIZE)),
+    maxExportBatchSize: Math.min(
+      maxQueueSize,
+      envNumber('OTEL_BSP_MAX_EXPORT_BATCH_SIZE', DEFAULT_MAX_EXPORT_BATCH_SIZE),
+    ),
     scheduledDelayMillis: positive(
       'scheduledDelayMillis',
       options.scheduledDelayMillis,
@@ -97,12 +104,21 @@ export function resolveTelemetryOptions(options: RegisterOptions, env: Env): Res
 
   let captureContent = options.captureContent;
   if (captureContent !== undefined && typeof captureContent !== 'boolean') {
-    warnings.push(`captureContent: must be true or false, got ${JSON.stringify(captureContent)} (using the environment)`);
+    warnings.push(
+      `captureContent: must be true or false, got ${JSON.stringify(captureContent)} (using the environment)`,
+    );
     captureContent = undefined;
   }
   const envCapture = env[CAPTURE_CONTENT_ENV];
-  if (captureContent === undefined && envCapture !== undefined && envCapture !== '' && booleanEnv(envCapture) === undefined) {
-    warnings.push(`${CAPTURE_CONTENT_ENV}: must be true or false, got ${JSON.stringify(envCapture)} (content not captured)`);
+  if (
+    captureContent === undefined &&
+    envCapture !== undefined &&
+    envCapture !== '' &&
+    booleanEnv(envCapture) === undefined
+  ) {
+    warnings.push(
+      `${CAPTURE_CONTENT_ENV}: must be true or false, got ${JSON.stringify(envCapture)} (content not captured)`,
+    );
   }
 
   return {
@@ -113,7 +129,11 @@ export function resolveTelemetryOptions(options: RegisterOptions, env: Env): Res
     maxContentBytes: positive('maxContentBytes', options.maxContentBytes, DEFAULT_MAX_CONTENT_BYTES),
     queue,
     shutdownOnExit: options.shutdownOnExit ?? true,
-    shutdownTimeoutMillis: positive('shutdownTimeoutMillis', options.shutdownTimeoutMillis, DEFAULT_SHUTDOWN_TIMEOUT_MILLIS),
+    shutdownTimeoutMillis: positive(
+      'shutdownTimeoutMillis',
+      options.shutdownTimeoutMillis,
+      DEFAULT_SHUTDOWN_TIMEOUT_MILLIS,
+    ),
     tracesExporter: tracesExporterOf(env, warnings),
     warnings,
   };
@@ -174,7 +194,9 @@ function tracesExporterOf(env: Env, warnings: string[]): 'otlp' | 'console' | 'n
   if (names.length === 0 || names.includes('otlp')) return 'otlp';
   if (names.includes('none')) return 'none';
   if (names.includes('console')) return 'console';
-  warnings.push(`OTEL_TRACES_EXPORTER: "${env.OTEL_TRACES_EXPORTER}" is not supported, only otlp, console and none (using otlp)`);
+  warnings.push(
+    `OTEL_TRACES_EXPORTER: "${env.OTEL_TRACES_EXPORTER}" is not supported, only otlp, console and none (using otlp)`,
+  );
   return 'otlp';
 }
 

@@ -12,8 +12,21 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { JsonObject } from './json-value.ts';
-import type { ModelCallOptions, ModelCallRetry, ModelClient, ModelRequest, ModelResponse, ModelTextBlock, ModelToolUseBlock } from './model-client.ts';
-import { addExtraCaCertificates, modelSettingsFromEnv, stripBedrockSuffix, type ModelSettings } from './model-settings.ts';
+import type {
+  ModelCallOptions,
+  ModelCallRetry,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelTextBlock,
+  ModelToolUseBlock,
+} from './model-client.ts';
+import {
+  addExtraCaCertificates,
+  modelSettingsFromEnv,
+  stripBedrockSuffix,
+  type ModelSettings,
+} from './model-settings.ts';
 
 export const DEFAULT_MODEL_MAX_RETRIES = 3;
 export const DEFAULT_RETRY_BASE_MS = 500;
@@ -49,7 +62,10 @@ export class ModelCallError extends Error {
   readonly retryable: boolean;
   /** `error.type` in telemetry: the API's error code (`overloaded_error`…), else the status, else the cause's name. */
   readonly errorType: string;
-  constructor(message: string, details: { status: number | undefined; attempts: number; retryable: boolean; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: { status: number | undefined; attempts: number; retryable: boolean; cause?: unknown },
+  ) {
     super(message, { cause: details.cause });
     this.name = 'ModelCallError';
     this.status = details.status;
@@ -76,14 +92,27 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
   async function callOnce(request: ModelRequest, call: ModelCallOptions): Promise<ModelResponse> {
     const body = { ...request, model: request.model ?? settings.model };
     const message = await sdk.messages.create(body as never, call.signal ? { signal: call.signal } : undefined);
-    const reply = message as unknown as { id: string; model: string; content: Array<Record<string, unknown>>; stop_reason: string | null; usage: { input_tokens: number | null; output_tokens: number } };
+    const reply = message as unknown as {
+      id: string;
+      model: string;
+      content: Array<Record<string, unknown>>;
+      stop_reason: string | null;
+      usage: { input_tokens: number | null; output_tokens: number };
+    };
     return {
       id: reply.id,
       model: reply.model,
       content: reply.content.flatMap((block): Array<ModelTextBlock | ModelToolUseBlock> => {
         if (block.type === 'text') return [{ type: 'text', text: String(block.text ?? '') }];
         if (block.type === 'tool_use') {
-          return [{ type: 'tool_use', id: String(block.id), name: String(block.name), input: (block.input ?? {}) as JsonObject }];
+          return [
+            {
+              type: 'tool_use',
+              id: String(block.id),
+              name: String(block.name),
+              input: (block.input ?? {}) as JsonObject,
+            },
+          ];
         }
         return [];
       }),
@@ -104,15 +133,33 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
           const retryable = isRetryable(error);
           const model = request.model ?? settings.model;
           if (!retryable) {
-            throw new ModelCallError(`model call to ${model} failed: ${describeError(error)} (not retried)`, { status, attempts: attempt, retryable, cause: error });
+            throw new ModelCallError(`model call to ${model} failed: ${describeError(error)} (not retried)`, {
+              status,
+              attempts: attempt,
+              retryable,
+              cause: error,
+            });
           }
           const retryAfter = retryAfterMs(error);
           if (attempt > maxRetries || (retryAfter !== undefined && retryAfter > maxRetryAfterMs)) {
-            const why = attempt > maxRetries ? `after ${attempt} attempt(s)` : `: the server asked to retry after ${Math.round(retryAfter! / 1000)} s, longer than ${Math.round(maxRetryAfterMs / 1000)} s`;
-            throw new ModelCallError(`model call to ${model} failed ${why}: ${describeError(error)}`, { status, attempts: attempt, retryable, cause: error });
+            const why =
+              attempt > maxRetries
+                ? `after ${attempt} attempt(s)`
+                : `: the server asked to retry after ${Math.round(retryAfter! / 1000)} s, longer than ${Math.round(maxRetryAfterMs / 1000)} s`;
+            throw new ModelCallError(`model call to ${model} failed ${why}: ${describeError(error)}`, {
+              status,
+              attempts: attempt,
+              retryable,
+              cause: error,
+            });
           }
           const delayMs = retryAfter ?? backoffMs(attempt, retryBaseMs, retryMaxMs);
-          const retry = { attempt, ...(status !== undefined ? { status } : {}), errorType: errorTypeOf(error), delayMs };
+          const retry = {
+            attempt,
+            ...(status !== undefined ? { status } : {}),
+            errorType: errorTypeOf(error),
+            delayMs,
+          };
           options.onRetry?.({ ...retry, error });
           call.onRetry?.(retry);
           await sleep(delayMs, call.signal);

@@ -79,7 +79,10 @@ export async function judgeCriteria(options: JudgeOptions): Promise<JudgeVerdict
 }
 
 /** Judges one criterion; never throws (a failed model call is a failed criterion). */
-export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOptions, 'criteria'>): Promise<CriterionResult> {
+export async function judgeCriterion(
+  criterion: Criterion,
+  options: Omit<JudgeOptions, 'criteria'>,
+): Promise<CriterionResult> {
   const base = {
     name: criterion.name,
     description: criterion.description,
@@ -88,7 +91,8 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
     ...(effectiveThreshold(criterion) !== undefined ? { passThreshold: effectiveThreshold(criterion) } : {}),
   };
   const missing = missingToolCalls(criterion, options.transcript, options.calledTools);
-  if (missing !== undefined) return { ...base, passed: false, score: 0, reasoning: missing, outcome: 'missing_tool_call' };
+  if (missing !== undefined)
+    return { ...base, passed: false, score: 0, reasoning: missing, outcome: 'missing_tool_call' };
 
   const request = buildJudgeRequest(criterion, options.transcript, options);
   const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
@@ -98,7 +102,10 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let response: ModelResponse;
     try {
-      response = await options.model.createMessage({ ...request, messages }, options.signal ? { signal: options.signal } : undefined);
+      response = await options.model.createMessage(
+        { ...request, messages },
+        options.signal ? { signal: options.signal } : undefined,
+      );
     } catch (error) {
       options.onCallError?.(error);
       const reason = `judge call failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -113,7 +120,14 @@ export async function judgeCriterion(criterion: Criterion, options: Omit<JudgeOp
         return { ...base, passed, score: passed ? 1 : 0, reasoning: verdict.reasoning, outcome: 'judged', usage };
       }
       const score = verdict.score ?? 0;
-      return { ...base, passed: score >= base.passThreshold!, score, reasoning: verdict.reasoning, outcome: 'judged', usage };
+      return {
+        ...base,
+        passed: score >= base.passThreshold!,
+        score,
+        reasoning: verdict.reasoning,
+        outcome: 'judged',
+        usage,
+      };
     }
     problem = verdict.problem;
     messages = retryMessages(request, verdict.raw, verdict.problem);
@@ -143,7 +157,10 @@ export function combineResults(results: CriterionResult[]): JudgeVerdict {
     criteria: results,
     overallScore: totalWeight > 0 ? weighted / totalWeight : 0,
     passed: overallPassed(results),
-    summary: results.map((result) => result.reasoning).filter((reasoning) => reasoning.trim() !== '').join('; '),
+    summary: results
+      .map((result) => result.reasoning)
+      .filter((reasoning) => reasoning.trim() !== '')
+      .join('; '),
     usage,
   };
 }
@@ -157,7 +174,11 @@ export function overallPassed(results: readonly CriterionResult[]): boolean {
 }
 
 /** Why the transcript fails the criterion's tool requirement, or undefined when it is met. */
-export function missingToolCalls(criterion: Criterion, transcript: readonly TranscriptEntry[], calledTools?: readonly string[]): string | undefined {
+export function missingToolCalls(
+  criterion: Criterion,
+  transcript: readonly TranscriptEntry[],
+  calledTools?: readonly string[],
+): string | undefined {
   const required = criterion.requireToolCall;
   if (required === false) return undefined;
   const called = new Set(calledTools ?? toolCallsIn(transcript));

@@ -2,9 +2,22 @@
 export { DEFAULT_CRITERION_WEIGHT, DEFAULT_PASS_THRESHOLD, effectiveThreshold } from './criterion.ts';
 export type { Criterion, CriterionType } from './criterion.ts';
 export { criteriaSchema, criterionSchema } from './criterion-schema.ts';
-export { combineResults, DEFAULT_JUDGE_ATTEMPTS, judgeCriteria, judgeCriterion, missingToolCalls, overallPassed } from './criteria-judge.ts';
+export {
+  combineResults,
+  DEFAULT_JUDGE_ATTEMPTS,
+  judgeCriteria,
+  judgeCriterion,
+  missingToolCalls,
+  overallPassed,
+} from './criteria-judge.ts';
 export type { CriterionOutcome, CriterionResult, JudgeOptions, JudgeVerdict } from './criteria-judge.ts';
-export { buildJudgeRequest, DATA_SAFETY_RULE, DEFAULT_JUDGE_PREAMBLE, neutralize, RECORD_VERDICT_TOOL } from './judge-prompt.ts';
+export {
+  buildJudgeRequest,
+  DATA_SAFETY_RULE,
+  DEFAULT_JUDGE_PREAMBLE,
+  neutralize,
+  RECORD_VERDICT_TOOL,
+} from './judge-prompt.ts';
 export type { JudgeContext } from './judge-prompt.ts';
 export { extractJsonObject, parseVerdict } from './verdict-parser.ts';
 export type { ParsedVerdict } from './verdict-parser.ts';
@@ -37,12 +50,25 @@ export {
   retryAfterMs,
 } from './anthropic-model-client.ts';
 export type { RetryInfo } from './anthropic-model-client.ts';
-export { buildRubricRequest, DEFAULT_RUBRIC_PREAMBLE, JudgeOutputError, judgeRubric, parseRubricVerdict, rubricVerdictSchema } from './rubric-judge.ts';
+export {
+  buildRubricRequest,
+  DEFAULT_RUBRIC_PREAMBLE,
+  JudgeOutputError,
+  judgeRubric,
+  parseRubricVerdict,
+  rubricVerdictSchema,
+} from './rubric-judge.ts';
 export type { ParsedRubricVerdict, RubricJudgeOptions, RubricVerdict, RubricVerdictFields } from './rubric-judge.ts';
 export { textModelClient, toPrompt } from './text-model-client.ts';
 export type { ChatMessage, TextModel } from './text-model-client.ts';
 export type { AnthropicModelClientOptions } from './anthropic-model-client.ts';
-export { addExtraCaCertificates, DEFAULT_BASE_URL, DEFAULT_MODEL, modelSettingsFromEnv, stripBedrockSuffix } from './model-settings.ts';
+export {
+  addExtraCaCertificates,
+  DEFAULT_BASE_URL,
+  DEFAULT_MODEL,
+  modelSettingsFromEnv,
+  stripBedrockSuffix,
+} from './model-settings.ts';
 export type { ModelSettings } from './model-settings.ts';
 export { compactJson, isJsonObject } from './json-value.ts';
 export type { JsonObject, JsonPrimitive, JsonValue } from './json-value.ts';

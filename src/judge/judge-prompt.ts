@@ -36,24 +36,38 @@ export interface JudgeContext {
   modelName?: string;
 }
 
-export function buildJudgeRequest(criterion: Criterion, transcript: readonly TranscriptEntry[], context: JudgeContext = {}): ModelRequest {
+export function buildJudgeRequest(
+  criterion: Criterion,
+  transcript: readonly TranscriptEntry[],
+  context: JudgeContext = {},
+): ModelRequest {
   const template = context.promptTemplate?.trim();
   const sections: string[] = [];
   if (!template) {
     if (context.scenario) {
       const { name, description, conversations } = context.scenario;
-      sections.push(`## Scenario\nName: ${name}\nDescription: ${description.trim()}\nConversations: ${conversations.join(', ')}`);
+      sections.push(
+        `## Scenario\nName: ${name}\nDescription: ${description.trim()}\nConversations: ${conversations.join(', ')}`,
+      );
     }
     sections.push(`## Ground Truth\n${groundTruthBlock(context.groundTruth)}`);
   }
-  sections.push(`## Transcript\n<transcript>\n${neutralize(renderTranscript(transcript), 'transcript')}\n</transcript>`);
+  sections.push(
+    `## Transcript\n<transcript>\n${neutralize(renderTranscript(transcript), 'transcript')}\n</transcript>`,
+  );
   sections.push(criterionBlock(criterion));
   return {
     ...(context.modelName ? { model: context.modelName } : {}),
     max_tokens: JUDGE_MAX_TOKENS,
     system: `${template || DEFAULT_JUDGE_PREAMBLE}\n\n${DATA_SAFETY_RULE}`,
     messages: [{ role: 'user', content: sections.join('\n\n') }],
-    tools: [{ name: RECORD_VERDICT_TOOL, description: 'Record the verdict for the criterion.', input_schema: verdictSchema(criterion) }],
+    tools: [
+      {
+        name: RECORD_VERDICT_TOOL,
+        description: 'Record the verdict for the criterion.',
+        input_schema: verdictSchema(criterion),
+      },
+    ],
     tool_choice: { type: 'tool', name: RECORD_VERDICT_TOOL },
   };
 }
@@ -71,7 +85,10 @@ function criterionBlock(criterion: Criterion): string {
   const lines = [`## Evaluation Criterion`, criterion.description, typeLine(criterion)];
   const required = criterion.requireToolCall;
   if (required !== false) {
-    const which = required === true ? 'a tool or action invocation' : `a call of ${required.map((tool) => `\`${tool}\``).join(', ')}`;
+    const which =
+      required === true
+        ? 'a tool or action invocation'
+        : `a call of ${required.map((tool) => `\`${tool}\``).join(', ')}`;
     lines.push(
       '',
       `This criterion REQUIRES ${which}. The transcript must show it (tool calls, function invocations, action records).`,
@@ -101,7 +118,10 @@ function typeLine(criterion: Criterion): string {
 
 function outputFormat(criterion: Criterion): string {
   const field = criterion.criterionType === 'binary' ? '`passed` (boolean)' : '`score` (a number from 0 to 1)';
-  const example = criterion.criterionType === 'binary' ? '{"passed": true, "reasoning": "..."}' : '{"score": 0.8, "reasoning": "..."}';
+  const example =
+    criterion.criterionType === 'binary'
+      ? '{"passed": true, "reasoning": "..."}'
+      : '{"score": 0.8, "reasoning": "..."}';
   return [
     `Record your verdict with the ${RECORD_VERDICT_TOOL} tool, giving ${field} and \`reasoning\` (string).`,
     `If you cannot call the tool, reply with only a JSON object such as ${example}: no other fields, no markdown.`,

@@ -6,7 +6,14 @@
  *
  * The report never holds message content (prompts carry the judged interaction's text).
  */
-import type { ModelCallOptions, ModelCallRetry, ModelClient, ModelRequest, ModelResponse, ModelUsage } from './model-client.ts';
+import type {
+  ModelCallOptions,
+  ModelCallRetry,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+} from './model-client.ts';
 
 export interface ModelCallReport {
   /** The model asked (the client's default when the request names none). */
@@ -34,7 +41,11 @@ export interface ObservedModelClient extends ModelClient {
  * Wraps `client`; `onCall` runs once per call, after it settles, and must not throw (a throw is
  * swallowed: observing never fails the call). `now` is the clock (tests may inject one).
  */
-export function observeModelCalls(client: ModelClient, onCall?: (report: ModelCallReport) => void, now: () => number = Date.now): ObservedModelClient {
+export function observeModelCalls(
+  client: ModelClient,
+  onCall?: (report: ModelCallReport) => void,
+  now: () => number = Date.now,
+): ObservedModelClient {
   const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
   let calls = 0;
   const report = (value: ModelCallReport) => {
@@ -82,7 +93,12 @@ export function observeModelCalls(client: ModelClient, onCall?: (report: ModelCa
         });
         return response;
       } catch (error) {
-        report({ ...asked, endTimeMs: now(), retries, error: { type: errorTypeOf(error), message: error instanceof Error ? error.message : String(error) } });
+        report({
+          ...asked,
+          endTimeMs: now(),
+          retries,
+          error: { type: errorTypeOf(error), message: error instanceof Error ? error.message : String(error) },
+        });
         throw error;
       }
     },

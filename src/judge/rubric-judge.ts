@@ -12,12 +12,18 @@
 import { z } from 'zod';
 import { DATA_SAFETY_RULE, JUDGE_MAX_TOKENS, neutralize, RECORD_VERDICT_TOOL } from './judge-prompt.ts';
 import type { JsonObject } from './json-value.ts';
-import { responseText, type ModelClient, type ModelRequest, type ModelResponse, type ModelUsage } from './model-client.ts';
+import {
+  responseText,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type ModelUsage,
+} from './model-client.ts';
 import { renderTranscript, type TranscriptEntry } from './transcript.ts';
 import { extractJsonObject } from './verdict-parser.ts';
 
 export const DEFAULT_RUBRIC_PREAMBLE = [
-  "You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.",
+  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.',
   'Judge the transcript against the rubric below, and only against it.',
 ].join(' ');
 
@@ -74,13 +80,21 @@ export class JudgeOutputError extends Error {
   }
 }
 
-export function buildRubricRequest(options: Omit<RubricJudgeOptions, 'model' | 'signal' | 'maxAttempts'>): ModelRequest {
+export function buildRubricRequest(
+  options: Omit<RubricJudgeOptions, 'model' | 'signal' | 'maxAttempts'>,
+): ModelRequest {
   const template = options.promptTemplate?.trim();
   const rubric = options.rubric?.trim();
   if (!template && !rubric) throw new TypeError('the rubric judge needs a rubric or a prompt template');
-  const system = [template || DEFAULT_RUBRIC_PREAMBLE, ...(rubric ? [`## Rubric\n${rubric}`] : []), DATA_SAFETY_RULE].join('\n\n');
+  const system = [
+    template || DEFAULT_RUBRIC_PREAMBLE,
+    ...(rubric ? [`## Rubric\n${rubric}`] : []),
+    DATA_SAFETY_RULE,
+  ].join('\n\n');
   const threshold =
-    options.passThreshold !== undefined ? `The interaction passes at a score of ${options.passThreshold} or above; set \`passed\` accordingly.` : '';
+    options.passThreshold !== undefined
+      ? `The interaction passes at a score of ${options.passThreshold} or above; set \`passed\` accordingly.`
+      : '';
   const user = [
     `## Transcript\n<transcript>\n${neutralize(renderTranscript(options.transcript), 'transcript')}\n</transcript>`,
     [
@@ -97,7 +111,13 @@ export function buildRubricRequest(options: Omit<RubricJudgeOptions, 'model' | '
     max_tokens: JUDGE_MAX_TOKENS,
     system,
     messages: [{ role: 'user', content: user }],
-    tools: [{ name: RECORD_VERDICT_TOOL, description: 'Record the verdict on the interaction.', input_schema: VERDICT_INPUT_SCHEMA }],
+    tools: [
+      {
+        name: RECORD_VERDICT_TOOL,
+        description: 'Record the verdict on the interaction.',
+        input_schema: VERDICT_INPUT_SCHEMA,
+      },
+    ],
     tool_choice: { type: 'tool', name: RECORD_VERDICT_TOOL },
   };
 }
@@ -111,7 +131,10 @@ export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVe
   let messages = request.messages;
   let problem = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const response = await options.model.createMessage({ ...request, messages }, options.signal ? { signal: options.signal } : undefined);
+    const response = await options.model.createMessage(
+      { ...request, messages },
+      options.signal ? { signal: options.signal } : undefined,
+    );
     usage.input_tokens += response.usage.input_tokens;
     usage.output_tokens += response.usage.output_tokens;
     const parsed = parseRubricVerdict(response);
@@ -133,13 +156,18 @@ export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVe
     messages = [
       ...request.messages,
       { role: 'assistant', content: parsed.raw.trim() === '' ? '(empty reply)' : parsed.raw },
-      { role: 'user', content: `That reply could not be read: ${parsed.problem}. Record the verdict again with the ${RECORD_VERDICT_TOOL} tool, exactly in the format asked for.` },
+      {
+        role: 'user',
+        content: `That reply could not be read: ${parsed.problem}. Record the verdict again with the ${RECORD_VERDICT_TOOL} tool, exactly in the format asked for.`,
+      },
     ];
   }
   throw new JudgeOutputError(`the judge's reply was unreadable after ${attempts} attempt(s): ${problem}`, usage, model);
 }
 
-export type ParsedRubricVerdict = { ok: true; verdict: RubricVerdictFields } | { ok: false; problem: string; raw: string };
+export type ParsedRubricVerdict =
+  | { ok: true; verdict: RubricVerdictFields }
+  | { ok: false; problem: string; raw: string };
 
 /** Reads the `record_verdict` tool input (or a JSON object in the text) and validates it. */
 export function parseRubricVerdict(response: ModelResponse): ParsedRubricVerdict {
@@ -147,10 +175,17 @@ export function parseRubricVerdict(response: ModelResponse): ParsedRubricVerdict
   const input = toolUse && toolUse.type === 'tool_use' ? toolUse.input : undefined;
   const raw = input ? JSON.stringify(input) : responseText(response);
   const json = input ?? extractJsonObject(raw);
-  if (!json) return { ok: false, problem: raw.trim() === '' ? 'the reply is empty' : 'the reply holds no verdict (no tool call, no JSON object)', raw };
+  if (!json)
+    return {
+      ok: false,
+      problem: raw.trim() === '' ? 'the reply is empty' : 'the reply holds no verdict (no tool call, no JSON object)',
+      raw,
+    };
   const result = rubricVerdictSchema.safeParse(json);
   if (result.success) return { ok: true, verdict: result.data };
-  const problem = result.error.issues.map((issue) => `\`${issue.path.join('.') || 'verdict'}\`: ${issue.message}`).join('; ');
+  const problem = result.error.issues
+    .map((issue) => `\`${issue.path.join('.') || 'verdict'}\`: ${issue.message}`)
+    .join('; ');
   return { ok: false, problem, raw };
 }
 

@@ -30,7 +30,8 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
-  if (typeof value === 'string') return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
+  if (typeof value === 'string')
+    return `a string (${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)})`;
   return `${typeof value === 'number' ? 'a number' : `a ${typeof value}`} (${String(value)})`;
 }
 

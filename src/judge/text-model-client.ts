@@ -24,16 +24,25 @@ export function toPrompt(system: string, messages: readonly ChatMessage[]): stri
   return system === '' ? turns : `${system}\n\n${turns}`;
 }
 
-export function textModelClient(model: TextModel | ((prompt: string) => string | Promise<string>), defaultModel = 'text-model'): ModelClient {
+export function textModelClient(
+  model: TextModel | ((prompt: string) => string | Promise<string>),
+  defaultModel = 'text-model',
+): ModelClient {
   const text: TextModel = typeof model === 'function' ? { complete: model } : model;
   return {
     defaultModel,
     async createMessage(request): Promise<ModelResponse> {
       const messages = request.messages.map(flatten);
       const system = request.system ?? '';
-      const reply = text.completeChat ? await text.completeChat(system, messages) : await text.complete(toPrompt(system, messages));
+      const reply = text.completeChat
+        ? await text.completeChat(system, messages)
+        : await text.complete(toPrompt(system, messages));
       if (reply === null || reply === undefined) throw new TypeError('the text model returned nothing');
-      return { content: [{ type: 'text', text: String(reply) }], stop_reason: 'end_turn', usage: { input_tokens: 0, output_tokens: 0 } };
+      return {
+        content: [{ type: 'text', text: String(reply) }],
+        stop_reason: 'end_turn',
+        usage: { input_tokens: 0, output_tokens: 0 },
+      };
     },
   };
 }

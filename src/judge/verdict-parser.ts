@@ -16,7 +16,8 @@ export function parseVerdict(response: ModelResponse, type: CriterionType): Pars
   const toolUse = response.content.find((block) => block.type === 'tool_use' && block.name === RECORD_VERDICT_TOOL);
   const raw = toolUse && toolUse.type === 'tool_use' ? JSON.stringify(toolUse.input) : responseText(response);
   const json = toolUse && toolUse.type === 'tool_use' ? toolUse.input : extractJsonObject(raw);
-  if (!json) return { ok: false, problem: raw.trim() === '' ? 'the reply is empty' : 'the reply holds no JSON object', raw };
+  if (!json)
+    return { ok: false, problem: raw.trim() === '' ? 'the reply is empty' : 'the reply holds no JSON object', raw };
   const reasoning = typeof json.reasoning === 'string' ? json.reasoning : '';
   if (type === 'binary') {
     if (typeof json.passed !== 'boolean') return { ok: false, problem: '`passed` is missing or not a boolean', raw };

@@ -45,7 +45,20 @@ export { THINKING_DELAY_MS } from './runtime/thinking-delay.ts';
 
 // Agents
 export { END_ACTION, sendAction } from './agent/agent.ts';
-export type { Action, Agent, EndAction, HistoryEntry, Message, SendAction, SimulationEvent, ToolCall, ToolInteraction, ToolResult, ToolUseEntry, TurnEntry } from './agent/agent.ts';
+export type {
+  Action,
+  Agent,
+  EndAction,
+  HistoryEntry,
+  Message,
+  SendAction,
+  SimulationEvent,
+  ToolCall,
+  ToolInteraction,
+  ToolResult,
+  ToolUseEntry,
+  TurnEntry,
+} from './agent/agent.ts';
 export { AgentReply, fromSimpleAgent, InvalidTraceError } from './agent/simple-agent.ts';
 export type { HistoryTurn, SimpleAgent } from './agent/simple-agent.ts';
 export { createClaudeAgent, DEFAULT_MAX_TOOL_ROUNDS } from './agent/claude-agent.ts';
@@ -75,4 +88,12 @@ export type { SimulationTelemetry } from './telemetry/otlp-telemetry.ts';
 
 // The judge and model client, re-exported for convenience (also at evalon/judge).
 export { createAnthropicModelClient, judgeCriteria, textModelClient, toPrompt } from '../judge/index.ts';
-export type { ChatMessage, Criterion, CriterionResult, JudgeVerdict, ModelClient, TextModel, TranscriptEntry } from '../judge/index.ts';
+export type {
+  ChatMessage,
+  Criterion,
+  CriterionResult,
+  JudgeVerdict,
+  ModelClient,
+  TextModel,
+  TranscriptEntry,
+} from '../judge/index.ts';

@@ -40,7 +40,8 @@ export class EvaluatorResult {
   }
 
   getInconclusiveReason(): string {
-    if (this.outcome.type !== 'inconclusive') throw new Error(`the evaluation was not inconclusive: it was ${this.#describe()}`);
+    if (this.outcome.type !== 'inconclusive')
+      throw new Error(`the evaluation was not inconclusive: it was ${this.#describe()}`);
     return this.outcome.reason;
   }
 
@@ -58,7 +59,8 @@ export class EvaluatorResult {
 
   #describe(): string {
     const outcome = this.outcome;
-    if (outcome.type === 'verdict') return `complete (${outcome.evaluation.passed ? 'passed' : 'failed'}: ${outcome.evaluation.explanation})`;
+    if (outcome.type === 'verdict')
+      return `complete (${outcome.evaluation.passed ? 'passed' : 'failed'}: ${outcome.evaluation.explanation})`;
     if (outcome.type === 'inconclusive') return `inconclusive (${outcome.reason})`;
     return `failed (${outcome.error})`;
   }

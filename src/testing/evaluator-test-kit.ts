@@ -13,7 +13,12 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import type { Subject } from '../evaluation/evaluation-context.ts';
-import { isEvaluatorDefinition, DEFAULT_EVALUATION_TIMEOUT_MS, type Evaluator, type EvaluatorDefinition } from '../evaluation/evaluator.ts';
+import {
+  isEvaluatorDefinition,
+  DEFAULT_EVALUATION_TIMEOUT_MS,
+  type Evaluator,
+  type EvaluatorDefinition,
+} from '../evaluation/evaluator.ts';
 import type { LedgerClient } from '../evaluation/ledger-client.ts';
 import { runEvaluator } from '../evaluation/run-evaluator.ts';
 import { EvaluatorResult } from './evaluator-test-kit-result.ts';
@@ -49,7 +54,8 @@ export class EvaluatorTestKit {
         timeoutMs: definition.timeoutMs,
       });
     }
-    if (typeof factory !== 'function') throw new TypeError('EvaluatorTestKit.of: expected a factory function or an evaluator definition');
+    if (typeof factory !== 'function')
+      throw new TypeError('EvaluatorTestKit.of: expected a factory function or an evaluator definition');
     return new EvaluatorTestKit({
       make: () => factory(),
       evaluatorId: 'evaluator-under-test',
@@ -69,11 +75,15 @@ export class EvaluatorTestKit {
       try {
         values = parseYaml(config) ?? {};
       } catch (error) {
-        throw new TypeError(`EvaluatorTestKit.withConfig: the text is not YAML: ${(error as Error).message}`, { cause: error });
+        throw new TypeError(`EvaluatorTestKit.withConfig: the text is not YAML: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
-      throw new TypeError('EvaluatorTestKit.withConfig: expected a mapping of properties (an object, or YAML text such as "min-length: 20")');
+      throw new TypeError(
+        'EvaluatorTestKit.withConfig: expected a mapping of properties (an object, or YAML text such as "min-length: 20")',
+      );
     }
     return new EvaluatorTestKit({ ...this.#settings, config: structuredClone(values as Record<string, unknown>) });
   }

@@ -7,7 +7,13 @@ export { EvaluatorTestKit } from './evaluator-test-kit.ts';
 export { EvaluatorResult } from './evaluator-test-kit-result.ts';
 export { TestLedgerClient, testInteractionRecord } from './test-ledger-client.ts';
 export { createScriptedModel } from './scripted-model.ts';
-export type { RecordedRequest, ScriptedHandler, ScriptedModel, ScriptedReply, ScriptedToolUse } from './scripted-model.ts';
+export type {
+  RecordedRequest,
+  ScriptedHandler,
+  ScriptedModel,
+  ScriptedReply,
+  ScriptedToolUse,
+} from './scripted-model.ts';
 export { TestKit } from './test-kit.ts';
 export type { AwaitEvaluationsOptions, TestKitModelProviders, TestKitOptions, TestKitReply } from './test-kit.ts';
 export type { TestKitDuration } from './test-kit-config.ts';

@@ -89,7 +89,12 @@ export async function createScriptedModel(options: { port?: number; host?: strin
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (req.method !== 'POST' || !req.url?.startsWith('/v1/messages')) {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${req.url}` } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'not_found_error', message: `no route ${req.method} ${req.url}` },
+        }),
+      );
       return;
     }
     let body: any;
@@ -106,7 +111,15 @@ export async function createScriptedModel(options: { port?: number; host?: strin
     const scripted = queue.length > 0 ? queue.shift()! : handler ? handler(request, callIndex) : fixed;
     if (scripted === undefined) {
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'scripted model: no reply scripted for this call (use fixedResponse, enqueue or respondWith)' } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: {
+            type: 'api_error',
+            message: 'scripted model: no reply scripted for this call (use fixedResponse, enqueue or respondWith)',
+          },
+        }),
+      );
       return;
     }
     const reply: ScriptedReply = typeof scripted === 'string' ? { text: scripted } : scripted;
@@ -198,12 +211,21 @@ function writeStream(res: ServerResponse, message: ReturnType<typeof toMessage>)
   const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   send('message_start', {
     type: 'message_start',
-    message: { ...message, content: [], stop_reason: null, usage: { input_tokens: message.usage.input_tokens, output_tokens: 0 } },
+    message: {
+      ...message,
+      content: [],
+      stop_reason: null,
+      usage: { input_tokens: message.usage.input_tokens, output_tokens: 0 },
+    },
   });
   message.content.forEach((block, index) => {
     if (block.type === 'text') {
       send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: block.text } });
+      send('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'text_delta', text: block.text },
+      });
     } else {
       send('content_block_start', { type: 'content_block_start', index, content_block: { ...block, input: {} } });
       send('content_block_delta', {

@@ -43,7 +43,10 @@ const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/;
 export function durationMs(value: TestKitDuration, where: string): number {
   if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
   const match = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
-  if (!match) throw new TypeError(`${where}: ${JSON.stringify(value)} is not a duration (milliseconds, or a string like '500ms', '30s', '2m')`);
+  if (!match)
+    throw new TypeError(
+      `${where}: ${JSON.stringify(value)} is not a duration (milliseconds, or a string like '500ms', '30s', '2m')`,
+    );
   const unit = match[2] === 'ms' ? 1 : match[2] === 's' ? 1000 : 60_000;
   return Number(match[1]) * unit;
 }

@@ -27,10 +27,21 @@ import { createStoreLedgerClient } from '../../collector/processor/evaluation/st
 import type { RunningCollector } from '../../collector/service.ts';
 import type { EvaluationRecord } from '../evaluation/evaluation-record.ts';
 import type { LedgerClient } from '../evaluation/ledger-client.ts';
-import { invokeAgent, type AgentInvocation, type AgentReply, type InvokeAgentOptions } from '../instrumentation/invoke-agent.ts';
+import {
+  invokeAgent,
+  type AgentInvocation,
+  type AgentReply,
+  type InvokeAgentOptions,
+} from '../instrumentation/invoke-agent.ts';
 import { register, type Telemetry } from '../instrumentation/register-telemetry.ts';
 import type { ScriptedModel } from './scripted-model.ts';
-import { baseConfigYaml, DEFAULT_AT_MOST_MS, DEFAULT_TEST_KIT_SETTLE, durationMs, type TestKitDuration } from './test-kit-config.ts';
+import {
+  baseConfigYaml,
+  DEFAULT_AT_MOST_MS,
+  DEFAULT_TEST_KIT_SETTLE,
+  durationMs,
+  type TestKitDuration,
+} from './test-kit-config.ts';
 import { TestKitError } from './test-kit-error.ts';
 
 /** The scripted models that replace the real ones (the seed's `withModelProvider`). */
@@ -96,7 +107,13 @@ export class TestKit {
   readonly #restoreEnv: () => void;
   #closed: Promise<void> | undefined;
 
-  private constructor(parts: { collector: RunningCollector; dir: string; telemetry: Telemetry | undefined; agentModel: ScriptedModel | undefined; restoreEnv: () => void }) {
+  private constructor(parts: {
+    collector: RunningCollector;
+    dir: string;
+    telemetry: Telemetry | undefined;
+    agentModel: ScriptedModel | undefined;
+    restoreEnv: () => void;
+  }) {
     this.collector = parts.collector;
     this.#dir = parts.dir;
     this.#telemetry = parts.telemetry;
@@ -113,7 +130,14 @@ export class TestKit {
   static async start(options: TestKitOptions = {}): Promise<TestKit> {
     const dir = mkdtempSync(join(tmpdir(), 'evalon-test-kit-'));
     const files = [join(dir, 'base-config.yaml')];
-    writeFileSync(files[0], baseConfigYaml({ ledgerPath: join(dir, 'ledger.db'), modules: options.modules ?? [], settle: options.settle ?? DEFAULT_TEST_KIT_SETTLE }));
+    writeFileSync(
+      files[0],
+      baseConfigYaml({
+        ledgerPath: join(dir, 'ledger.db'),
+        modules: options.modules ?? [],
+        settle: options.settle ?? DEFAULT_TEST_KIT_SETTLE,
+      }),
+    );
     if (options.additionalConfig !== undefined) {
       files.push(join(dir, 'additional-config.yaml'));
       writeFileSync(files[1], options.additionalConfig);
@@ -124,12 +148,20 @@ export class TestKit {
     let telemetry: Telemetry | undefined;
     try {
       // Loaded here, not with evalon/testing: unit tests with EvaluatorTestKit never open a ledger.
-      const [{ loadConfig }, { startCollector }] = await Promise.all([import('../../collector/config/index.ts'), import('../../collector/service.ts')]);
+      const [{ loadConfig }, { startCollector }] = await Promise.all([
+        import('../../collector/config/index.ts'),
+        import('../../collector/service.ts'),
+      ]);
       const { config } = loadConfig(files);
-      collector = await startCollector(config, { logger: options.logger ?? silentLogger, judgeEnv: judgeEnvironment(models) });
+      collector = await startCollector(config, {
+        logger: options.logger ?? silentLogger,
+        judgeEnv: judgeEnvironment(models),
+      });
       const otlp = collector.otlpAddress;
       if (!otlp || !collector.apiAddress) {
-        throw new TestKitError('start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and extensions::api in the service)');
+        throw new TestKitError(
+          'start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and extensions::api in the service)',
+        );
       }
       if (options.registerTelemetry ?? true) telemetry = registerWith(`http://${otlp.host}:${otlp.port}/v1/traces`);
       return new TestKit({ collector, dir, telemetry, agentModel: models.agent, restoreEnv });
@@ -147,7 +179,8 @@ export class TestKit {
    * (the SDK reads its tracing settings when a client is constructed).
    */
   agentClient(): Anthropic {
-    if (!this.#agentModel) throw new TestKitError('agentClient: no agent model (pass modelProviders.agent to TestKit.start)');
+    if (!this.#agentModel)
+      throw new TestKitError('agentClient: no agent model (pass modelProviders.agent to TestKit.start)');
     return new Anthropic({ apiKey: SCRIPTED_API_KEY, baseURL: this.#agentModel.baseURL, maxRetries: 0 });
   }
 
@@ -155,7 +188,10 @@ export class TestKit {
    * Runs `fn`, the agent, inside an `invoke_agent` span of the agent `options.id`, sends its
    * spans to the collector, and returns its result with the interaction id.
    */
-  invokeAgent<R>(options: InvokeAgentOptions, fn: (invocation: AgentInvocation) => R | PromiseLike<R>): Promise<TestKitReply<Awaited<R>>> {
+  invokeAgent<R>(
+    options: InvokeAgentOptions,
+    fn: (invocation: AgentInvocation) => R | PromiseLike<R>,
+  ): Promise<TestKitReply<Awaited<R>>> {
     return this.callAgent(() => invokeAgent(options, fn));
   }
 
@@ -167,7 +203,9 @@ export class TestKit {
     const reply = await call();
     await this.flush();
     if (reply.interactionId === undefined) {
-      throw new TestKitError('callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another OpenTelemetry SDK may own the process)');
+      throw new TestKitError(
+        'callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another OpenTelemetry SDK may own the process)',
+      );
     }
     return { result: reply.result, interactionId: reply.interactionId };
   }
@@ -183,11 +221,16 @@ export class TestKit {
   }
 
   /** Polls until the interaction is recorded in the ledger. */
-  async awaitInteraction(interactionId: string, options: { atMost?: TestKitDuration } = {}): Promise<InteractionRecord> {
+  async awaitInteraction(
+    interactionId: string,
+    options: { atMost?: TestKitDuration } = {},
+  ): Promise<InteractionRecord> {
     const atMostMs = durationMs(options.atMost ?? DEFAULT_AT_MOST_MS, 'awaitInteraction: atMost');
     const found = await poll(() => this.#ledger.findInteraction(interactionId), atMostMs);
     if (found) return found;
-    throw new TestKitError(`awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`);
+    throw new TestKitError(
+      `awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`,
+    );
   }
 
   /** Polls the ledger until the interaction has evaluation records (at least `count`), and returns them. */
@@ -196,7 +239,9 @@ export class TestKit {
     const count = options.count ?? 1;
     const evaluations = async () => {
       const records = await this.#ledger.getEvaluations(interactionId);
-      return options.evaluatorId === undefined ? records : records.filter((record) => record.evaluatorId === options.evaluatorId);
+      return options.evaluatorId === undefined
+        ? records
+        : records.filter((record) => record.evaluatorId === options.evaluatorId);
     };
     const found = await poll(async () => {
       const records = await evaluations();
@@ -207,7 +252,9 @@ export class TestKit {
     const which = options.evaluatorId === undefined ? '' : ` of ${options.evaluatorId}`;
     throw new TestKitError(
       `awaitEvaluations: ${(await evaluations()).length} of ${count} evaluation records${which} for interaction ${interactionId} within ${atMostMs} ms ` +
-        (recorded ? '(the interaction is recorded: is an evaluator bound to its agent in additionalConfig?)' : `(the interaction is not recorded: did its spans reach ${this.otlpUrl}?)`),
+        (recorded
+          ? '(the interaction is recorded: is an evaluator bound to its agent in additionalConfig?)'
+          : `(the interaction is not recorded: did its spans reach ${this.otlpUrl}?)`),
     );
   }
 
@@ -255,7 +302,13 @@ function overrideProcessEnv(values: Record<(typeof MODEL_ENV_KEYS)[number], stri
 
 /** Registers telemetry exporting to the kit, or fails when another registration owns the process. */
 function registerWith(tracesUrl: string): Telemetry {
-  const telemetry = register({ endpoint: tracesUrl, serviceName: 'evalon-test-kit', captureContent: true, scheduledDelayMillis: 50, shutdownOnExit: false });
+  const telemetry = register({
+    endpoint: tracesUrl,
+    serviceName: 'evalon-test-kit',
+    captureContent: true,
+    scheduledDelayMillis: 50,
+    shutdownOnExit: false,
+  });
   if (telemetry.endpoint !== tracesUrl || !telemetry.active) {
     throw new TestKitError(
       `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), so agent spans would not reach the kit ` +

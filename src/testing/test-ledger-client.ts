@@ -84,11 +84,14 @@ export function testInteractionRecord(overrides: Partial<InteractionRecord> = {}
     durationMs: 1500,
     failed: false,
     input: [{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }],
-    output: finalResponseText === '' ? [] : [{ role: 'assistant', parts: [{ type: 'text', content: finalResponseText }] }],
+    output:
+      finalResponseText === '' ? [] : [{ role: 'assistant', parts: [{ type: 'text', content: finalResponseText }] }],
     finalResponseText,
     transcript: [
       { type: 'message', role: 'user', content: 'Where is my order A-17?' },
-      ...(finalResponseText === '' ? [] : [{ type: 'message' as const, role: 'assistant', content: finalResponseText }]),
+      ...(finalResponseText === ''
+        ? []
+        : [{ type: 'message' as const, role: 'assistant', content: finalResponseText }]),
     ],
     toolCalls: [],
     usage: {},

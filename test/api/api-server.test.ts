@@ -23,7 +23,13 @@ describe('API server', () => {
     store = createSqliteStore({ path: join(dir, 'ledger.db') });
     records = [
       makeRecord({ endTime: hoursAgo(48), agentId: 'travel-agent', conversationId: 'conv-1' }),
-      makeRecord({ endTime: hoursAgo(3), agentId: 'refund-agent', conversationId: 'conv-1', failed: true, failureSummary: 'TimeoutError' }),
+      makeRecord({
+        endTime: hoursAgo(3),
+        agentId: 'refund-agent',
+        conversationId: 'conv-1',
+        failed: true,
+        failureSummary: 'TimeoutError',
+      }),
       makeRecord({ endTime: hoursAgo(1), agentId: 'travel-agent', conversationId: 'conv-2' }),
     ];
     await store.putInteractions(records);
@@ -52,9 +58,15 @@ describe('API server', () => {
     readiness = true;
     expect(await get('/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
     readiness = { ready: false, reason: 'replaying 12 pending traces' };
-    expect(await get('/readyz')).toMatchObject({ status: 503, body: { status: 'not ready', reason: 'replaying 12 pending traces' } });
+    expect(await get('/readyz')).toMatchObject({
+      status: 503,
+      body: { status: 'not ready', reason: 'replaying 12 pending traces' },
+    });
     readiness = false;
-    expect(await get('/readyz')).toMatchObject({ status: 503, body: { status: 'not ready', reason: 'the collector is not ready' } });
+    expect(await get('/readyz')).toMatchObject({
+      status: 503,
+      body: { status: 'not ready', reason: 'the collector is not ready' },
+    });
     readiness = { ready: true };
     expect((await get('/readyz')).status).toBe(200);
   });
@@ -67,14 +79,24 @@ describe('API server', () => {
   });
 
   it('filters by agent, conversation, since (ISO or relative) and limit', async () => {
-    expect(ids((await get('/api/v1/interactions?agent=travel-agent')).body.interactions)).toEqual(ids([records[2], records[0]]));
-    expect(ids((await get('/api/v1/interactions?conversation=conv-1')).body.interactions)).toEqual(ids([records[1], records[0]]));
-    expect(ids((await get('/api/v1/interactions?agent=refund-agent&conversation=conv-1')).body.interactions)).toEqual(ids([records[1]]));
+    expect(ids((await get('/api/v1/interactions?agent=travel-agent')).body.interactions)).toEqual(
+      ids([records[2], records[0]]),
+    );
+    expect(ids((await get('/api/v1/interactions?conversation=conv-1')).body.interactions)).toEqual(
+      ids([records[1], records[0]]),
+    );
+    expect(ids((await get('/api/v1/interactions?agent=refund-agent&conversation=conv-1')).body.interactions)).toEqual(
+      ids([records[1]]),
+    );
     expect(ids((await get('/api/v1/interactions?since=24h')).body.interactions)).toEqual(ids([records[2], records[1]]));
     expect(ids((await get('/api/v1/interactions?since=90m')).body.interactions)).toEqual(ids([records[2]]));
-    expect(ids((await get(`/api/v1/interactions?since=${encodeURIComponent(hoursAgo(3))}`)).body.interactions)).toEqual(ids([records[2], records[1]]));
+    expect(ids((await get(`/api/v1/interactions?since=${encodeURIComponent(hoursAgo(3))}`)).body.interactions)).toEqual(
+      ids([records[2], records[1]]),
+    );
     expect(ids((await get('/api/v1/interactions?limit=1')).body.interactions)).toEqual(ids([records[2]]));
-    expect(ids((await get('/api/v1/interactions?agent=&conversation=&since=&limit=')).body.interactions)).toHaveLength(3);
+    expect(ids((await get('/api/v1/interactions?agent=&conversation=&since=&limit=')).body.interactions)).toHaveLength(
+      3,
+    );
     expect((await get('/api/v1/interactions?agent=nobody')).body).toEqual({ interactions: [] });
   });
 
@@ -94,14 +116,25 @@ describe('API server', () => {
       expect(body.parameter, query).toBe(parameter);
       expect(body.error, query).toContain(parameter);
     }
-    expect((await get('/api/v1/interactions?limit=abc')).body.error).toBe('limit must be an integer from 1 to 1000 (got "abc")');
+    expect((await get('/api/v1/interactions?limit=abc')).body.error).toBe(
+      'limit must be an integer from 1 to 1000 (got "abc")',
+    );
   });
 
   it('returns one interaction by id, and 404 with a JSON error when unknown', async () => {
-    expect(await get(`/api/v1/interactions/${records[1].interactionId}`)).toMatchObject({ status: 200, body: records[1] });
-    expect(await get(`/api/v1/interactions/${records[1].interactionId}/`)).toMatchObject({ status: 200, body: records[1] });
+    expect(await get(`/api/v1/interactions/${records[1].interactionId}`)).toMatchObject({
+      status: 200,
+      body: records[1],
+    });
+    expect(await get(`/api/v1/interactions/${records[1].interactionId}/`)).toMatchObject({
+      status: 200,
+      body: records[1],
+    });
     const unknown = `${'0'.repeat(32)}-${'0'.repeat(16)}`;
-    expect(await get(`/api/v1/interactions/${unknown}`)).toMatchObject({ status: 404, body: { error: `interaction ${unknown} not found` } });
+    expect(await get(`/api/v1/interactions/${unknown}`)).toMatchObject({
+      status: 404,
+      body: { error: `interaction ${unknown} not found` },
+    });
     expect(await get('/api/v1/interactions/%E0%A4%A')).toMatchObject({ status: 400 });
   });
 
@@ -109,7 +142,10 @@ describe('API server', () => {
     expect(await get('/nope')).toMatchObject({ status: 404, body: { error: 'no route for GET /nope' } });
     expect(await get('/api/v1/interactions/a/b')).toMatchObject({ status: 404 });
     const post = await get('/api/v1/interactions', { method: 'POST', body: '{}' });
-    expect(post).toMatchObject({ status: 405, body: { error: 'method POST is not allowed on /api/v1/interactions (allowed: GET, HEAD)' } });
+    expect(post).toMatchObject({
+      status: 405,
+      body: { error: 'method POST is not allowed on /api/v1/interactions (allowed: GET, HEAD)' },
+    });
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect((await get('/healthz', { method: 'DELETE' })).status).toBe(405);
     const head = await fetch(`${base}/healthz`, { method: 'HEAD' });

@@ -32,7 +32,8 @@ describe('evalon ledger', () => {
       endTime: new Date(now - 60_000).toISOString(),
       agentId: 'travel-agent',
       conversationId: 'conv-1',
-      finalResponseText: 'Booked TP541 to Lisbon.\nYour confirmation code is XK42 and the flight leaves at 09:40 from Berlin.',
+      finalResponseText:
+        'Booked TP541 to Lisbon.\nYour confirmation code is XK42 and the flight leaves at 09:40 from Berlin.',
     });
     refund = makeRecord({
       endTime: new Date(now - 3 * 86_400_000).toISOString(),
@@ -46,7 +47,13 @@ describe('evalon ledger', () => {
       finalResponseText: '',
       transcript: [
         { type: 'message', role: 'user', content: 'Refund order 17\nplease' },
-        { type: 'tool_call', name: 'refund', callId: 'toolu_9', arguments: { order: 17 }, error: 'payment service timed out' },
+        {
+          type: 'tool_call',
+          name: 'refund',
+          callId: 'toolu_9',
+          arguments: { order: 17 },
+          error: 'payment service timed out',
+        },
         { type: 'agent_call', agentId: 'payments', interactionId: 'abc-def' },
       ],
       toolCalls: [{ name: 'refund', callId: 'toolu_9', arguments: { order: 17 }, error: 'payment service timed out' }],
@@ -88,7 +95,9 @@ describe('evalon ledger', () => {
     });
 
     it('passes the filters to the API', async () => {
-      expect((await run(['list', '--api', api, '--agent', 'refund-agent'])).out.slice(1).join('\n')).not.toContain(travel.interactionId);
+      expect((await run(['list', '--api', api, '--agent', 'refund-agent'])).out.slice(1).join('\n')).not.toContain(
+        travel.interactionId,
+      );
       expect((await run(['list', '--api', api, '--conversation', 'conv-1'])).out).toHaveLength(2);
       const recent = await run(['list', '--api', api, '--since', '24h']);
       expect(recent.out).toHaveLength(2);
@@ -142,7 +151,9 @@ describe('evalon ledger', () => {
       const text = out.join('\n');
       expect(text).toContain('Status        ok');
       expect(text).toContain('Usage         1200 input tokens, 80 output tokens');
-      expect(text).toContain('  2. tool call search_flights (toolu_1) {"to":"LIS"}\n     result: {"flights":["TP541"]}');
+      expect(text).toContain(
+        '  2. tool call search_flights (toolu_1) {"to":"LIS"}\n     result: {"flights":["TP541"]}',
+      );
       expect(text).toContain('Final response\n  Booked TP541 to Lisbon.\n  Your confirmation code is XK42');
     });
 
@@ -162,7 +173,10 @@ describe('evalon ledger', () => {
     it.each([
       [['list', '--limit', 'ten'], 'evalon ledger list: --limit must be an integer from 1 to 1000 (got "ten")'],
       [['list', '--limit', '5000'], 'evalon ledger list: --limit must be an integer from 1 to 1000 (got "5000")'],
-      [['list', '--since', 'last week'], 'evalon ledger list: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "last week")'],
+      [
+        ['list', '--since', 'last week'],
+        'evalon ledger list: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "last week")',
+      ],
       [['list', '--bogus'], 'evalon ledger list: unknown option --bogus (see evalon ledger --help)'],
       [['list', '--agent'], 'evalon ledger list: --agent needs a value'],
       [['list', '--json=yes'], 'evalon ledger list: --json takes no value'],
@@ -174,12 +188,20 @@ describe('evalon ledger', () => {
       [['list', '--api', 'ftp://host'], 'evalon ledger list: --api must be an http(s) URL (got "ftp://host")'],
       [['evaluate'], 'evalon ledger: unknown subcommand "evaluate" (expected list, show or evaluations)'],
     ])('%j is bad input: one line, exit 2', async (args, message) => {
-      expect(await run([...args, ...(args.includes('--api') ? [] : ['--api', api])])).toEqual({ code: 2, out: [], err: [message] });
+      expect(await run([...args, ...(args.includes('--api') ? [] : ['--api', api])])).toEqual({
+        code: 2,
+        out: [],
+        err: [message],
+      });
     });
 
     it('names EVALON_API_URL when it is not a URL', async () => {
       vi.stubEnv('EVALON_API_URL', 'nonsense');
-      expect(await run(['list'])).toEqual({ code: 2, out: [], err: ['evalon ledger list: EVALON_API_URL must be an http(s) URL (got "nonsense")'] });
+      expect(await run(['list'])).toEqual({
+        code: 2,
+        out: [],
+        err: ['evalon ledger list: EVALON_API_URL must be an http(s) URL (got "nonsense")'],
+      });
     });
 
     it('prints usage for --help (exit 0) and when no subcommand is given (exit 2)', async () => {
@@ -211,7 +233,9 @@ describe('evalon ledger', () => {
       try {
         const { code, err } = await run(['list', '--api', url]);
         expect(code).toBe(1);
-        expect(err).toEqual([`evalon ledger list: ${url}/api/v1/interactions answered 502 with a body that is not JSON (is it the Evalon API?)`]);
+        expect(err).toEqual([
+          `evalon ledger list: ${url}/api/v1/interactions answered 502 with a body that is not JSON (is it the Evalon API?)`,
+        ]);
       } finally {
         await new Promise((resolve) => other.close(resolve));
       }

@@ -19,7 +19,15 @@ function configWith(options: { http?: string[]; grpc?: string[]; entry?: string[
     ...(options.entry ?? []).map((line) => `        ${line}`),
     '        agents:',
     '          support-agent: { trigger: interaction }',
-    ...(options.headers ? ['exporters:', '  otlphttp:', '    endpoint: http://127.0.0.1:4328', '    headers:', ...options.headers.map((line) => `      ${line}`)] : []),
+    ...(options.headers
+      ? [
+          'exporters:',
+          '  otlphttp:',
+          '    endpoint: http://127.0.0.1:4328',
+          '    headers:',
+          ...options.headers.map((line) => `      ${line}`),
+        ]
+      : []),
     'service:',
     '  pipelines:',
     `    traces: { receivers: [otlp], processors: [interactions, evaluation]${options.headers ? ', exporters: [otlphttp]' : ''} }`,
@@ -44,8 +52,12 @@ function problems(yaml: string, env: Record<string, string | undefined>) {
 
 describe('${env:NAME} expansion', () => {
   it('substitutes a set variable, inside text too', () => {
-    const { config } = load(configWith({ entry: ['greeting: "hello ${env:USER_NAME}, welcome"'] }), { USER_NAME: 'Ada' });
-    expect(config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({ greeting: 'hello Ada, welcome' });
+    const { config } = load(configWith({ entry: ['greeting: "hello ${env:USER_NAME}, welcome"'] }), {
+      USER_NAME: 'Ada',
+    });
+    expect(config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({
+      greeting: 'hello Ada, welcome',
+    });
   });
 
   it('gives a value that is one reference the type of its text: numbers and booleans, losslessly', () => {
@@ -57,7 +69,12 @@ describe('${env:NAME} expansion', () => {
       { PORT: '5318', MIN: '50', STRICT: 'true', CODE: '0123' },
     );
     expect(config.receivers.otlp?.http.port).toBe(5318);
-    expect(config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({ 'min-length': 50, strict: true, code: '0123', label: '50 chars' });
+    expect(config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({
+      'min-length': 50,
+      strict: true,
+      code: '0123',
+      label: '50 chars',
+    });
   });
 
   it('gives a text key its text back when the variable holds a number', () => {
@@ -68,9 +85,15 @@ describe('${env:NAME} expansion', () => {
   it('uses the default when the variable is unset or empty, as a shell does', () => {
     const yaml = configWith({ entry: ['model: ${env:EVALON_MODEL:-claude-haiku-4-5}', 'min-length: ${env:MIN:-20}'] });
     for (const env of [{}, { EVALON_MODEL: '', MIN: '' }]) {
-      expect(load(yaml, env).config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({ model: 'claude-haiku-4-5', 'min-length': 20 });
+      expect(load(yaml, env).config.processors.evaluation.evaluators['reply-length']?.properties).toEqual({
+        model: 'claude-haiku-4-5',
+        'min-length': 20,
+      });
     }
-    expect(load(yaml, { EVALON_MODEL: 'claude-opus-4' }).config.processors.evaluation.evaluators['reply-length']?.properties.model).toBe('claude-opus-4');
+    expect(
+      load(yaml, { EVALON_MODEL: 'claude-opus-4' }).config.processors.evaluation.evaluators['reply-length']?.properties
+        .model,
+    ).toBe('claude-opus-4');
   });
 
   it('reports an unset variable without default with the variable, the path and the line', () => {
@@ -80,7 +103,8 @@ describe('${env:NAME} expansion', () => {
         line: 10,
         column: 9,
         path: 'processors::evaluation::evaluators::reply-length',
-        message: 'model uses ${env:EVALON_MODEL}, which is not set (set EVALON_MODEL, or give a default: ${env:EVALON_MODEL:-value})',
+        message:
+          'model uses ${env:EVALON_MODEL}, which is not set (set EVALON_MODEL, or give a default: ${env:EVALON_MODEL:-value})',
       },
     ]);
   });
@@ -104,9 +128,18 @@ describe('${env:NAME} expansion', () => {
   });
 
   it('keeps $${ as a literal ${ and leaves other ${…} text alone, warning when it looks like a variable', () => {
-    const { config, warnings } = load(configWith({ entry: ['template: "$${env:NOT_EXPANDED} {transcript} ${PROMPT}"'] }), { NOT_EXPANDED: 'x', PROMPT: 'y' });
-    expect(config.processors.evaluation.evaluators['reply-length']?.properties.template).toBe('${env:NOT_EXPANDED} {transcript} ${PROMPT}');
-    expect(warnings).toEqual([expect.stringContaining('template contains ${PROMPT}, which is not expanded (write ${env:PROMPT} to read the environment variable)')]);
+    const { config, warnings } = load(
+      configWith({ entry: ['template: "$${env:NOT_EXPANDED} {transcript} ${PROMPT}"'] }),
+      { NOT_EXPANDED: 'x', PROMPT: 'y' },
+    );
+    expect(config.processors.evaluation.evaluators['reply-length']?.properties.template).toBe(
+      '${env:NOT_EXPANDED} {transcript} ${PROMPT}',
+    );
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'template contains ${PROMPT}, which is not expanded (write ${env:PROMPT} to read the environment variable)',
+      ),
+    ]);
   });
 
   it('rejects malformed references and invalid names', () => {
@@ -120,7 +153,8 @@ describe('${env:NAME} expansion', () => {
   it('does not ask for a variable whose value a later file overrides', () => {
     const [base, override] = writeConfigFiles({
       'base.yaml': configWith({ entry: ['model: ${env:EVALON_MODEL}'] }),
-      'override.yaml': 'processors:\n  evaluation:\n    evaluators:\n      reply-length:\n        model: claude-haiku-4-5\n',
+      'override.yaml':
+        'processors:\n  evaluation:\n    evaluators:\n      reply-length:\n        model: claude-haiku-4-5\n',
     });
     const { config } = loadConfig([base!, override!], { env: {} });
     expect(config.processors.evaluation.evaluators['reply-length']?.properties.model).toBe('claude-haiku-4-5');
@@ -129,8 +163,12 @@ describe('${env:NAME} expansion', () => {
   it('reads process.env when no environment is given', () => {
     process.env.EVALON_CONFIG_TEST_MIN = '33';
     try {
-      const [file] = writeConfigFiles({ 'otel-config.yaml': configWith({ entry: ['min-length: ${env:EVALON_CONFIG_TEST_MIN}'] }) });
-      expect(loadConfig([file!]).config.processors.evaluation.evaluators['reply-length']?.properties['min-length']).toBe(33);
+      const [file] = writeConfigFiles({
+        'otel-config.yaml': configWith({ entry: ['min-length: ${env:EVALON_CONFIG_TEST_MIN}'] }),
+      });
+      expect(
+        loadConfig([file!]).config.processors.evaluation.evaluators['reply-length']?.properties['min-length'],
+      ).toBe(33);
     } finally {
       delete process.env.EVALON_CONFIG_TEST_MIN;
     }

@@ -8,7 +8,10 @@ import { writeConfigFiles } from './config-files.ts';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fixtures = join(root, 'test/fixtures/config');
 const fixtureModule = join(fixtures, 'modules/evaluators.ts');
-const yamlFiles = (folder: string) => readdirSync(join(fixtures, folder)).filter((name) => name.endsWith('.yaml')).sort();
+const yamlFiles = (folder: string) =>
+  readdirSync(join(fixtures, folder))
+    .filter((name) => name.endsWith('.yaml'))
+    .sort();
 
 function problemsOf(files: string[], env: Record<string, string> = {}): ConfigProblem[] {
   try {
@@ -23,13 +26,41 @@ function problemsOf(files: string[], env: Record<string, string> = {}): ConfigPr
 /** [line, path, a fragment of the message] for every problem each bad fixture must report, and no others. */
 const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
   'binding-values.yaml': [
-    [6, 'processors::evaluation::evaluators::interaction-quality-evaluator', 'enabled must be true or false (got string "yes")'],
-    [7, 'processors::evaluation::evaluators::interaction-quality-evaluator', 'control-id must be a non-empty string (got a list)'],
-    [9, 'processors::evaluation::evaluators::interaction-quality-evaluator::agents::support-agent', 'sampling-ratio must be between 0 and 1 (got 1.5)'],
-    [10, 'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent', 'trigger must be "interaction"'],
-    [10, 'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent', 'trigger-on-failure must be true or false'],
-    [12, 'processors::evaluation::evaluators::interaction-quality-evaluator::agent-roles::customer-facing', 'sampling-ratio must be a number between 0 and 1'],
-    [12, 'processors::evaluation::evaluators::interaction-quality-evaluator::agent-roles::customer-facing', 'enabled must be true or false'],
+    [
+      6,
+      'processors::evaluation::evaluators::interaction-quality-evaluator',
+      'enabled must be true or false (got string "yes")',
+    ],
+    [
+      7,
+      'processors::evaluation::evaluators::interaction-quality-evaluator',
+      'control-id must be a non-empty string (got a list)',
+    ],
+    [
+      9,
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agents::support-agent',
+      'sampling-ratio must be between 0 and 1 (got 1.5)',
+    ],
+    [
+      10,
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent',
+      'trigger must be "interaction"',
+    ],
+    [
+      10,
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent',
+      'trigger-on-failure must be true or false',
+    ],
+    [
+      12,
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agent-roles::customer-facing',
+      'sampling-ratio must be a number between 0 and 1',
+    ],
+    [
+      12,
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agent-roles::customer-facing',
+      'enabled must be true or false',
+    ],
   ],
   'ledger-and-timing.yaml': [
     [4, 'processors::interactions', 'settle must be shorter than decision_wait'],
@@ -38,20 +69,42 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     [9, 'processors::evaluation', 'ledger sets both sqlite and postgres (choose one)'],
   ],
   'misplaced-reserved-keys.yaml': [
-    [6, 'processors::evaluation::defaults::evaluator', 'sampling-ratio is a binding setting (set it under defaults::agent)'],
+    [
+      6,
+      'processors::evaluation::defaults::evaluator',
+      'sampling-ratio is a binding setting (set it under defaults::agent)',
+    ],
     [7, 'processors::evaluation::defaults::agent', 'min-length is not allowed under defaults'],
-    [10, 'processors::evaluation::evaluators::reply-length-evaluator', 'sampling-ratio is not allowed on an evaluator entry (set it on a binding'],
-    [11, 'processors::evaluation::evaluators::reply-length-evaluator', 'trigger-on-failure is not allowed on an evaluator entry'],
+    [
+      10,
+      'processors::evaluation::evaluators::reply-length-evaluator',
+      'sampling-ratio is not allowed on an evaluator entry (set it on a binding',
+    ],
+    [
+      11,
+      'processors::evaluation::evaluators::reply-length-evaluator',
+      'trigger-on-failure is not allowed on an evaluator entry',
+    ],
     [12, 'processors::evaluation::evaluators::reply-length-evaluator', 'trigger is not allowed on an evaluator entry'],
     [14, 'processors::evaluation::evaluators::reply-length-evaluator::agents', '* is only allowed under agent-roles'],
-    [15, 'processors::evaluation::evaluators::reply-length-evaluator::agents::support-agent', 'control-id is not allowed on a binding'],
+    [
+      15,
+      'processors::evaluation::evaluators::reply-length-evaluator::agents::support-agent',
+      'control-id is not allowed on a binding',
+    ],
   ],
-  'missing-module.yaml': [[4, 'processors::evaluation', 'modules[1] names "./no-such-evaluators.ts", which does not exist']],
+  'missing-module.yaml': [
+    [4, 'processors::evaluation', 'modules[1] names "./no-such-evaluators.ts", which does not exist'],
+  ],
   'not-a-mapping.yaml': [[2, '', 'the file must hold a mapping']],
   'pipeline-references.yaml': [
     [13, 'service', 'extensions[1] references extension "health", which is not configured (configured: api)'],
     [15, 'service::pipelines::traces', 'receivers[1] references receiver "jaeger", which is not configured'],
-    [15, 'service::pipelines::traces', 'processors[1] references processor "evaluator", which is not configured (did you mean "evaluation"?)'],
+    [
+      15,
+      'service::pipelines::traces',
+      'processors[1] references processor "evaluator", which is not configured (did you mean "evaluation"?)',
+    ],
     [15, 'service::pipelines::traces', 'exporters[0] names prometheus, which exports only metrics'],
     [16, 'service::pipelines::logs', 'exporters[1] lists "otlphttp" a second time'],
   ],
@@ -90,8 +143,14 @@ describe('loadConfig', () => {
   it('loads the shipped otel-config.yaml with its defaults and no warnings', () => {
     const { config, warnings } = loadConfig([join(root, 'otel-config.yaml')], { env: {} });
     expect(warnings).toEqual([]);
-    expect(config.receivers.otlp).toEqual({ http: { host: '127.0.0.1', port: 4318, maxRequestBodyBytes: 64 * 1024 * 1024 } });
-    expect(config.processors.interactions).toEqual({ settleMs: 2_000, decisionWaitMs: 30_000, maxPendingTraces: 100_000 });
+    expect(config.receivers.otlp).toEqual({
+      http: { host: '127.0.0.1', port: 4318, maxRequestBodyBytes: 64 * 1024 * 1024 },
+    });
+    expect(config.processors.interactions).toEqual({
+      settleMs: 2_000,
+      decisionWaitMs: 30_000,
+      maxPendingTraces: 100_000,
+    });
     const { evaluators, ...evaluation } = config.processors.evaluation;
     expect(evaluation).toEqual({
       ledger: { kind: 'sqlite', path: join(root, 'data/ledger.db') },
@@ -106,7 +165,9 @@ describe('loadConfig', () => {
     expect(config.exporters).toEqual({});
     expect(config.service).toEqual({
       extensions: ['api'],
-      pipelines: { traces: { receivers: ['otlp'], processors: ['interactions', 'evaluation'], exporters: [], forward: false } },
+      pipelines: {
+        traces: { receivers: ['otlp'], processors: ['interactions', 'evaluation'], exporters: [], forward: false },
+      },
     });
   });
 
@@ -131,17 +192,27 @@ describe('loadConfig', () => {
   });
 
   it('reads the complete example of the spec into the normalised shape', () => {
-    const { config } = loadConfig([join(fixtures, 'good/spec-example.yaml')], { env: { EVALON_INGEST_TOKEN: 'ingest-secret' } });
+    const { config } = loadConfig([join(fixtures, 'good/spec-example.yaml')], {
+      env: { EVALON_INGEST_TOKEN: 'ingest-secret' },
+    });
     expect(config.receivers.otlp?.http.bearerToken).toBe('ingest-secret');
     expect(config.processors.evaluation.modules).toEqual([fixtureModule]);
-    expect(config.processors.evaluation.ledger).toEqual({ kind: 'sqlite', path: join(fixtures, 'good/data/ledger.db') });
+    expect(config.processors.evaluation.ledger).toEqual({
+      kind: 'sqlite',
+      path: join(fixtures, 'good/data/ledger.db'),
+    });
     expect(config.processors.evaluation.evaluators['interaction-quality-evaluator']?.controlId).toBe('QA-1');
     expect(config.exporters).toEqual({
       otlphttp: { endpoint: 'http://127.0.0.1:4328', headers: {}, compression: 'gzip', timeoutMs: 10_000 },
       prometheus: { host: '127.0.0.1', port: 9464 },
     });
     expect(config.service.pipelines).toEqual({
-      traces: { receivers: ['otlp'], processors: ['interactions', 'evaluation'], exporters: ['otlphttp'], forward: false },
+      traces: {
+        receivers: ['otlp'],
+        processors: ['interactions', 'evaluation'],
+        exporters: ['otlphttp'],
+        forward: false,
+      },
       logs: { exporters: ['otlphttp'] },
       metrics: { exporters: ['prometheus', 'otlphttp'] },
     });
@@ -155,7 +226,12 @@ describe('loadConfig', () => {
       raw: {},
       agents: {
         'support-agent': { trigger: 'interaction', properties: {}, raw: { trigger: 'interaction' } },
-        'billing-agent': { trigger: 'interaction', enabled: false, properties: {}, raw: { trigger: 'interaction', enabled: false } },
+        'billing-agent': {
+          trigger: 'interaction',
+          enabled: false,
+          properties: {},
+          raw: { trigger: 'interaction', enabled: false },
+        },
       },
       agentRoles: { 'customer-facing': { trigger: 'interaction', properties: {}, raw: { trigger: 'interaction' } } },
     });
@@ -164,7 +240,11 @@ describe('loadConfig', () => {
       raw: { 'min-length': 20 },
       agents: {
         'support-agent': { trigger: 'interaction', properties: {}, raw: { trigger: 'interaction' } },
-        'billing-agent': { trigger: 'interaction', properties: { 'min-length': 50 }, raw: { trigger: 'interaction', 'min-length': 50 } },
+        'billing-agent': {
+          trigger: 'interaction',
+          properties: { 'min-length': 50 },
+          raw: { trigger: 'interaction', 'min-length': 50 },
+        },
       },
       agentRoles: {},
     });
@@ -176,10 +256,27 @@ describe('loadConfig', () => {
     expect(judge.enabled).toBe(true);
     expect(judge.raw).toMatchObject({ enabled: true, 'control-id': 'SAFE-2', model: 'claude-sonnet-4-5' });
     expect(Object.keys(judge.properties)).toEqual(['model', 'criteria']);
-    expect(judge.agents['judge-agent']).toEqual({ trigger: 'interaction', enabled: false, properties: {}, raw: { enabled: false } });
-    expect(judge.agentRoles['*']).toMatchObject({ samplingRatio: 0.05, raw: { trigger: 'interaction', 'sampling-ratio': 0.05 } });
-    expect(config.processors.interactions).toEqual({ settleMs: 1_500, decisionWaitMs: 90_000, maxPendingTraces: 5_000 });
-    expect(config.receivers.otlp?.http).toEqual({ host: '0.0.0.0', port: 4318, maxRequestBodyBytes: 8_000_000, bearerToken: 'replica-token' });
+    expect(judge.agents['judge-agent']).toEqual({
+      trigger: 'interaction',
+      enabled: false,
+      properties: {},
+      raw: { enabled: false },
+    });
+    expect(judge.agentRoles['*']).toMatchObject({
+      samplingRatio: 0.05,
+      raw: { trigger: 'interaction', 'sampling-ratio': 0.05 },
+    });
+    expect(config.processors.interactions).toEqual({
+      settleMs: 1_500,
+      decisionWaitMs: 90_000,
+      maxPendingTraces: 5_000,
+    });
+    expect(config.receivers.otlp?.http).toEqual({
+      host: '0.0.0.0',
+      port: 4318,
+      maxRequestBodyBytes: 8_000_000,
+      bearerToken: 'replica-token',
+    });
     expect(config.exporters.prometheus).toEqual({ host: '::', port: 9464 });
     expect(config.exporters.otlphttp?.endpoint).toBe('https://otlp.example.com/otlp');
   });
@@ -233,7 +330,11 @@ describe('loadConfig', () => {
     expect(problems).toHaveLength(2);
     expect(problems[0]).toMatchObject({ file: broken, line: 3, column: 1 });
     expect(problems[0]!.message).toMatch(/^YAML syntax error: /);
-    expect(problems[1]).toEqual({ file: missing, path: '', message: 'cannot read the configuration file: file not found' });
+    expect(problems[1]).toEqual({
+      file: missing,
+      path: '',
+      message: 'cannot read the configuration file: file not found',
+    });
   });
 
   it('rejects an empty list of files', () => {

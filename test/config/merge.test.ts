@@ -1,7 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../collector/config/index.ts';
+import { type ConfigError, loadConfig } from '../../collector/config/index.ts';
 import { writeConfigFiles } from './config-files.ts';
 
 const fixtures = resolve(dirname(fileURLToPath(import.meta.url)), '../fixtures/config');
@@ -14,14 +14,21 @@ describe('several --config files', () => {
     expect(warnings).toEqual([]);
     const quality = config.processors.evaluation.evaluators['interaction-quality-evaluator']!;
     expect(quality.controlId).toBe('QA-1');
-    expect(quality.agents['support-agent']).toEqual({ trigger: 'interaction', properties: {}, raw: { trigger: 'interaction' } });
+    expect(quality.agents['support-agent']).toEqual({
+      trigger: 'interaction',
+      properties: {},
+      raw: { trigger: 'interaction' },
+    });
     expect(quality.agents['billing-agent']).toEqual({
       trigger: 'interaction',
       enabled: false,
       properties: {},
       raw: { trigger: 'interaction', enabled: false },
     });
-    expect(quality.agentRoles['customer-facing']).toMatchObject({ samplingRatio: 0.05, raw: { trigger: 'interaction', 'sampling-ratio': 0.05 } });
+    expect(quality.agentRoles['customer-facing']).toMatchObject({
+      samplingRatio: 0.05,
+      raw: { trigger: 'interaction', 'sampling-ratio': 0.05 },
+    });
   });
 
   it('keeps what an empty key in a later file would otherwise wipe', () => {
@@ -35,7 +42,9 @@ describe('several --config files', () => {
   });
 
   it('replaces lists, and resolves each module relative to the file that listed it', () => {
-    const [override] = writeConfigFiles({ 'override.yaml': 'processors:\n  evaluation:\n    modules: [ ./evaluators.ts ]\n' });
+    const [override] = writeConfigFiles({
+      'override.yaml': 'processors:\n  evaluation:\n    modules: [ ./evaluators.ts ]\n',
+    });
     let error: unknown;
     try {
       loadConfig([shared, override!], { env: {} });
@@ -51,12 +60,15 @@ describe('several --config files', () => {
         message: `modules[0] names "./evaluators.ts", which does not exist (looked for ${join(dirname(override!), 'evaluators.ts')})`,
       },
     ]);
-    expect(loadConfig([shared], { env: {} }).config.processors.evaluation.modules).toEqual([join(fixtures, 'modules/evaluators.ts')]);
+    expect(loadConfig([shared], { env: {} }).config.processors.evaluation.modules).toEqual([
+      join(fixtures, 'modules/evaluators.ts'),
+    ]);
   });
 
   it('places a problem in the file that wrote the offending value', () => {
     const [override] = writeConfigFiles({
-      'override.yaml': 'processors:\n  evaluation:\n    evaluators:\n      interaction-quality-evaluator:\n        agents:\n          billing-agent: { sampling-ratio: 2 }\n',
+      'override.yaml':
+        'processors:\n  evaluation:\n    evaluators:\n      interaction-quality-evaluator:\n        agents:\n          billing-agent: { sampling-ratio: 2 }\n',
     });
     let error: unknown;
     try {

@@ -35,7 +35,12 @@ describe('misspelled reserved keys', () => {
     ]);
     const binding = config.processors.evaluation.evaluators['reply-length']!.agents['support-agent']!;
     expect(binding.samplingRatio).toBeUndefined();
-    expect(binding.properties).toEqual({ sampling_ratio: 0.1, samplingRatio: 0.2, enable: false, trigger_on_failure: true });
+    expect(binding.properties).toEqual({
+      sampling_ratio: 0.1,
+      samplingRatio: 0.2,
+      enable: false,
+      trigger_on_failure: true,
+    });
     const where = 'processors::evaluation::evaluators::reply-length::agents::support-agent';
     expect(warnings).toEqual([
       `9:50: ${where}: sampling_ratio is not a reserved key, so it is passed to the evaluator as a property (did you mean "sampling-ratio"?)`,
@@ -46,7 +51,13 @@ describe('misspelled reserved keys', () => {
   });
 
   it('warns on an entry too, and says where a binding-only key belongs', () => {
-    const warnings = warningsFor(['controlId: QA-1', 'agent_roles:', '  customer-facing: { trigger: interaction }', 'sampling_ratio: 0.5', 'disabled: true']);
+    const warnings = warningsFor([
+      'controlId: QA-1',
+      'agent_roles:',
+      '  customer-facing: { trigger: interaction }',
+      'sampling_ratio: 0.5',
+      'disabled: true',
+    ]);
     expect(warnings.map((warning) => warning.replace(/^\d+:\d+: [^ ]+ /, ''))).toEqual([
       'controlId is not a reserved key, so it is passed to the evaluator as a property (did you mean "control-id"?)',
       'agent_roles is not a reserved key, so it is passed to the evaluator as a property (did you mean "agent-roles"?)',
@@ -56,6 +67,14 @@ describe('misspelled reserved keys', () => {
   });
 
   it('says nothing about ordinary properties', () => {
-    expect(warningsFor(['min-length: 20', 'model: claude-haiku-4-5', 'criteria: []', 'agents:', '  a: { trigger: interaction, min-length: 50, control: x }'])).toEqual([]);
+    expect(
+      warningsFor([
+        'min-length: 20',
+        'model: claude-haiku-4-5',
+        'criteria: []',
+        'agents:',
+        '  a: { trigger: interaction, min-length: 50, control: x }',
+      ]),
+    ).toEqual([]);
   });
 });

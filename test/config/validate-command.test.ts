@@ -10,14 +10,21 @@ const fixtures = join(root, 'test/fixtures/config');
 async function run(configFiles: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runValidateCommand({ configFiles }, { out: (line) => out.push(line), err: (line) => err.push(line) });
+  const code = await runValidateCommand(
+    { configFiles },
+    { out: (line) => out.push(line), err: (line) => err.push(line) },
+  );
   return { code, out, err };
 }
 
 describe('evalon validate', () => {
   it('prints OK with the number of evaluators and bindings, and exits 0', async () => {
     const files = [join(fixtures, 'merge/shared.yaml'), join(fixtures, 'merge/production.yaml')];
-    expect(await run(files)).toEqual({ code: 0, out: [`OK: ${files.join(', ')} (2 evaluators, 4 bindings, 1 module loaded)`], err: [] });
+    expect(await run(files)).toEqual({
+      code: 0,
+      out: [`OK: ${files.join(', ')} (2 evaluators, 4 bindings, 1 module loaded)`],
+      err: [],
+    });
   });
 
   it('prints warnings before OK', async () => {
@@ -40,7 +47,11 @@ describe('evalon validate', () => {
     });
     const result = await run([file!]);
     expect(result.code).toBe(0);
-    expect(result.err).toEqual([expect.stringMatching(/^warning: .*otel-config\.yaml:9:50: .*sampling_ratio is not a reserved key.*\(did you mean "sampling-ratio"\?\)$/)]);
+    expect(result.err).toEqual([
+      expect.stringMatching(
+        /^warning: .*otel-config\.yaml:9:50: .*sampling_ratio is not a reserved key.*\(did you mean "sampling-ratio"\?\)$/,
+      ),
+    ]);
     expect(result.out).toEqual([`OK: ${file} (1 evaluator, 1 binding)`]);
   });
 
@@ -84,8 +95,12 @@ describe('evalon validate', () => {
     expect(result.out).toEqual([]);
     expect(result.err[0]).toBe('invalid configuration (2 problems):');
     expect(result.err.slice(1)).toEqual([
-      expect.stringMatching(/broken-evaluators\.ts.*processors::evaluation::modules\[0\].*cannot load the evaluator module: Error: the module is broken/),
-      expect.stringMatching(/processors::evaluation::evaluators::reply-lenght.*no evaluator with id "reply-lenght".*did you mean "reply-length"\?/),
+      expect.stringMatching(
+        /broken-evaluators\.ts.*processors::evaluation::modules\[0\].*cannot load the evaluator module: Error: the module is broken/,
+      ),
+      expect.stringMatching(
+        /processors::evaluation::evaluators::reply-lenght.*no evaluator with id "reply-lenght".*did you mean "reply-length"\?/,
+      ),
     ]);
   });
 

@@ -8,7 +8,17 @@ function messageOf(result: { success: boolean; error?: { issues: Array<{ message
 describe('configuration values', () => {
   it('reads durations in ms, s, m, h and combinations, or plain milliseconds', () => {
     const schema = duration();
-    const cases: Array<[unknown, number]> = [['2s', 2_000], ['500ms', 500], ['5m', 300_000], ['1h', 3_600_000], ['1m30s', 90_000], ['1.5s', 1_500], [250, 250], ['250', 250], [0, 0]];
+    const cases: Array<[unknown, number]> = [
+      ['2s', 2_000],
+      ['500ms', 500],
+      ['5m', 300_000],
+      ['1h', 3_600_000],
+      ['1m30s', 90_000],
+      ['1.5s', 1_500],
+      [250, 250],
+      ['250', 250],
+      [0, 0],
+    ];
     for (const [input, ms] of cases) expect(schema.parse(input), String(input)).toBe(ms);
     for (const input of ['soon', '2 seconds', '-1s', -5, '', true, '5d']) {
       expect(messageOf(schema.safeParse(input)), String(input)).toMatch(/^must be a duration such as 2s, 500ms or 5m/);
@@ -18,7 +28,16 @@ describe('configuration values', () => {
 
   it('reads sizes in bytes, decimal and binary units, case-insensitively', () => {
     const schema = size();
-    const cases: Array<[unknown, number]> = [['64MiB', 67_108_864], ['1MB', 1_000_000], ['512KiB', 524_288], ['2GiB', 2_147_483_648], ['1kb', 1_000], [4096, 4096], ['100', 100], ['1.5MiB', 1_572_864]];
+    const cases: Array<[unknown, number]> = [
+      ['64MiB', 67_108_864],
+      ['1MB', 1_000_000],
+      ['512KiB', 524_288],
+      ['2GiB', 2_147_483_648],
+      ['1kb', 1_000],
+      [4096, 4096],
+      ['100', 100],
+      ['1.5MiB', 1_572_864],
+    ];
     for (const [input, bytes] of cases) expect(schema.parse(input), String(input)).toBe(bytes);
     for (const input of ['64 megabytes', 0, '-1MB', 'MiB', null]) {
       expect(messageOf(schema.safeParse(input)), String(input)).toMatch(/^must be a size such as 64MiB/);
@@ -34,8 +53,13 @@ describe('configuration values', () => {
     expect(messageOf(schema.safeParse('127.0.0.1:65536'))).toBe('has port 65536, which is out of range (0-65535)');
     expect(messageOf(schema.safeParse('127.0.0.1'))).toMatch(/^must be host:port/);
     expect(messageOf(schema.safeParse('::1:4318'))).toMatch(/^must be host:port/);
-    expect(messageOf(schema.safeParse('http://127.0.0.1:4318'))).toBe('must be host:port without a scheme (got string "http://127.0.0.1:4318")');
-    expect(listenEndpoint({ allowScheme: true }).parse('http://0.0.0.0:9464/')).toEqual({ host: '0.0.0.0', port: 9464 });
+    expect(messageOf(schema.safeParse('http://127.0.0.1:4318'))).toBe(
+      'must be host:port without a scheme (got string "http://127.0.0.1:4318")',
+    );
+    expect(listenEndpoint({ allowScheme: true }).parse('http://0.0.0.0:9464/')).toEqual({
+      host: '0.0.0.0',
+      port: 9464,
+    });
   });
 
   it('reads exporter URLs, taking a bare host:port as http://', () => {

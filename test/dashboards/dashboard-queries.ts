@@ -6,15 +6,33 @@ import { DASHBOARDS_DIR } from '../../dashboards/build.ts';
 export interface DashboardJson {
   uid: string;
   title: string;
-  panels: Array<{ id: number; type: string; title: string; targets?: Array<{ refId: string; expr: string; legendFormat?: string }>; datasource?: { type: string; uid: string } }>;
-  templating: { list: Array<{ name: string; type: string; query: unknown; multi?: boolean; includeAll?: boolean; allValue?: string }> };
+  panels: Array<{
+    id: number;
+    type: string;
+    title: string;
+    targets?: Array<{ refId: string; expr: string; legendFormat?: string }>;
+    datasource?: { type: string; uid: string };
+  }>;
+  templating: {
+    list: Array<{
+      name: string;
+      type: string;
+      query: unknown;
+      multi?: boolean;
+      includeAll?: boolean;
+      allValue?: string;
+    }>;
+  };
 }
 
 export function committedDashboards(): Array<{ file: string; dashboard: DashboardJson }> {
   return readdirSync(DASHBOARDS_DIR)
     .filter((file) => file.endsWith('.json'))
     .sort()
-    .map((file) => ({ file, dashboard: JSON.parse(readFileSync(join(DASHBOARDS_DIR, file), 'utf8')) as DashboardJson }));
+    .map((file) => ({
+      file,
+      dashboard: JSON.parse(readFileSync(join(DASHBOARDS_DIR, file), 'utf8')) as DashboardJson,
+    }));
 }
 
 export interface PanelQuery {
@@ -26,7 +44,9 @@ export interface PanelQuery {
 
 export function panelQueries(): PanelQuery[] {
   return committedDashboards().flatMap(({ file, dashboard }) =>
-    dashboard.panels.flatMap((panel) => (panel.targets ?? []).map((target) => ({ file, panel: panel.title, refId: target.refId, expr: target.expr }))),
+    dashboard.panels.flatMap((panel) =>
+      (panel.targets ?? []).map((target) => ({ file, panel: panel.title, refId: target.refId, expr: target.expr })),
+    ),
   );
 }
 
@@ -54,6 +74,8 @@ export function metricNames(expr: string): string[] {
 /** `label_values(metric{…}, label)` of a variable query. */
 export function labelValuesQuery(query: unknown): { metric: string; label: string; selector: string } | undefined {
   const text = typeof query === 'string' ? query : (query as { query?: string } | undefined)?.query;
-  const match = /^label_values\(\s*([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s*,\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)$/.exec(text ?? '');
+  const match = /^label_values\(\s*([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})?\s*,\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*\)$/.exec(
+    text ?? '',
+  );
   return match ? { metric: match[1], selector: match[2] ?? '', label: match[3] } : undefined;
 }

@@ -25,9 +25,15 @@ describe('the committed dashboards', () => {
       } catch {
         // Reported by the comparison below.
       }
-      expect(committed, `dashboards/json/${file} is stale: run \`npm run dashboards\` and commit the result`).toBe(text);
+      expect(committed, `dashboards/json/${file} is stale: run \`npm run dashboards\` and commit the result`).toBe(
+        text,
+      );
     }
-    expect(committedDashboards().map(({ file }) => file).sort()).toEqual(Object.keys(rendered).sort());
+    expect(
+      committedDashboards()
+        .map(({ file }) => file)
+        .sort(),
+    ).toEqual(Object.keys(rendered).sort());
   });
 
   it('filter by agent and evaluator (multi-value, with All) and let the data source be chosen', () => {
@@ -39,7 +45,8 @@ describe('the committed dashboards', () => {
       expect(labelValuesQuery(variables[name].query)?.label).toBe(name);
     }
     // Every panel reads the chosen data source.
-    for (const panel of dashboard.panels.filter((panel) => panel.type !== 'row')) expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
+    for (const panel of dashboard.panels.filter((panel) => panel.type !== 'row'))
+      expect(panel.datasource, panel.title).toEqual({ type: 'prometheus', uid: '${datasource}' });
   });
 
   it('have the panels the issue lists', () => {
@@ -66,12 +73,27 @@ describe('the dashboard queries against a real scrape', () => {
   let telemetry: TelemetryExporters;
   let samples: Sample[];
   beforeAll(async () => {
-    telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), { logger: silentLogger });
+    telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), {
+      logger: silentLogger,
+    });
     await telemetry.start();
     telemetry.onInteractionsRecorded([interaction()]);
-    telemetry.metrics.observe({ spansReceived: () => 4, pendingTraces: () => 1, pendingSpans: () => 2, evaluationQueueSize: () => 0, evaluationsRunning: () => 0 });
+    telemetry.metrics.observe({
+      spansReceived: () => 4,
+      pendingTraces: () => 1,
+      pendingSpans: () => 2,
+      evaluationQueueSize: () => 0,
+      evaluationsRunning: () => 0,
+    });
     for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
-    telemetry.metrics.recordTokenUsage({ evaluatorId: 'quality-judge', agentId: 'support-agent', provider: 'anthropic', model: 'judge', inputTokens: 100, outputTokens: 10 });
+    telemetry.metrics.recordTokenUsage({
+      evaluatorId: 'quality-judge',
+      agentId: 'support-agent',
+      provider: 'anthropic',
+      model: 'judge',
+      inputTokens: 100,
+      outputTokens: 10,
+    });
     ({ samples } = await scrape(telemetry.prometheusAddress()!));
   });
   afterAll(async () => {
@@ -83,22 +105,35 @@ describe('the dashboard queries against a real scrape', () => {
     for (const query of panelQueries()) {
       const names = metricNames(query.expr);
       expect(names.length, `${query.panel} ${query.refId}: no metric in ${query.expr}`).toBeGreaterThan(0);
-      for (const name of names) expect(exposed.has(name), `${query.panel} ${query.refId} reads ${name}, which the scrape does not have`).toBe(true);
+      for (const name of names)
+        expect(exposed.has(name), `${query.panel} ${query.refId} reads ${name}, which the scrape does not have`).toBe(
+          true,
+        );
     }
   });
 
   it('group and filter by labels those metrics carry', () => {
     for (const query of panelQueries()) {
       const labels = new Set<string>();
-      for (const match of query.expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)) for (const label of match[1].split(',')) labels.add(label.trim());
+      for (const match of query.expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g))
+        for (const label of match[1].split(',')) labels.add(label.trim());
       for (const match of query.expr.matchAll(/([a-z_]+)\s*=~?\s*"/g)) labels.add(match[1]);
       labels.delete('');
       for (const name of metricNames(query.expr)) {
-        const carried = new Set(samples.filter((sample) => sample.name === name).flatMap((sample) => Object.keys(sample.labels)));
+        const carried = new Set(
+          samples.filter((sample) => sample.name === name).flatMap((sample) => Object.keys(sample.labels)),
+        );
         // Grafana's "All" (.*) also matches a missing label, so filters need not be carried; groupings must.
         for (const label of labels) {
-          if (new RegExp(`${label}\\s*=~?\\s*"`).test(query.expr) && !new RegExp(`by\\s*\\([^)]*\\b${label}\\b`).test(query.expr)) continue;
-          expect(carried.has(label), `${query.panel} ${query.refId} groups ${name} by ${label}, which it does not carry`).toBe(true);
+          if (
+            new RegExp(`${label}\\s*=~?\\s*"`).test(query.expr) &&
+            !new RegExp(`by\\s*\\([^)]*\\b${label}\\b`).test(query.expr)
+          )
+            continue;
+          expect(
+            carried.has(label),
+            `${query.panel} ${query.refId} groups ${name} by ${label}, which it does not carry`,
+          ).toBe(true);
         }
       }
     }
@@ -108,7 +143,9 @@ describe('the dashboard queries against a real scrape', () => {
     const [{ dashboard }] = committedDashboards();
     for (const variable of dashboard.templating.list.filter((entry) => entry.type === 'query')) {
       const query = labelValuesQuery(variable.query)!;
-      const values = samples.filter((sample) => sample.name === query.metric).map((sample) => sample.labels[query.label]);
+      const values = samples
+        .filter((sample) => sample.name === query.metric)
+        .map((sample) => sample.labels[query.label]);
       expect(values.filter(Boolean).length, variable.name).toBeGreaterThan(0);
     }
   });

@@ -17,7 +17,8 @@ import { committedDashboards, expand, labelValuesQuery, panelQueries } from './d
 
 function findPrometheus(): string | undefined {
   if (process.env.EVALON_PROMETHEUS_BIN) return process.env.EVALON_PROMETHEUS_BIN;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && existsSync(join(dir, 'prometheus'))) return join(dir, 'prometheus');
+  for (const dir of (process.env.PATH ?? '').split(delimiter))
+    if (dir && existsSync(join(dir, 'prometheus'))) return join(dir, 'prometheus');
   return undefined;
 }
 
@@ -43,13 +44,20 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
 
   async function promQuery(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>> {
     const response = await fetch(`${api}/api/v1/query?query=${encodeURIComponent(expr)}`);
-    const body = (await response.json()) as { status: string; error?: string; data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> } };
+    const body = (await response.json()) as {
+      status: string;
+      error?: string;
+      data?: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
+    };
     if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
     return body.data!.result;
   }
 
   beforeAll(async () => {
-    if (!binary) throw new Error('EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set EVALON_PROMETHEUS_BIN)');
+    if (!binary)
+      throw new Error(
+        'EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set EVALON_PROMETHEUS_BIN)',
+      );
     // Demo traffic, round after round, until the test is done.
     demo = await startDemo({ otlp: 0, api: 0, prometheus: 0 });
     traffic = (async () => {
@@ -67,14 +75,25 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
     );
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
-    prometheus = spawn(binary, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    prometheus = spawn(
+      binary,
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     prometheus.stdout!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
     prometheus.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000)));
     // Enough scrapes for rate() over the test window: a handful, each a second apart.
-    await pollUntil(async () => {
-      const scrapes = await promQuery('count_over_time(evalon_evaluations_total{outcome="pass"}[1m])');
-      return scrapes.length > 0 && Number(scrapes[0].value[1]) >= 6 ? true : undefined;
-    }, { timeoutMs: 40_000, intervalMs: 250, what: 'six scrapes of the collector by Prometheus' }).catch((error: unknown) => {
+    await pollUntil(
+      async () => {
+        const scrapes = await promQuery('count_over_time(evalon_evaluations_total{outcome="pass"}[1m])');
+        return scrapes.length > 0 && Number(scrapes[0].value[1]) >= 6 ? true : undefined;
+      },
+      { timeoutMs: 40_000, intervalMs: 250, what: 'six scrapes of the collector by Prometheus' },
+    ).catch((error: unknown) => {
       throw new Error(`${String(error)}\nprometheus said:\n${output}`);
     });
   }, 60_000);

@@ -8,7 +8,10 @@ import { runDemoCommand } from '../../collector/demo/demo-command.ts';
 it('records interactions, evaluates them and prints passing and failing verdicts, the failed interaction included', async () => {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runDemoCommand(['--ephemeral', '--rounds', '1'], { out: (line) => out.push(line), err: (line) => err.push(line) });
+  const code = await runDemoCommand(['--ephemeral', '--rounds', '1'], {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
   const text = out.join('\n');
   expect(err).toEqual([]);
   expect(code).toBe(0);
@@ -21,19 +24,24 @@ it('records interactions, evaluates them and prints passing and failing verdicts
 }, 60_000);
 
 it('refuses a bad --rounds with a clear message', async () => {
-  await expect(runDemoCommand(['--rounds', 'x'], { out: () => {}, err: () => {} })).rejects.toThrow('evalon demo: --rounds must be a positive integer (got x)');
+  await expect(runDemoCommand(['--rounds', 'x'], { out: () => {}, err: () => {} })).rejects.toThrow(
+    'evalon demo: --rounds must be a positive integer (got x)',
+  );
 });
 
 it('stops cleanly on Ctrl-C while it keeps running', async () => {
   const { spawn } = await import('node:child_process');
   const main = new URL('../../collector/cli/main.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, [main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 50_000;
-  while (!out.includes('Ctrl-C stops it') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  while (!out.includes('Ctrl-C stops it') && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
   expect(out).toContain('Ctrl-C stops it');
   child.kill('SIGINT');
   expect(await exited).toBe(0);

@@ -67,7 +67,11 @@ it('yields one interaction for the application agent, with the tool runner merge
 
   const tracer = provider.getTracer('support-app');
   const agentSpan = tracer.startSpan('invoke_agent support-agent', {
-    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'support-agent', 'evalon.agent.roles': ['customer-facing'] },
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': 'support-agent',
+      'evalon.agent.roles': ['customer-facing'],
+    },
   });
   const finalMessage = await context.with(trace.setSpan(context.active(), agentSpan), async () =>
     client.beta.messages.toolRunner({

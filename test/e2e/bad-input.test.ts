@@ -10,7 +10,11 @@ let collector: TestCollector;
 beforeAll(async () => {
   // A small body limit, so the oversize cases stay small.
   collector = await startTestCollector({
-    yaml: (dir) => testConfigYaml(dir).replace('endpoint: 127.0.0.1:0\n', 'endpoint: 127.0.0.1:0\n        max_request_body_size: 64KiB\n'),
+    yaml: (dir) =>
+      testConfigYaml(dir).replace(
+        'endpoint: 127.0.0.1:0\n',
+        'endpoint: 127.0.0.1:0\n        max_request_body_size: 64KiB\n',
+      ),
   });
 });
 afterAll(async () => {
@@ -22,19 +26,36 @@ function agentRequest(extraSpans: object[] = []) {
   const traceId = (++counter).toString(16).padStart(32, 'a');
   const spanId = counter.toString(16).padStart(16, 'b');
   const body = {
-    resourceSpans: [{
-      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bad-input' } }] },
-      scopeSpans: [{ spans: [
-        { traceId, spanId, name: 'invoke_agent a', kind: 1, startTimeUnixNano: '1764442000000000000', endTimeUnixNano: '1764442000005000000',
-          attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }, { key: 'gen_ai.agent.id', value: { stringValue: 'bad-input-agent' } }] },
-        ...extraSpans,
-      ] }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bad-input' } }] },
+        scopeSpans: [
+          {
+            spans: [
+              {
+                traceId,
+                spanId,
+                name: 'invoke_agent a',
+                kind: 1,
+                startTimeUnixNano: '1764442000000000000',
+                endTimeUnixNano: '1764442000005000000',
+                attributes: [
+                  { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                  { key: 'gen_ai.agent.id', value: { stringValue: 'bad-input-agent' } },
+                ],
+              },
+              ...extraSpans,
+            ],
+          },
+        ],
+      },
+    ],
   };
   return { interactionId: `${traceId}-${spanId}`, json: JSON.stringify(body) };
 }
 
-const post = (body: string | Uint8Array, headers: Record<string, string>) => fetch(collector.otlpUrl, { method: 'POST', headers, body });
+const post = (body: string | Uint8Array, headers: Record<string, string>) =>
+  fetch(collector.otlpUrl, { method: 'POST', headers, body });
 
 async function stillServing(): Promise<void> {
   const { interactionId, json } = agentRequest();

@@ -12,7 +12,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EvaluationRecord } from '../../src/evaluation/index.ts';
-import { createScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../../src/testing/scripted-model.ts';
+import {
+  createScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type ScriptedReply,
+} from '../../src/testing/scripted-model.ts';
 import { testConfigYaml } from '../helpers/collector.ts';
 import { spawnCollector, type CollectorProcess } from '../helpers/collector-process.ts';
 import { pollUntil } from '../helpers/poll.ts';
@@ -25,8 +30,12 @@ let scripted: ScriptedModel;
 
 const CRITERIA = ['alpha', 'bravo', 'charlie'] as const;
 /** Which criterion a judge request asks about (each criterion's description names it). */
-const criterionOf = (request: RecordedRequest) => CRITERIA.find((name) => String(request.body.messages[0].content).includes(`marker-${name}`));
-const verdict = (name: string): ScriptedReply => ({ toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: `${name} holds` } }], usage: { input_tokens: 100, output_tokens: 10 } });
+const criterionOf = (request: RecordedRequest) =>
+  CRITERIA.find((name) => String(request.body.messages[0].content).includes(`marker-${name}`));
+const verdict = (name: string): ScriptedReply => ({
+  toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: `${name} holds` } }],
+  usage: { input_tokens: 100, output_tokens: 10 },
+});
 
 beforeAll(async () => {
   scripted = await createScriptedModel();
@@ -57,15 +66,30 @@ function interactionBody(traceId: string, spanId: string): string {
   const now = BigInt(Date.now()) * 1_000_000n;
   const text = (key: string, value: string) => ({ key, value: { stringValue: value } });
   const span = {
-    traceId, spanId, name: 'invoke_agent support-agent', kind: 1, startTimeUnixNano: String(now), endTimeUnixNano: String(now + 2000n),
+    traceId,
+    spanId,
+    name: 'invoke_agent support-agent',
+    kind: 1,
+    startTimeUnixNano: String(now),
+    endTimeUnixNano: String(now + 2000n),
     attributes: [
       text('gen_ai.operation.name', 'invoke_agent'),
       text('gen_ai.agent.id', 'support-agent'),
-      text('gen_ai.input.messages', JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }])),
-      text('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'It has shipped and arrives Friday.' }] }])),
+      text(
+        'gen_ai.input.messages',
+        JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }]),
+      ),
+      text(
+        'gen_ai.output.messages',
+        JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'text', content: 'It has shipped and arrives Friday.' }] },
+        ]),
+      ),
     ],
   };
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: [span] }] }] });
+  return JSON.stringify({
+    resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: [span] }] }],
+  });
 }
 
 function readLedger<T>(query: (db: DatabaseSync) => T): T {
@@ -98,13 +122,22 @@ ${CRITERIA.map((name) => `          - { name: ${name}, description: "The reply s
   const traceId = randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
   const interactionId = `${traceId}-${spanId}`;
-  const response = await fetch(first.otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: interactionBody(traceId, spanId) });
+  const response = await fetch(first.otlpUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: interactionBody(traceId, spanId),
+  });
   expect(response.status).toBe(200);
   await response.arrayBuffer();
 
   // Kill while criterion 2's call is in flight: criterion 1's step has completed and its progress is saved.
-  await pollUntil(() => (scripted.requests.some((request) => criterionOf(request) === 'bravo') ? true : undefined), { timeoutMs: 30_000, what: 'the bravo judge call' });
-  const saved = readLedger((db) => db.prepare('SELECT progress FROM evaluation_queue').all() as { progress: string | null }[]);
+  await pollUntil(() => (scripted.requests.some((request) => criterionOf(request) === 'bravo') ? true : undefined), {
+    timeoutMs: 30_000,
+    what: 'the bravo judge call',
+  });
+  const saved = readLedger(
+    (db) => db.prepare('SELECT progress FROM evaluation_queue').all() as { progress: string | null }[],
+  );
   expect(saved).toHaveLength(1);
   expect(JSON.parse(saved[0].progress!)).toMatchObject({ step: 'judgeCriterion', input: 1, completedSteps: 2 });
   first.child.kill('SIGKILL');
@@ -113,12 +146,15 @@ ${CRITERIA.map((name) => `          - { name: ${name}, description: "The reply s
 
   const second = await spawnCollector(configFile);
   processes.push(second);
-  const records = await pollUntil(async () => {
-    const answer = await fetch(`${second.apiUrl}/api/v1/interactions/${interactionId}/evaluations`);
-    if (answer.status !== 200) return undefined;
-    const { evaluations } = (await answer.json()) as { evaluations: EvaluationRecord[] };
-    return evaluations.length > 0 ? evaluations : undefined;
-  }, { timeoutMs: 30_000, what: 'the criteria-judge outcome' });
+  const records = await pollUntil(
+    async () => {
+      const answer = await fetch(`${second.apiUrl}/api/v1/interactions/${interactionId}/evaluations`);
+      if (answer.status !== 200) return undefined;
+      const { evaluations } = (await answer.json()) as { evaluations: EvaluationRecord[] };
+      return evaluations.length > 0 ? evaluations : undefined;
+    },
+    { timeoutMs: 30_000, what: 'the criteria-judge outcome' },
+  );
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
 

@@ -26,26 +26,48 @@ function body(interactionIds: string[]): string {
     const [traceId, root] = interactionId.split('-');
     const times = { startTimeUnixNano: String(now), endTimeUnixNano: String(now + 2000n), flags: 0x101 };
     return [
-      { traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: root, name: 'chat claude', kind: 3, ...times,
-        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }] },
-      { traceId, spanId: root, name: 'invoke_agent durable-agent', kind: 1, ...times,
+      {
+        traceId,
+        spanId: randomBytes(8).toString('hex'),
+        parentSpanId: root,
+        name: 'chat claude',
+        kind: 3,
+        ...times,
+        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }],
+      },
+      {
+        traceId,
+        spanId: root,
+        name: 'invoke_agent durable-agent',
+        kind: 1,
+        ...times,
         attributes: [
           { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
           { key: 'gen_ai.agent.id', value: { stringValue: 'durable-agent' } },
-        ] },
+        ],
+      },
     ];
   });
-  return JSON.stringify({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'kill9' } }] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
+  return JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'kill9' } }] },
+        scopeSpans: [{ scope: { name: 't' }, spans }],
+      },
+    ],
+  });
 }
 
 async function missingInteractions(apiUrl: string, ids: string[]): Promise<string[]> {
   const missing: string[] = [];
   for (let i = 0; i < ids.length; i += 50) {
-    const statuses = await Promise.all(ids.slice(i, i + 50).map(async (id) => {
-      const response = await fetch(`${apiUrl}/api/v1/interactions/${id}`);
-      await response.arrayBuffer();
-      return [id, response.status] as const;
-    }));
+    const statuses = await Promise.all(
+      ids.slice(i, i + 50).map(async (id) => {
+        const response = await fetch(`${apiUrl}/api/v1/interactions/${id}`);
+        await response.arrayBuffer();
+        return [id, response.status] as const;
+      }),
+    );
     for (const [id, status] of statuses) if (status !== 200) missing.push(id);
   }
   return missing;
@@ -61,9 +83,16 @@ it('loses no acknowledged span when killed with SIGKILL, and completes pending i
   let stop = false;
   const senders = Array.from({ length: 4 }, async () => {
     while (!stop) {
-      const ids = Array.from({ length: 25 }, () => `${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}`);
+      const ids = Array.from(
+        { length: 25 },
+        () => `${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}`,
+      );
       try {
-        const response = await fetch(first.otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body(ids) });
+        const response = await fetch(first.otlpUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: body(ids),
+        });
         await response.arrayBuffer();
         if (response.status === 200) acknowledged.push(...ids);
       } catch {
@@ -71,7 +100,10 @@ it('loses no acknowledged span when killed with SIGKILL, and completes pending i
       }
     }
   });
-  await pollUntil(() => (acknowledged.length >= 3_000 ? true : undefined), { timeoutMs: 60_000, what: '3000 acknowledged interactions' });
+  await pollUntil(() => (acknowledged.length >= 3_000 ? true : undefined), {
+    timeoutMs: 60_000,
+    what: '3000 acknowledged interactions',
+  });
   first.child.kill('SIGKILL');
   await first.exited;
   stop = true;
@@ -82,10 +114,13 @@ it('loses no acknowledged span when killed with SIGKILL, and completes pending i
   const second = await spawnCollector(configFile);
   processes.push(second);
   expect(second.log()).toMatch(/recovered \d+ stored spans/);
-  const missing = await pollUntil(async () => {
-    const absent = await missingInteractions(second.apiUrl, acknowledged);
-    return absent.length === 0 ? absent : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 500, what: 'every acknowledged interaction in the ledger' });
+  const missing = await pollUntil(
+    async () => {
+      const absent = await missingInteractions(second.apiUrl, acknowledged);
+      return absent.length === 0 ? absent : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 500, what: 'every acknowledged interaction in the ledger' },
+  );
   expect(missing).toEqual([]);
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);

@@ -32,21 +32,50 @@ function runAgent(tracer: Tracer, question: string, answer: string, options: { f
     },
   });
   const inAgent = trace.setSpan(context.active(), agent);
-  const chat1 = tracer.startSpan('chat claude', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-test', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 } }, inAgent);
-  chat1.end();
-  const tool = tracer.startSpan('execute_tool lookup_order', {
-    attributes: {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': 'lookup_order',
-      'gen_ai.tool.call.id': 'call_1',
-      'gen_ai.tool.call.arguments': JSON.stringify({ order: 'A-17' }),
-      'gen_ai.tool.call.result': JSON.stringify({ status: 'shipped' }),
+  const chat1 = tracer.startSpan(
+    'chat claude',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'claude-test',
+        'gen_ai.usage.input_tokens': 10,
+        'gen_ai.usage.output_tokens': 5,
+      },
     },
-  }, inAgent);
+    inAgent,
+  );
+  chat1.end();
+  const tool = tracer.startSpan(
+    'execute_tool lookup_order',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'lookup_order',
+        'gen_ai.tool.call.id': 'call_1',
+        'gen_ai.tool.call.arguments': JSON.stringify({ order: 'A-17' }),
+        'gen_ai.tool.call.result': JSON.stringify({ status: 'shipped' }),
+      },
+    },
+    inAgent,
+  );
   tool.end();
-  const chat2 = tracer.startSpan('chat claude', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'claude-test', 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 7 } }, inAgent);
+  const chat2 = tracer.startSpan(
+    'chat claude',
+    {
+      attributes: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'claude-test',
+        'gen_ai.usage.input_tokens': 20,
+        'gen_ai.usage.output_tokens': 7,
+      },
+    },
+    inAgent,
+  );
   chat2.end();
-  agent.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]));
+  agent.setAttribute(
+    'gen_ai.output.messages',
+    JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]),
+  );
   if (options.fail) {
     agent.setAttribute('error.type', 'GuardrailError');
     agent.setStatus({ code: SpanStatusCode.ERROR, message: 'guardrail blocked the reply' });
@@ -67,8 +96,12 @@ describe('spans from the official OpenTelemetry exporters', () => {
     for (const processorKind of ['simple', 'batch'] as const) {
       it(`become one interaction record (${name}, ${processorKind} span processor)`, async () => {
         const exporter = makeExporter(collector.otlpUrl);
-        const processor = processorKind === 'simple' ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter });
-        const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'support-service' }), spanProcessors: [processor] });
+        const processor =
+          processorKind === 'simple' ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter });
+        const provider = new TracerProvider({
+          resource: resourceFromAttributes({ 'service.name': 'support-service' }),
+          spanProcessors: [processor],
+        });
         const question = `Where is order A-17? (${name} ${processorKind})`;
         const interactionId = runAgent(provider.getTracer('test'), question, 'It has shipped.');
         await provider.forceFlush();
@@ -84,14 +117,18 @@ describe('spans from the official OpenTelemetry exporters', () => {
           usage: { inputTokens: 30, outputTokens: 12 },
         });
         expect(record.input[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', content: question }] });
-        expect(record.toolCalls).toEqual([{ name: 'lookup_order', callId: 'call_1', arguments: { order: 'A-17' }, result: { status: 'shipped' } }]);
+        expect(record.toolCalls).toEqual([
+          { name: 'lookup_order', callId: 'call_1', arguments: { order: 'A-17' }, result: { status: 'shipped' } },
+        ]);
         await provider.shutdown();
       });
     }
   }
 
   it('records a failed agent span as failed, with a summary', async () => {
-    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: collector.otlpUrl }) })] });
+    const provider = new TracerProvider({
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: collector.otlpUrl }) })],
+    });
     const interactionId = runAgent(provider.getTracer('test'), 'Refund me', 'blocked reply', { fail: true });
     await provider.forceFlush();
     const record = await collector.waitForInteraction((r) => r.interactionId === interactionId);

@@ -54,7 +54,8 @@ function mutateBytes(body: Uint8Array, rng: Rng): Uint8Array {
       return bytes;
     }
     case 1: {
-      for (let i = 0, n = 1 + pick(rng, 4); i < n; i++) bytes[pick(rng, bytes.length)] = [0x00, 0xff, 0x7f, 0x80, 0x0a, 0x22][pick(rng, 6)];
+      for (let i = 0, n = 1 + pick(rng, 4); i < n; i++)
+        bytes[pick(rng, bytes.length)] = [0x00, 0xff, 0x7f, 0x80, 0x0a, 0x22][pick(rng, 6)];
       return bytes;
     }
     case 2:
@@ -77,8 +78,26 @@ function mutateBytes(body: Uint8Array, rng: Rng): Uint8Array {
 }
 
 const ODD_VALUES: unknown[] = [
-  null, '', 'x', -1, 0, 1.5, 2 ** 64, -(2 ** 63), '18446744073709551616', 'NaN', true, [], {}, [null], { stringValue: 7 },
-  'ffffffffffffffffffffffffffffffff', '00000000000000000000000000000000', 'zz', '\u0000\ud800', 'a'.repeat(10_000),
+  null,
+  '',
+  'x',
+  -1,
+  0,
+  1.5,
+  2 ** 64,
+  -(2 ** 63),
+  '18446744073709551616',
+  'NaN',
+  true,
+  [],
+  {},
+  [null],
+  { stringValue: 7 },
+  'ffffffffffffffffffffffffffffffff',
+  '00000000000000000000000000000000',
+  'zz',
+  '\u0000\ud800',
+  'a'.repeat(10_000),
 ];
 
 /** Structural JSON mutations: a random node replaced by an odd value, deleted, or duplicated. */
@@ -86,8 +105,11 @@ function mutateJsonTree(body: Uint8Array, rng: Rng): Uint8Array {
   const root = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
   const containers: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number }> = [];
   const walk = (node: unknown) => {
-    if (Array.isArray(node)) node.forEach((child, index) => (containers.push({ parent: node, key: index }), walk(child)));
-    else if (node && typeof node === 'object') for (const [key, child] of Object.entries(node)) (containers.push({ parent: node as Record<string, unknown>, key }), walk(child));
+    if (Array.isArray(node))
+      node.forEach((child, index) => (containers.push({ parent: node, key: index }), walk(child)));
+    else if (node && typeof node === 'object')
+      for (const [key, child] of Object.entries(node))
+        containers.push({ parent: node as Record<string, unknown>, key }), walk(child);
   };
   walk(root);
   for (let i = 0, n = 1 + pick(rng, 3); i < n && containers.length > 0; i++) {
@@ -106,7 +128,7 @@ function mutateJsonTree(body: Uint8Array, rng: Rng): Uint8Array {
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
-  for (const part of parts) (out.set(part, at), (at += part.length));
+  for (const part of parts) out.set(part, at), (at += part.length);
   return out;
 }
 
@@ -117,18 +139,28 @@ interface Reply {
 }
 
 async function send(body: Uint8Array, contentType: string, gzip = false): Promise<Reply> {
-  const headers: Record<string, string> = { 'content-type': contentType, ...(gzip ? { 'content-encoding': 'gzip' } : {}) };
+  const headers: Record<string, string> = {
+    'content-type': contentType,
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+  };
   const response = await fetch(collector.otlpUrl, { method: 'POST', headers, body });
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: Buffer.from(await response.arrayBuffer()) };
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    body: Buffer.from(await response.arrayBuffer()),
+  };
 }
 
 /** What a reply says went wrong, or why the reply itself is wrong. */
 function problemWith(reply: Reply): string | undefined {
   if (reply.status >= 200 && reply.status < 300) return undefined;
-  if (reply.status < 400 || reply.status >= 500) return `status ${reply.status}: ${reply.body.toString('utf8').slice(0, 200)}`;
+  if (reply.status < 400 || reply.status >= 500)
+    return `status ${reply.status}: ${reply.body.toString('utf8').slice(0, 200)}`;
   if (reply.contentType.includes('json')) {
     const message = (JSON.parse(reply.body.toString('utf8')) as { message?: unknown }).message;
-    return typeof message === 'string' && message.length > 5 ? undefined : `4xx JSON reply without a message: ${reply.body.toString('utf8')}`;
+    return typeof message === 'string' && message.length > 5
+      ? undefined
+      : `4xx JSON reply without a message: ${reply.body.toString('utf8')}`;
   }
   // A google.rpc.Status in protobuf: its message (field 2) is readable text.
   const text = reply.body.toString('latin1').replace(/[^\x20-\x7e]/g, '');

@@ -46,14 +46,49 @@ function runAgent(tracer: Tracer, question: string, answer: string): string {
     },
   });
   const inAgent = trace.setSpan(context.active(), agent);
-  tracer.startSpan('chat claude', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 10, 'gen_ai.usage.output_tokens': 5 } }, inAgent).end();
   tracer
-    .startSpan('execute_tool lookup_order', {
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order', 'gen_ai.tool.call.id': 'call_1' },
-    }, inAgent)
+    .startSpan(
+      'chat claude',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.usage.input_tokens': 10,
+          'gen_ai.usage.output_tokens': 5,
+        },
+      },
+      inAgent,
+    )
     .end();
-  tracer.startSpan('chat claude', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 7 } }, inAgent).end();
-  agent.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]));
+  tracer
+    .startSpan(
+      'execute_tool lookup_order',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'lookup_order',
+          'gen_ai.tool.call.id': 'call_1',
+        },
+      },
+      inAgent,
+    )
+    .end();
+  tracer
+    .startSpan(
+      'chat claude',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'chat',
+          'gen_ai.usage.input_tokens': 20,
+          'gen_ai.usage.output_tokens': 7,
+        },
+      },
+      inAgent,
+    )
+    .end();
+  agent.setAttribute(
+    'gen_ai.output.messages',
+    JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }], finish_reason: 'stop' }]),
+  );
   agent.end();
   return `${agent.spanContext().traceId}-${agent.spanContext().spanId}`;
 }
@@ -63,8 +98,12 @@ describe('spans from the official OTLP/gRPC exporter', () => {
     for (const processorKind of ['batch', 'simple'] as const) {
       it(`become one interaction record (compression ${compression}, ${processorKind} span processor)`, async () => {
         const exporter = new OTLPTraceExporter({ url: grpcUrl, compression: compression as never });
-        const processor = processorKind === 'batch' ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter });
-        const provider = new TracerProvider({ resource: resourceFromAttributes({ 'service.name': 'support-service' }), spanProcessors: [processor] });
+        const processor =
+          processorKind === 'batch' ? new BatchSpanProcessor({ exporter }) : new SimpleSpanProcessor({ exporter });
+        const provider = new TracerProvider({
+          resource: resourceFromAttributes({ 'service.name': 'support-service' }),
+          spanProcessors: [processor],
+        });
         const question = `Where is order A-17? (gRPC ${compression} ${processorKind})`;
         const interactionId = runAgent(provider.getTracer('test'), question, 'It has shipped.');
         await provider.forceFlush();
@@ -86,7 +125,13 @@ describe('spans from the official OTLP/gRPC exporter', () => {
 
   it('reports a refused span to the exporter as partial success and stores the others', async () => {
     const warnings: string[] = [];
-    diag.setLogger({ ...silentDiag, warn: (message: string, ...args: unknown[]) => void warnings.push([message, ...args].join(' ')) }, DiagLogLevel.WARN);
+    diag.setLogger(
+      {
+        ...silentDiag,
+        warn: (message: string, ...args: unknown[]) => void warnings.push([message, ...args].join(' ')),
+      },
+      DiagLogLevel.WARN,
+    );
     try {
       const provider = new TracerProvider({ spanProcessors: [] });
       const tracer = provider.getTracer('test');
@@ -96,7 +141,11 @@ describe('spans from the official OTLP/gRPC exporter', () => {
       const exporter = new OTLPTraceExporter({ url: grpcUrl });
       const result = await new Promise<ExportResult>((resolve) => exporter.export([good, bad], resolve));
       expect(result.code).toBe(ExportResultCode.SUCCESS);
-      expect(warnings).toEqual([expect.stringMatching(/Received Partial Success response: .*"rejectedSpans":"?1"?.*spanId must not be all zeros/)]);
+      expect(warnings).toEqual([
+        expect.stringMatching(
+          /Received Partial Success response: .*"rejectedSpans":"?1"?.*spanId must not be all zeros/,
+        ),
+      ]);
       const stored = await collector.collector.store.loadTraceSpans(good.spanContext().traceId);
       expect(stored.map((s) => s.spanId)).toEqual([good.spanContext().spanId]);
       await exporter.shutdown();
@@ -135,7 +184,8 @@ describe('the gRPC receiver in the collector', () => {
     const port = collector.collector.otlpGrpcAddress!.port;
     const dir = mkdtempSync(join(tmpdir(), 'evalon-grpc-taken-'));
     try {
-      const yaml = (d: string) => grpcConfigYaml(d).replace('endpoint: 127.0.0.1:0\n      http:', `endpoint: 127.0.0.1:${port}\n      http:`);
+      const yaml = (d: string) =>
+        grpcConfigYaml(d).replace('endpoint: 127.0.0.1:0\n      http:', `endpoint: 127.0.0.1:${port}\n      http:`);
       await expect(startTestCollector({ yaml, dir })).rejects.toThrow(
         new RegExp(`^receivers::otlp::protocols::grpc::endpoint: cannot listen on 127.0.0.1:${port} \\(.*EADDRINUSE`),
       );

@@ -31,26 +31,48 @@ function request(interactionIds: string[]): Uint8Array {
   const spans: OtlpJsonSpan[] = interactionIds.flatMap((interactionId) => {
     const [traceId, root] = interactionId.split('-');
     return [
-      { traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: root, name: 'chat claude', kind: 3, ...times,
-        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }] },
-      { traceId, spanId: root, name: 'invoke_agent durable-agent', kind: 1, ...times,
+      {
+        traceId,
+        spanId: randomBytes(8).toString('hex'),
+        parentSpanId: root,
+        name: 'chat claude',
+        kind: 3,
+        ...times,
+        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat' } }],
+      },
+      {
+        traceId,
+        spanId: root,
+        name: 'invoke_agent durable-agent',
+        kind: 1,
+        ...times,
         attributes: [
           { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
           { key: 'gen_ai.agent.id', value: { stringValue: 'durable-agent' } },
-        ] },
+        ],
+      },
     ];
   });
-  return encodeOtlpProtobuf({ resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'grpc-kill9' } }] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] });
+  return encodeOtlpProtobuf({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'grpc-kill9' } }] },
+        scopeSpans: [{ scope: { name: 't' }, spans }],
+      },
+    ],
+  });
 }
 
 async function missingInteractions(apiUrl: string, ids: string[]): Promise<string[]> {
   const missing: string[] = [];
   for (let i = 0; i < ids.length; i += 50) {
-    const statuses = await Promise.all(ids.slice(i, i + 50).map(async (id) => {
-      const response = await fetch(`${apiUrl}/api/v1/interactions/${id}`);
-      await response.arrayBuffer();
-      return [id, response.status] as const;
-    }));
+    const statuses = await Promise.all(
+      ids.slice(i, i + 50).map(async (id) => {
+        const response = await fetch(`${apiUrl}/api/v1/interactions/${id}`);
+        await response.arrayBuffer();
+        return [id, response.status] as const;
+      }),
+    );
     for (const [id, status] of statuses) if (status !== 200) missing.push(id);
   }
   return missing;
@@ -66,7 +88,9 @@ it('loses no span acknowledged over gRPC when killed with SIGKILL, and completes
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(
     configFile,
-    testConfigYaml(dir).replace('settle: 150ms', 'settle: 500ms').replace('      http:\n', '      grpc:\n        endpoint: 127.0.0.1:0\n      http:\n'),
+    testConfigYaml(dir)
+      .replace('settle: 150ms', 'settle: 500ms')
+      .replace('      http:\n', '      grpc:\n        endpoint: 127.0.0.1:0\n      http:\n'),
   );
   const first = await spawnCollector(configFile);
   processes.push(first);
@@ -78,13 +102,19 @@ it('loses no span acknowledged over gRPC when killed with SIGKILL, and completes
     const client = createRawTraceClient(port);
     clients.push(client);
     while (!stop) {
-      const ids = Array.from({ length: 25 }, () => `${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}`);
+      const ids = Array.from(
+        { length: 25 },
+        () => `${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}`,
+      );
       const result = await client.export(request(ids));
       // Anything but OK (UNAVAILABLE for a call cut by the kill) was not acknowledged.
       if (result.code === GrpcStatus.OK) acknowledged.push(...ids);
     }
   });
-  await pollUntil(() => (acknowledged.length >= 2_000 ? true : undefined), { timeoutMs: 60_000, what: '2000 interactions acknowledged over gRPC' });
+  await pollUntil(() => (acknowledged.length >= 2_000 ? true : undefined), {
+    timeoutMs: 60_000,
+    what: '2000 interactions acknowledged over gRPC',
+  });
   first.child.kill('SIGKILL');
   await first.exited;
   stop = true;
@@ -93,10 +123,13 @@ it('loses no span acknowledged over gRPC when killed with SIGKILL, and completes
   const second = await spawnCollector(configFile);
   processes.push(second);
   expect(second.log()).toMatch(/recovered \d+ stored spans/);
-  const missing = await pollUntil(async () => {
-    const absent = await missingInteractions(second.apiUrl, acknowledged);
-    return absent.length === 0 ? absent : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 500, what: 'every interaction acknowledged over gRPC in the ledger' });
+  const missing = await pollUntil(
+    async () => {
+      const absent = await missingInteractions(second.apiUrl, acknowledged);
+      return absent.length === 0 ? absent : undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 500, what: 'every interaction acknowledged over gRPC in the ledger' },
+  );
   expect(missing).toEqual([]);
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);

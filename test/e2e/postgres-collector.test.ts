@@ -41,7 +41,9 @@ beforeAll(async () => {
   collector = await startTestCollector({ yaml: postgresYaml(database.url) });
   provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'shop' }),
-    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: collector.otlpUrl }), scheduledDelayMillis: 50 })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: collector.otlpUrl }), scheduledDelayMillis: 50 }),
+    ],
   });
   tracer = provider.getTracer('postgres-e2e');
 });
@@ -56,7 +58,9 @@ function runAgent(agentId: string, answer: string): string {
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': agentId,
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order?' }] }]),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: 'Where is my order?' }] },
+      ]),
       'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]),
     },
   });
@@ -85,9 +89,16 @@ describe('collector on a PostgreSQL ledger', () => {
     for (const id of [passing, short, unbound]) await collector.waitForInteraction((r) => r.interactionId === id);
 
     const [ok] = await evaluationsOf(passing);
-    expect(ok).toMatchObject({ evaluatorId: 'reply-length', agentId: 'support-agent', outcome: { type: 'verdict', evaluation: { passed: true } } });
+    expect(ok).toMatchObject({
+      evaluatorId: 'reply-length',
+      agentId: 'support-agent',
+      outcome: { type: 'verdict', evaluation: { passed: true } },
+    });
     const [failed] = await evaluationsOf(short);
-    expect(failed.outcome).toMatchObject({ type: 'verdict', evaluation: { passed: false, explanation: 'reply of 8 characters, minimum 20' } });
+    expect(failed.outcome).toMatchObject({
+      type: 'verdict',
+      evaluation: { passed: false, explanation: 'reply of 8 characters, minimum 20' },
+    });
 
     // It is all in the database: interactions, outcomes, an empty queue, released spans.
     await collector.collector.evaluation.idle();
@@ -96,24 +107,34 @@ describe('collector on a PostgreSQL ledger', () => {
     expect(await count('SELECT count(*) AS n FROM evaluations')).toBe(2);
     expect(await count('SELECT count(*) AS n FROM evaluation_queue')).toBe(0);
     expect(await count('SELECT count(*) AS n FROM interactions WHERE awaiting_intake')).toBe(0);
-    await pollUntil(async () => ((await count('SELECT count(*) AS n FROM pending_spans')) === 0 ? true : undefined), { what: 'the pending spans released' });
+    await pollUntil(async () => ((await count('SELECT count(*) AS n FROM pending_spans')) === 0 ? true : undefined), {
+      what: 'the pending spans released',
+    });
 
     // A collector started on the same database after this one stopped finds everything.
     await collector.close();
     collector = await startTestCollector({ yaml: postgresYaml(database.url) });
-    expect((await collector.interactions('?limit=10')).map((r) => r.interactionId).sort()).toEqual([passing, short, unbound].sort());
+    expect((await collector.interactions('?limit=10')).map((r) => r.interactionId).sort()).toEqual(
+      [passing, short, unbound].sort(),
+    );
     expect(await evaluationsOf(passing)).toStrictEqual([ok]);
   });
 
   it('serves evalon explain and evalon backfill from the same database', async () => {
     const out: string[] = [];
-    expect(await main(['explain', '--config', collector.configFile], { out: (line) => out.push(line), err: () => {} })).toBe(0);
+    expect(
+      await main(['explain', '--config', collector.configFile], { out: (line) => out.push(line), err: () => {} }),
+    ).toBe(0);
     // ops-agent is named nowhere in the configuration: explain knows it from the ledger.
     expect(out.join('\n')).toMatch(/ops-agent/);
 
     const backfilled: string[] = [];
     const progress = { update: () => {}, finish: () => {} };
-    const code = await runBackfillCommand(['--evaluator', 'reply-length', '--version', '2', '--config', collector.configFile], { out: (l) => backfilled.push(l), err: () => {} }, { progress });
+    const code = await runBackfillCommand(
+      ['--evaluator', 'reply-length', '--version', '2', '--config', collector.configFile],
+      { out: (l) => backfilled.push(l), err: () => {} },
+      { progress },
+    );
     expect(code).toBe(0);
     expect(backfilled.join('\n')).toMatch(/3 interactions read; 2 evaluated \(1 passed, 1 failed/);
     expect(Number((await adminQuery(database.url, 'SELECT count(*) AS n FROM evaluations')).rows[0].n)).toBe(4);

@@ -46,17 +46,32 @@ function body(traceIds: string[]): { json: string; interactionIds: string[] } {
     interactionIds.push(`${traceId}-${rootId}`);
     const attribute = (key: string, value: string) => ({ key, value: { stringValue: value } });
     const root = {
-      traceId, spanId: rootId, name: 'invoke_agent replica-agent', kind: 1, startTimeUnixNano: String(now), endTimeUnixNano: String(now + 9_000_000n),
+      traceId,
+      spanId: rootId,
+      name: 'invoke_agent replica-agent',
+      kind: 1,
+      startTimeUnixNano: String(now),
+      endTimeUnixNano: String(now + 9_000_000n),
       attributes: [attribute('gen_ai.operation.name', 'invoke_agent'), attribute('gen_ai.agent.id', 'replica-agent')],
     };
     const tools = Array.from({ length: TOOLS_PER_TRACE }, (_, i) => ({
-      traceId, spanId: randomBytes(8).toString('hex'), parentSpanId: rootId, name: `execute_tool lookup_${i}`, kind: 1,
-      startTimeUnixNano: String(now + BigInt(i + 1) * 1_000_000n), endTimeUnixNano: String(now + BigInt(i + 2) * 1_000_000n),
+      traceId,
+      spanId: randomBytes(8).toString('hex'),
+      parentSpanId: rootId,
+      name: `execute_tool lookup_${i}`,
+      kind: 1,
+      startTimeUnixNano: String(now + BigInt(i + 1) * 1_000_000n),
+      endTimeUnixNano: String(now + BigInt(i + 2) * 1_000_000n),
       attributes: [attribute('gen_ai.operation.name', 'execute_tool'), attribute('gen_ai.tool.name', `lookup_${i}`)],
     }));
     return [root, ...tools];
   });
-  return { json: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'replicas' }, spans }] }] }), interactionIds };
+  return {
+    json: JSON.stringify({
+      resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'replicas' }, spans }] }],
+    }),
+    interactionIds,
+  };
 }
 
 async function count(sql: string): Promise<number> {
@@ -82,7 +97,10 @@ it('loses no acknowledged span and records every evaluation once when a replica 
 `,
       ),
   );
-  const start = (replica: 'a' | 'b') => spawnCollector(configFile, { env: { EVALON_REPLICA_ID: `replica-${replica}`, EVALON_TEST_EVALUATOR_DELAY_MS: '10' } });
+  const start = (replica: 'a' | 'b') =>
+    spawnCollector(configFile, {
+      env: { EVALON_REPLICA_ID: `replica-${replica}`, EVALON_TEST_EVALUATOR_DELAY_MS: '10' },
+    });
   const replicas: Record<'a' | 'b', CollectorProcess> = { a: await start('a'), b: await start('b') };
   processes.push(replicas.a, replicas.b);
 
@@ -103,7 +121,11 @@ it('loses no acknowledged span and records every evaluation once when a replica 
       }
       const { json, interactionIds } = body(traceIds);
       try {
-        const response = await fetch(replicas[replica].otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: json });
+        const response = await fetch(replicas[replica].otlpUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: json,
+        });
         await response.arrayBuffer();
         if (response.status === 200) acknowledged[replica].push(...interactionIds);
         else await new Promise((resolve) => setTimeout(resolve, 50));
@@ -114,7 +136,11 @@ it('loses no acknowledged span and records every evaluation once when a replica 
     }
   };
   const killer = async () => {
-    await pollUntil(() => (acknowledged.a.length >= KILL_AFTER ? true : undefined), { timeoutMs: 60_000, intervalMs: 10, what: 'replica a to acknowledge interactions' });
+    await pollUntil(() => (acknowledged.a.length >= KILL_AFTER ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 10,
+      what: 'replica a to acknowledge interactions',
+    });
     replicas.a.child.kill('SIGKILL');
     await replicas.a.exited;
     killed = true;
@@ -129,17 +155,30 @@ it('loses no acknowledged span and records every evaluation once when a replica 
 
   // Every acknowledged interaction is recorded, with both of its tool calls.
   const all = [...acknowledged.a, ...acknowledged.b];
-  await pollUntil(async () => {
-    const found = await adminQuery(database!.url, 'SELECT count(*) AS n FROM interactions WHERE interaction_id = ANY($1::text[])', [all]);
-    return Number(found.rows[0].n) === all.length ? true : undefined;
-  }, { timeoutMs: 60_000, intervalMs: 250, what: 'every acknowledged interaction to be recorded' });
-  const records = await adminQuery(database.url, 'SELECT record FROM interactions WHERE interaction_id = ANY($1::text[])', [all]);
+  await pollUntil(
+    async () => {
+      const found = await adminQuery(
+        database!.url,
+        'SELECT count(*) AS n FROM interactions WHERE interaction_id = ANY($1::text[])',
+        [all],
+      );
+      return Number(found.rows[0].n) === all.length ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 250, what: 'every acknowledged interaction to be recorded' },
+  );
+  const records = await adminQuery(
+    database.url,
+    'SELECT record FROM interactions WHERE interaction_id = ANY($1::text[])',
+    [all],
+  );
   const toolCounts = records.rows.map((row) => (row.record as { toolCalls: unknown[] }).toolCalls.length);
   expect(toolCounts.filter((n) => n !== TOOLS_PER_TRACE)).toEqual([]);
 
   // Every interaction gets exactly one outcome per evaluator: the queue drains, nothing twice.
   await pollUntil(async () => ((await count('SELECT count(*) AS n FROM evaluation_queue')) === 0 ? true : undefined), {
-    timeoutMs: 90_000, intervalMs: 250, what: 'the evaluation queue to drain',
+    timeoutMs: 90_000,
+    intervalMs: 250,
+    what: 'the evaluation queue to drain',
   });
   const interactions = await count('SELECT count(*) AS n FROM interactions');
   const outcomes = await adminQuery(database.url, 'SELECT interaction_id, evaluator_id, outcome FROM evaluations');

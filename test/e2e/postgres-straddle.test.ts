@@ -50,13 +50,20 @@ service:
 `,
   );
   const warnings: string[] = [];
-  const logger: Logger = { info() {}, warn: (line) => warnings.push(line), error: (line) => warnings.push(`error: ${line}`) };
+  const logger: Logger = {
+    info() {},
+    warn: (line) => warnings.push(line),
+    error: (line) => warnings.push(`error: ${line}`),
+  };
   const collector = await startCollector(loadConfig([file]).config, { logger });
   return { collector, warnings, dir };
 }
 
 /** One OTLP/JSON request with the given spans of TRACE (all children of ROOT unless they are ROOT). */
-async function send(replica: Replica, spans: Array<{ id: string; name: string; attributes: Record<string, string> }>): Promise<void> {
+async function send(
+  replica: Replica,
+  spans: Array<{ id: string; name: string; attributes: Record<string, string> }>,
+): Promise<void> {
   const { host, port } = replica.collector.otlpAddress!;
   const start = 1_750_000_000_000_000_000n;
   const body = {
@@ -83,7 +90,11 @@ async function send(replica: Replica, spans: Array<{ id: string; name: string; a
       },
     ],
   };
-  const response = await fetch(`http://${host}:${port}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`http://${host}:${port}/v1/traces`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(response.status).toBe(200);
 }
 
@@ -104,15 +115,24 @@ afterAll(async () => {
 });
 
 const count = async (sql: string) => Number((await adminQuery(database.url, sql)).rows[0].n);
-const splitCounter = async (replica: Replica) => valueOf((await scrape(replica.collector.prometheusAddress!)).samples, 'evalon_traces_split_total') ?? 0;
+const splitCounter = async (replica: Replica) =>
+  valueOf((await scrape(replica.collector.prometheusAddress!)).samples, 'evalon_traces_split_total') ?? 0;
 
 describe('a trace split across two replicas', () => {
   it('is reported by both replicas and loses no span', async () => {
     // Replica B gets the tool call and a model call first; replica A the agent invocation and
     // another model call. A decides after the settle window while B still holds its spans.
     await send(b, [
-      { id: '00000000000000b1', name: 'execute_tool lookup_order', attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order' } },
-      { id: '00000000000000b2', name: 'chat', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' } },
+      {
+        id: '00000000000000b1',
+        name: 'execute_tool lookup_order',
+        attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'lookup_order' },
+      },
+      {
+        id: '00000000000000b2',
+        name: 'chat',
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' },
+      },
     ]);
     await send(a, [
       {
@@ -121,25 +141,44 @@ describe('a trace split across two replicas', () => {
         attributes: {
           'gen_ai.operation.name': 'invoke_agent',
           'gen_ai.agent.id': 'support-agent',
-          'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Shipped.' }] }]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'text', content: 'Shipped.' }] },
+          ]),
         },
       },
-      { id: '00000000000000a2', name: 'chat', attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' } },
+      {
+        id: '00000000000000a2',
+        name: 'chat',
+        attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' },
+      },
     ]);
 
     // A records the interaction from its half, and reports B's pending spans of the trace.
     const interactionId = `${TRACE}-${ROOT}`;
-    await pollUntil(async () => ((await a.collector.store.getInteraction(interactionId)) ? true : undefined), { what: 'the interaction recorded by A' });
+    await pollUntil(async () => ((await a.collector.store.getInteraction(interactionId)) ? true : undefined), {
+      what: 'the interaction recorded by A',
+    });
     await pollUntil(async () => (a.warnings.length > 0 ? true : undefined), { what: 'the warning of replica A' });
-    expect(a.warnings).toEqual([expect.stringMatching(new RegExp(`trace ${TRACE} was split across replicas: this one \\("replica-a"\\) and spans pending on "replica-b"`))]);
+    expect(a.warnings).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `trace ${TRACE} was split across replicas: this one \\("replica-a"\\) and spans pending on "replica-b"`,
+        ),
+      ),
+    ]);
     expect(await splitCounter(a)).toBe(1);
 
     // B, after decision_wait, finds A's record: its two spans become late spans of it, not a second
     // interaction and not dropped.
-    await pollUntil(async () => (b.warnings.length > 0 ? true : undefined), { what: 'the warning of replica B', timeoutMs: 10_000 });
+    await pollUntil(async () => (b.warnings.length > 0 ? true : undefined), {
+      what: 'the warning of replica B',
+      timeoutMs: 10_000,
+    });
     expect(b.warnings).toEqual([
       expect.stringMatching(
-        new RegExp(`trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by "replica-a"; 2 spans received here kept as late spans of ${interactionId}`),
+        new RegExp(
+          `trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by "replica-a"; 2 spans received here kept as late spans of ${interactionId}`,
+        ),
       ),
     ]);
     expect(await splitCounter(b)).toBe(1);
@@ -151,7 +190,9 @@ describe('a trace split across two replicas', () => {
       { interaction_id: interactionId, span_id: '00000000000000b1' },
       { interaction_id: interactionId, span_id: '00000000000000b2' },
     ]);
-    await pollUntil(async () => ((await count('SELECT count(*) AS n FROM pending_spans')) === 0 ? true : undefined), { what: 'every pending span released' });
+    await pollUntil(async () => ((await count('SELECT count(*) AS n FROM pending_spans')) === 0 ? true : undefined), {
+      what: 'every pending span released',
+    });
   });
 
   it('keeps unsplit traces quiet', async () => {
@@ -160,16 +201,43 @@ describe('a trace split across two replicas', () => {
     // A whole trace on one replica: no report.
     const { host, port } = b.collector.otlpAddress!;
     const body = {
-      resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 's' }, spans: [{
-        traceId: other, spanId: '00000000000000c1', name: 'invoke_agent solo', kind: 1, flags: 0x100,
-        startTimeUnixNano: '1750000000000000000', endTimeUnixNano: '1750000000100000000',
-        attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } }, { key: 'gen_ai.agent.id', value: { stringValue: 'solo' } }],
-        status: {},
-      }] }] }],
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [
+            {
+              scope: { name: 's' },
+              spans: [
+                {
+                  traceId: other,
+                  spanId: '00000000000000c1',
+                  name: 'invoke_agent solo',
+                  kind: 1,
+                  flags: 0x100,
+                  startTimeUnixNano: '1750000000000000000',
+                  endTimeUnixNano: '1750000000100000000',
+                  attributes: [
+                    { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+                    { key: 'gen_ai.agent.id', value: { stringValue: 'solo' } },
+                  ],
+                  status: {},
+                },
+              ],
+            },
+          ],
+        },
+      ],
     };
-    const response = await fetch(`http://${host}:${port}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const response = await fetch(`http://${host}:${port}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(response.status).toBe(200);
-    await pollUntil(async () => ((await b.collector.store.getInteraction(`${other}-00000000000000c1`)) ? true : undefined), { what: 'the solo interaction' });
+    await pollUntil(
+      async () => ((await b.collector.store.getInteraction(`${other}-00000000000000c1`)) ? true : undefined),
+      { what: 'the solo interaction' },
+    );
     expect([a.warnings.length, b.warnings.length]).toEqual(before);
     expect(await splitCounter(b)).toBe(1);
   });

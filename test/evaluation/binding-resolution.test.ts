@@ -4,7 +4,11 @@
  * Configurations go through the real loader, so each case is what a user would write.
  */
 import { describe, expect, it } from 'vitest';
-import { describeSource, resolveBinding, type ResolvedBinding } from '../../collector/processor/evaluation/binding-resolution.ts';
+import {
+  describeSource,
+  resolveBinding,
+  type ResolvedBinding,
+} from '../../collector/processor/evaluation/binding-resolution.ts';
 import { evaluationConfigFrom } from './helpers/evaluation-config.ts';
 
 /** The seed's first example, with the spec's `customer-facing` role entry. */
@@ -41,22 +45,37 @@ const cases: Case[] = [
   // Precedence: agent > role > *.
   {
     rule: 'an entry under agents binds that agent (seed: support-agent)',
-    yaml: SEED_QUALITY, evaluator: 'interaction-quality-evaluator', agent: 'support-agent',
+    yaml: SEED_QUALITY,
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'support-agent',
     expect: { source: 'agents::support-agent', enabled: true },
   },
   {
     rule: 'the agent entry wins over its role entry, even when disabled (seed: billing-agent with customer-facing)',
-    yaml: SEED_QUALITY, evaluator: 'interaction-quality-evaluator', agent: 'billing-agent', roles: ['customer-facing'],
-    expect: { source: 'agents::billing-agent', enabled: false, disabledBecause: 'the binding agents::billing-agent sets enabled: false' },
+    yaml: SEED_QUALITY,
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'billing-agent',
+    roles: ['customer-facing'],
+    expect: {
+      source: 'agents::billing-agent',
+      enabled: false,
+      disabledBecause: 'the binding agents::billing-agent sets enabled: false',
+    },
   },
   {
     rule: 'an entry under agent-roles binds every agent with that role',
-    yaml: SEED_QUALITY, evaluator: 'interaction-quality-evaluator', agent: 'shop-agent', roles: ['customer-facing'],
+    yaml: SEED_QUALITY,
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'shop-agent',
+    roles: ['customer-facing'],
     expect: { source: 'agent-roles::customer-facing', enabled: true },
   },
   {
     rule: 'an agent neither named nor having a bound role is not bound',
-    yaml: SEED_QUALITY, evaluator: 'interaction-quality-evaluator', agent: 'ops-agent', roles: ['internal'],
+    yaml: SEED_QUALITY,
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'ops-agent',
+    roles: ['internal'],
     expect: { source: '(none)', enabled: false },
   },
   {
@@ -67,7 +86,9 @@ evaluators:
     agent-roles:
       "*": { trigger: interaction }
 `,
-    evaluator: 'interaction-quality-evaluator', agent: 'quality-judge', roles: ['judge'],
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'quality-judge',
+    roles: ['judge'],
     expect: { source: 'agent-roles::*', enabled: true },
   },
   {
@@ -78,8 +99,14 @@ evaluators:
     agent-roles:
       "*": { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'plain-agent', roles: [],
-    expect: { source: '(none)', enabled: false, disabledBecause: 'no entry under agents matches the agent, and it has no role' },
+    evaluator: 'e',
+    agent: 'plain-agent',
+    roles: [],
+    expect: {
+      source: '(none)',
+      enabled: false,
+      disabledBecause: 'no entry under agents matches the agent, and it has no role',
+    },
   },
   {
     rule: 'the seed’s remedy: an entry with enabled = false under agents keeps the judge out of *',
@@ -91,7 +118,9 @@ evaluators:
     agent-roles:
       "*": { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'quality-judge', roles: ['judge'],
+    evaluator: 'e',
+    agent: 'quality-judge',
+    roles: ['judge'],
     expect: { source: 'agents::quality-judge', enabled: false },
   },
   {
@@ -103,7 +132,9 @@ evaluators:
       "*": { trigger: interaction, enabled: false }
       customer-facing: { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'shop-agent', roles: ['customer-facing', 'internal'],
+    evaluator: 'e',
+    agent: 'shop-agent',
+    roles: ['customer-facing', 'internal'],
     expect: { source: 'agent-roles::customer-facing', enabled: true },
   },
   {
@@ -115,7 +146,9 @@ evaluators:
       premium: { trigger: interaction, sampling-ratio: 0.5 }
       customer-facing: { trigger: interaction, sampling-ratio: 0.2 }
 `,
-    evaluator: 'e', agent: 'shop-agent', roles: ['customer-facing', 'premium'],
+    evaluator: 'e',
+    agent: 'shop-agent',
+    roles: ['customer-facing', 'premium'],
     expect: { source: 'agent-roles::premium', samplingRatio: 0.5 },
   },
   // enabled.
@@ -128,8 +161,13 @@ evaluators:
     agents:
       support-agent: { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'support-agent',
-    expect: { source: 'agents::support-agent', enabled: false, disabledBecause: 'the evaluator entry sets enabled: false' },
+    evaluator: 'e',
+    agent: 'support-agent',
+    expect: {
+      source: 'agents::support-agent',
+      enabled: false,
+      disabledBecause: 'the evaluator entry sets enabled: false',
+    },
   },
   {
     rule: 'enabled = false on one binding disables only that binding',
@@ -141,7 +179,9 @@ evaluators:
     agent-roles:
       customer-facing: { trigger: interaction, enabled: false }
 `,
-    evaluator: 'e', agent: 'shop-agent', roles: ['customer-facing'],
+    evaluator: 'e',
+    agent: 'shop-agent',
+    roles: ['customer-facing'],
     expect: { source: 'agent-roles::customer-facing', enabled: false },
   },
   {
@@ -152,7 +192,8 @@ evaluators:
     agents:
       support-agent: {}
 `,
-    evaluator: 'e', agent: 'support-agent',
+    evaluator: 'e',
+    agent: 'support-agent',
     expect: { source: 'agents::support-agent', enabled: true },
   },
   {
@@ -165,7 +206,8 @@ evaluators:
     agents:
       support-agent: { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'support-agent',
+    evaluator: 'e',
+    agent: 'support-agent',
     expect: { source: 'agents::support-agent', enabled: false },
   },
   {
@@ -179,14 +221,23 @@ evaluators:
     agents:
       support-agent: { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'support-agent',
+    evaluator: 'e',
+    agent: 'support-agent',
     expect: { source: 'agents::support-agent', enabled: true },
   },
   // sampling-ratio and trigger-on-failure.
   {
     rule: 'sampling-ratio and trigger-on-failure default to 1.0 and false',
-    yaml: SEED_QUALITY, evaluator: 'interaction-quality-evaluator', agent: 'support-agent',
-    expect: { source: 'agents::support-agent', samplingRatio: 1, samplingRatioFrom: 'defaults.agent', triggerOnFailure: false, triggerOnFailureFrom: 'defaults.agent' },
+    yaml: SEED_QUALITY,
+    evaluator: 'interaction-quality-evaluator',
+    agent: 'support-agent',
+    expect: {
+      source: 'agents::support-agent',
+      samplingRatio: 1,
+      samplingRatioFrom: 'defaults.agent',
+      triggerOnFailure: false,
+      triggerOnFailureFrom: 'defaults.agent',
+    },
   },
   {
     rule: 'a binding sets sampling-ratio and trigger-on-failure',
@@ -196,8 +247,15 @@ evaluators:
     agents:
       support-agent: { trigger: interaction, sampling-ratio: 0.25, trigger-on-failure: true }
 `,
-    evaluator: 'e', agent: 'support-agent',
-    expect: { source: 'agents::support-agent', samplingRatio: 0.25, samplingRatioFrom: 'binding', triggerOnFailure: true, triggerOnFailureFrom: 'binding' },
+    evaluator: 'e',
+    agent: 'support-agent',
+    expect: {
+      source: 'agents::support-agent',
+      samplingRatio: 0.25,
+      samplingRatioFrom: 'binding',
+      triggerOnFailure: true,
+      triggerOnFailureFrom: 'binding',
+    },
   },
   {
     rule: 'the seed’s example: * sets sampling-ratio 0.1, the role entry sets none, so the agent gets 1.0',
@@ -208,7 +266,9 @@ evaluators:
       "*": { trigger: interaction, sampling-ratio: 0.1 }
       customer-facing: { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'shop-agent', roles: ['customer-facing'],
+    evaluator: 'e',
+    agent: 'shop-agent',
+    roles: ['customer-facing'],
     expect: { source: 'agent-roles::customer-facing', samplingRatio: 1, samplingRatioFrom: 'defaults.agent' },
   },
   {
@@ -223,18 +283,30 @@ evaluators:
     agent-roles:
       customer-facing: { trigger: interaction, sampling-ratio: 0.05, trigger-on-failure: false }
 `,
-    evaluator: 'e', agent: 'support-agent', roles: ['customer-facing'],
-    expect: { source: 'agents::support-agent', samplingRatio: 0.5, samplingRatioFrom: 'defaults.agent', triggerOnFailure: true, triggerOnFailureFrom: 'defaults.agent' },
+    evaluator: 'e',
+    agent: 'support-agent',
+    roles: ['customer-facing'],
+    expect: {
+      source: 'agents::support-agent',
+      samplingRatio: 0.5,
+      samplingRatioFrom: 'defaults.agent',
+      triggerOnFailure: true,
+      triggerOnFailureFrom: 'defaults.agent',
+    },
   },
   // Properties and config().
   {
     rule: 'a property on the entry applies to every bound agent (seed: min-length 20 for support-agent)',
-    yaml: SEED_REPLY_LENGTH, evaluator: 'reply-length-evaluator', agent: 'support-agent',
+    yaml: SEED_REPLY_LENGTH,
+    evaluator: 'reply-length-evaluator',
+    agent: 'support-agent',
     expect: { source: 'agents::support-agent', config: { 'min-length': 20, trigger: 'interaction' } },
   },
   {
     rule: 'a binding overrides a property key by key (seed: min-length 50 for billing-agent)',
-    yaml: SEED_REPLY_LENGTH, evaluator: 'reply-length-evaluator', agent: 'billing-agent',
+    yaml: SEED_REPLY_LENGTH,
+    evaluator: 'reply-length-evaluator',
+    agent: 'billing-agent',
     expect: { source: 'agents::billing-agent', config: { 'min-length': 50, trigger: 'interaction' } },
   },
   {
@@ -250,10 +322,18 @@ evaluators:
     agents:
       support-agent: { trigger: interaction, enabled: true, sampling-ratio: 0.3, language: de }
 `,
-    evaluator: 'e', agent: 'support-agent',
+    evaluator: 'e',
+    agent: 'support-agent',
     expect: {
       source: 'agents::support-agent',
-      config: { 'control-id': 'QA-1', tone: 'formal', language: 'de', trigger: 'interaction', enabled: true, 'sampling-ratio': 0.3 },
+      config: {
+        'control-id': 'QA-1',
+        tone: 'formal',
+        language: 'de',
+        trigger: 'interaction',
+        enabled: true,
+        'sampling-ratio': 0.3,
+      },
     },
   },
   {
@@ -265,7 +345,8 @@ evaluators:
     agents:
       billing-agent: { trigger: interaction, enabled: false, min-length: 50 }
 `,
-    evaluator: 'e', agent: 'billing-agent',
+    evaluator: 'e',
+    agent: 'billing-agent',
     expect: { source: 'agents::billing-agent', enabled: false, config: { 'min-length': 20 } },
   },
   {
@@ -277,7 +358,9 @@ evaluators:
     agent-roles:
       "*": { trigger: interaction }
 `,
-    evaluator: 'e', agent: 'shop-agent', roles: ['x'],
+    evaluator: 'e',
+    agent: 'shop-agent',
+    roles: ['x'],
     expect: { source: 'agent-roles::*', controlId: 'QA-7' },
   },
 ];
@@ -286,7 +369,10 @@ describe('binding resolution', () => {
   for (const c of cases) {
     it(c.rule, () => {
       const { config } = evaluationConfigFrom(c.yaml);
-      const resolved = resolveBinding(c.evaluator, config.evaluators[c.evaluator], config.defaults, { agentId: c.agent, roles: c.roles ?? [] });
+      const resolved = resolveBinding(c.evaluator, config.evaluators[c.evaluator], config.defaults, {
+        agentId: c.agent,
+        roles: c.roles ?? [],
+      });
       const { source, ...rest } = c.expect;
       expect(describeSource(resolved.source)).toBe(source);
       expect(resolved).toMatchObject(rest);
@@ -304,7 +390,10 @@ evaluators:
       customer-facing: {}
       "*": {}
 `);
-    const resolved = resolveBinding('e', config.evaluators.e, config.defaults, { agentId: 'support-agent', roles: ['customer-facing'] });
+    const resolved = resolveBinding('e', config.evaluators.e, config.defaults, {
+      agentId: 'support-agent',
+      roles: ['customer-facing'],
+    });
     expect(resolved.outranked.map(describeSource)).toEqual(['agent-roles::customer-facing', 'agent-roles::*']);
   });
 });
@@ -315,7 +404,9 @@ describe('binding configuration errors (reported at startup, all at once, with Y
       evaluationConfigFrom(yaml);
       return [];
     } catch (error) {
-      return (error as { problems: { path: string; message: string }[] }).problems.map((p) => `${p.path}: ${p.message}`);
+      return (error as { problems: { path: string; message: string }[] }).problems.map(
+        (p) => `${p.path}: ${p.message}`,
+      );
     }
   };
 
@@ -329,18 +420,28 @@ evaluators:
       a: { control-id: QA-1, sampling-ratio: 1.5 }
 `);
     expect(found).toHaveLength(4);
-    expect(found.join('\n')).toMatch(/processors::evaluation::evaluators::e: sampling-ratio is not allowed on an evaluator entry/);
-    expect(found.join('\n')).toMatch(/processors::evaluation::evaluators::e: trigger-on-failure is not allowed on an evaluator entry/);
-    expect(found.join('\n')).toMatch(/processors::evaluation::evaluators::e::agents::a: control-id is not allowed on a binding/);
-    expect(found.join('\n')).toMatch(/processors::evaluation::evaluators::e::agents::a: sampling-ratio must be between 0 and 1/);
+    expect(found.join('\n')).toMatch(
+      /processors::evaluation::evaluators::e: sampling-ratio is not allowed on an evaluator entry/,
+    );
+    expect(found.join('\n')).toMatch(
+      /processors::evaluation::evaluators::e: trigger-on-failure is not allowed on an evaluator entry/,
+    );
+    expect(found.join('\n')).toMatch(
+      /processors::evaluation::evaluators::e::agents::a: control-id is not allowed on a binding/,
+    );
+    expect(found.join('\n')).toMatch(
+      /processors::evaluation::evaluators::e::agents::a: sampling-ratio must be between 0 and 1/,
+    );
   });
 
   it('rejects a property under defaults (an evaluator property has no default)', () => {
-    expect(problems(`
+    expect(
+      problems(`
 defaults:
   agent: { min-length: 20 }
 evaluators: {}
-`).join('\n')).toMatch(/defaults::agent.*min-length is not allowed under defaults/);
+`).join('\n'),
+    ).toMatch(/defaults::agent.*min-length is not allowed under defaults/);
   });
 
   it('warns about a misspelled reserved key, which would otherwise be a property', () => {

@@ -11,7 +11,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { LedgerStore, QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationRuntime, type EvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import {
+  createEvaluationRuntime,
+  type EvaluationRuntime,
+} from '../../collector/processor/evaluation/evaluation-runtime.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
 import {
   defineEvaluator,
@@ -48,7 +51,10 @@ interface Ledger {
 
 async function openLedger(dir = mkdtempSync(join(tmpdir(), 'evalon-durable-'))): Promise<Ledger> {
   const store = createSqliteStore({ path: join(dir, 'ledger.db') });
-  const record = testInteractionRecord({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') });
+  const record = testInteractionRecord({
+    traceId: randomBytes(16).toString('hex'),
+    spanId: randomBytes(8).toString('hex'),
+  });
   await store.putInteractions([{ ...record, interactionId: `${record.traceId}-${record.spanId}` }]);
   return { dir, store, interactionId: `${record.traceId}-${record.spanId}`, agentId: record.agentId };
 }
@@ -61,7 +67,12 @@ interface Runtime {
 async function startRuntime(
   ledger: Ledger,
   evaluators: EvaluatorDefinition[],
-  options: { config?: () => Record<string, unknown>; concurrency?: number; store?: LedgerStore; shutdownGraceMs?: number } = {},
+  options: {
+    config?: () => Record<string, unknown>;
+    concurrency?: number;
+    store?: LedgerStore;
+    shutdownGraceMs?: number;
+  } = {},
 ): Promise<Runtime> {
   const recorded: EvaluationRecord[] = [];
   const runtime = createEvaluationRuntime({
@@ -77,7 +88,11 @@ async function startRuntime(
   return { runtime, recorded };
 }
 
-async function queue(ledger: Ledger, runtime: EvaluationRuntime | undefined, evaluatorId: string): Promise<QueuedEvaluation> {
+async function queue(
+  ledger: Ledger,
+  runtime: EvaluationRuntime | undefined,
+  evaluatorId: string,
+): Promise<QueuedEvaluation> {
   const [queued] = await ledger.store.enqueueEvaluations([
     {
       evaluationId: randomUUID(),
@@ -104,7 +119,12 @@ async function withLedger(): Promise<Ledger> {
   return ledger;
 }
 
-async function run(ledger: Ledger, evaluators: EvaluatorDefinition[], evaluatorId = evaluators[0].id, options: Parameters<typeof startRuntime>[2] = {}) {
+async function run(
+  ledger: Ledger,
+  evaluators: EvaluatorDefinition[],
+  evaluatorId = evaluators[0].id,
+  options: Parameters<typeof startRuntime>[2] = {},
+) {
   const { runtime, recorded } = await startRuntime(ledger, evaluators, options);
   cleanups.push(() => runtime.shutdown());
   await queue(ledger, runtime, evaluatorId);
@@ -135,7 +155,9 @@ class ChainEvaluator extends DurableEvaluator<ChainState> {
   }
   onEvaluation(context: EvaluationContext) {
     count(this.calls, 'onEvaluation');
-    return this.effects().updateState({ verdicts: [`start ${context.subject.agentId}`] }).transitionTo(this.first);
+    return this.effects()
+      .updateState({ verdicts: [`start ${context.subject.agentId}`] })
+      .transitionTo(this.first);
   }
   first() {
     count(this.calls, 'first');
@@ -147,10 +169,15 @@ class ChainEvaluator extends DurableEvaluator<ChainState> {
     count(this.calls, 'second');
     if (this.secondGate) {
       const { signal } = this.evaluationContext();
-      await Promise.race([this.secondGate, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason)))]);
+      await Promise.race([
+        this.secondGate,
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason))),
+      ]);
     }
     const { verdicts } = this.currentState();
-    return this.effects().complete(Evaluation.passed(`${verdicts.join(', ')}, second got ${input.from}/${input.n}`).withScore(input.n / 4));
+    return this.effects().complete(
+      Evaluation.passed(`${verdicts.join(', ')}, second got ${input.from}/${input.n}`).withScore(input.n / 4),
+    );
   }
 }
 
@@ -159,7 +186,15 @@ describe('durable evaluators in the runtime', () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     const record = await run(ledger, [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) })]);
-    expect(record.outcome).toEqual({ type: 'verdict', evaluation: { passed: true, explanation: 'start support-agent, first, second got first/2', score: 0.5, attributes: {} } });
+    expect(record.outcome).toEqual({
+      type: 'verdict',
+      evaluation: {
+        passed: true,
+        explanation: 'start support-agent, first, second got first/2',
+        score: 0.5,
+        attributes: {},
+      },
+    });
     expect(record.attempts).toBe(1);
     expect(calls).toEqual({ onEvaluation: 1, first: 1, second: 1 });
   });
@@ -168,7 +203,9 @@ describe('durable evaluators in the runtime', () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     const second = gate();
-    const { runtime, recorded } = await startRuntime(ledger, [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, second.opened) })]);
+    const { runtime, recorded } = await startRuntime(ledger, [
+      defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, second.opened) }),
+    ]);
     cleanups.push(() => runtime.shutdown());
     await queue(ledger, runtime, 'chain');
     const [saved] = await waitFor(async () => {
@@ -191,7 +228,9 @@ describe('durable evaluators in the runtime', () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     const never = new Promise<void>(() => {});
-    const first = await startRuntime(ledger, [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, never) })]);
+    const first = await startRuntime(ledger, [
+      defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, never) }),
+    ]);
     await queue(ledger, first.runtime, 'chain');
     await waitFor(() => (calls.second === 1 ? true : undefined));
     await first.runtime.shutdown(); // grace 0: the running step is aborted, the evaluation stays queued
@@ -199,12 +238,17 @@ describe('durable evaluators in the runtime', () => {
     const [queued] = await ledger.store.loadQueuedEvaluations();
     expect(queued.progress).toMatchObject({ step: 'second', completedSteps: 2 });
 
-    const second = await startRuntime(ledger, [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) })]);
+    const second = await startRuntime(ledger, [
+      defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }),
+    ]);
     cleanups.push(() => second.runtime.shutdown());
     await second.runtime.idle();
     expect(calls).toEqual({ onEvaluation: 1, first: 1, second: 2 });
     expect(second.recorded).toHaveLength(1);
-    expect(second.recorded[0]).toMatchObject({ attempts: 2, outcome: { type: 'verdict', evaluation: { explanation: 'start support-agent, first, second got first/2' } } });
+    expect(second.recorded[0]).toMatchObject({
+      attempts: 2,
+      outcome: { type: 'verdict', evaluation: { explanation: 'start support-agent, first, second got first/2' } },
+    });
     expect(await ledger.store.countQueuedEvaluations()).toBe(0);
   });
 
@@ -221,7 +265,11 @@ describe('durable evaluators in the runtime', () => {
       }
     }
     const record = await run(ledger, [defineEvaluator({ id: 'failing', create: () => new Failing() })]);
-    expect(record.outcome).toEqual({ type: 'failed', error: 'evaluator failing: step "judge" failed: model unavailable', errorType: 'Error' });
+    expect(record.outcome).toEqual({
+      type: 'failed',
+      error: 'evaluator failing: step "judge" failed: model unavailable',
+      errorType: 'Error',
+    });
     expect(calls).toEqual({ judge: 1 });
   });
 
@@ -260,7 +308,11 @@ describe('durable evaluators in the runtime', () => {
       }
     }
     const record = await run(ledger, [defineEvaluator({ id: 'broken', create: () => new Broken() })]);
-    expect(record.outcome).toEqual({ type: 'failed', error: 'evaluator broken: step "judge" failed after 3 attempts: broken 3', errorType: 'TypeError' });
+    expect(record.outcome).toEqual({
+      type: 'failed',
+      error: 'evaluator broken: step "judge" failed after 3 attempts: broken 3',
+      errorType: 'TypeError',
+    });
     expect(calls).toEqual({ judge: 3 });
   });
 
@@ -282,7 +334,11 @@ describe('durable evaluators in the runtime', () => {
       }
     }
     const record = await run(ledger, [defineEvaluator({ id: 'stuck', create: () => new Stuck() })]);
-    expect(record.outcome).toEqual({ type: 'failed', error: 'evaluator stuck: step "judge" failed: did not finish within 50 ms (step timeout)', errorType: 'TimeoutError' });
+    expect(record.outcome).toEqual({
+      type: 'failed',
+      error: 'evaluator stuck: step "judge" failed: did not finish within 50 ms (step timeout)',
+      errorType: 'TimeoutError',
+    });
     expect(abortReason).toMatchObject({ name: 'TimeoutError' });
   });
 
@@ -291,7 +347,10 @@ describe('durable evaluators in the runtime', () => {
     const calls: Calls = {};
     class Slow extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withEvaluationTimeout(200).withDefaultStepTimeout('10m').withMaxStepRetries(3);
+        return DurableSettings.defaults()
+          .withEvaluationTimeout(200)
+          .withDefaultStepTimeout('10m')
+          .withMaxStepRetries(3);
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -305,7 +364,9 @@ describe('durable evaluators in the runtime', () => {
     expect(record.outcome).toMatchObject({ type: 'failed', errorType: 'TimeoutError' });
     const error = (record.outcome as { error: string }).error;
     // On a loaded machine the deadline may pass while the progress is saved, before "judge" starts.
-    expect(error).toMatch(/^evaluator slow: the evaluation did not finish within 200 ms of its first start at \S+ \(evaluation timeout, step "judge" (while|before) it ran\)$/);
+    expect(error).toMatch(
+      /^evaluator slow: the evaluation did not finish within 200 ms of its first start at \S+ \(evaluation timeout, step "judge" (while|before) it ran\)$/,
+    );
     expect(calls.judge ?? 0).toBeLessThanOrEqual(1); // the evaluation timeout is not retried
   });
 
@@ -314,13 +375,17 @@ describe('durable evaluators in the runtime', () => {
     const calls: Calls = {};
     const queued = await queue(ledger, undefined, 'chain');
     const firstStartedAt = new Date(Date.now() - 3_600_000).toISOString();
-    await ledger.store.saveEvaluationProgress([{ seq: queued.seq!, progress: { step: 'second', input: { from: 'x', n: 1 }, completedSteps: 2, firstStartedAt } }]);
+    await ledger.store.saveEvaluationProgress([
+      { seq: queued.seq!, progress: { step: 'second', input: { from: 'x', n: 1 }, completedSteps: 2, firstStartedAt } },
+    ]);
     class TimedChain extends ChainEvaluator {
       override settings() {
         return DurableSettings.defaults().withEvaluationTimeout('30m');
       }
     }
-    const { runtime, recorded } = await startRuntime(ledger, [defineEvaluator({ id: 'chain', create: () => new TimedChain(calls) })]);
+    const { runtime, recorded } = await startRuntime(ledger, [
+      defineEvaluator({ id: 'chain', create: () => new TimedChain(calls) }),
+    ]);
     cleanups.push(() => runtime.shutdown());
     await runtime.idle();
     expect(recorded).toHaveLength(1);
@@ -348,7 +413,12 @@ describe('durable evaluators in the runtime', () => {
         return this.effects().complete(Evaluation.passed(`judged with ${rubric}`));
       }
     }
-    const record = await run(ledger, [defineEvaluator({ id: 'configured', create: () => new Configured() })], 'configured', { config: () => config });
+    const record = await run(
+      ledger,
+      [defineEvaluator({ id: 'configured', create: () => new Configured() })],
+      'configured',
+      { config: () => config },
+    );
     expect(seen).toEqual(['v1', 'v2']);
     expect(record.outcome).toMatchObject({ type: 'verdict', evaluation: { explanation: 'judged with v2' } });
   });
@@ -374,12 +444,16 @@ describe('durable evaluators in the runtime', () => {
     const state = await run(ledger, [defineEvaluator({ id: 'date-state', create: () => new DateState() })]);
     expect(state.outcome).toEqual({
       type: 'failed',
-      error: 'evaluator date-state: step "onEvaluation" failed: the new state is not JSON: state.at is a Date, not a plain object (state is saved as JSON after every step)',
+      error:
+        'evaluator date-state: step "onEvaluation" failed: the new state is not JSON: state.at is a Date, not a plain object (state is saved as JSON after every step)',
       errorType: 'DurableEffectError',
     });
     const ledger2 = await withLedger();
     const input = await run(ledger2, [defineEvaluator({ id: 'map-input', create: () => new MapInput() })]);
-    expect(input.outcome).toMatchObject({ type: 'failed', error: expect.stringContaining('the input of step "judge" is not JSON: input.seen is a Map') });
+    expect(input.outcome).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining('the input of step "judge" is not JSON: input.seen is a Map'),
+    });
   });
 
   it('refuses a transition after complete, and updateState without a transition', async () => {
@@ -398,14 +472,20 @@ describe('durable evaluators in the runtime', () => {
         return this.effects().updateState(1) as never;
       }
     }
-    const completed = await run(ledger, [defineEvaluator({ id: 'completes', create: () => new CompletesThenTransitions() })]);
+    const completed = await run(ledger, [
+      defineEvaluator({ id: 'completes', create: () => new CompletesThenTransitions() }),
+    ]);
     expect(completed.outcome).toMatchObject({
       type: 'failed',
-      error: 'evaluator completes: step "onEvaluation" failed: transitionTo after the evaluation was completed (a finished evaluation cannot transition further)',
+      error:
+        'evaluator completes: step "onEvaluation" failed: transitionTo after the evaluation was completed (a finished evaluation cannot transition further)',
     });
     const ledger2 = await withLedger();
     const stateOnly = await run(ledger2, [defineEvaluator({ id: 'state-only', create: () => new StateOnly() })]);
-    expect(stateOnly.outcome).toMatchObject({ type: 'failed', error: expect.stringContaining('returned updateState(…) without a transition') });
+    expect(stateOnly.outcome).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining('returned updateState(…) without a transition'),
+    });
   });
 
   it('fails, without retrying, a transition to a step that is not a method, naming the evaluator and the step', async () => {
@@ -428,13 +508,19 @@ describe('durable evaluators in the runtime', () => {
     const misnamed = await run(ledger, [defineEvaluator({ id: 'misnamed', create: () => new Misnamed() })]);
     expect(misnamed.outcome).toEqual({
       type: 'failed',
-      error: 'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a method of Misnamed (a step is a method of the evaluator)',
+      error:
+        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a method of Misnamed (a step is a method of the evaluator)',
       errorType: 'DurableEffectError',
     });
     expect(calls).toEqual({ onEvaluation: 1 });
     const ledger2 = await withLedger();
     const inline = await run(ledger2, [defineEvaluator({ id: 'inline', create: () => new Inline() })]);
-    expect(inline.outcome).toMatchObject({ type: 'failed', error: expect.stringContaining('is not a method of Inline (pass a method such as this.judge, not a bound or inline function)') });
+    expect(inline.outcome).toMatchObject({
+      type: 'failed',
+      error: expect.stringContaining(
+        'is not a method of Inline (pass a method such as this.judge, not a bound or inline function)',
+      ),
+    });
   });
 
   it('holds a run slot only while a step runs: a plain evaluator runs while a durable one saves its progress', async () => {
@@ -453,8 +539,15 @@ describe('durable evaluators in the runtime', () => {
       },
     };
     const calls: Calls = {};
-    const plain = defineEvaluator({ id: 'plain', create: () => ({ evaluate: () => effects.complete(Evaluation.passed('plain')) }) });
-    const { runtime, recorded } = await startRuntime(ledger, [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }), plain], { concurrency: 1, store });
+    const plain = defineEvaluator({
+      id: 'plain',
+      create: () => ({ evaluate: () => effects.complete(Evaluation.passed('plain')) }),
+    });
+    const { runtime, recorded } = await startRuntime(
+      ledger,
+      [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }), plain],
+      { concurrency: 1, store },
+    );
     cleanups.push(() => runtime.shutdown());
     await queue(ledger, runtime, 'chain');
     await save.wasReached;

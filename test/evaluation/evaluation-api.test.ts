@@ -14,8 +14,17 @@ import {
 
 describe('Evaluation', () => {
   it('builds the seed’s example fluently', () => {
-    const evaluation = Evaluation.passed('Response was accurate and helpful').withScore(0.92).withLabel('excellent').withAttribute('model', 'gpt-4o');
-    expect(evaluation.toJSON()).toEqual({ passed: true, explanation: 'Response was accurate and helpful', score: 0.92, label: 'excellent', attributes: { model: 'gpt-4o' } });
+    const evaluation = Evaluation.passed('Response was accurate and helpful')
+      .withScore(0.92)
+      .withLabel('excellent')
+      .withAttribute('model', 'gpt-4o');
+    expect(evaluation.toJSON()).toEqual({
+      passed: true,
+      explanation: 'Response was accurate and helpful',
+      score: 0.92,
+      label: 'excellent',
+      attributes: { model: 'gpt-4o' },
+    });
   });
 
   it('has passed, failed and of', () => {
@@ -40,7 +49,10 @@ describe('Evaluation', () => {
   });
 
   it('round-trips through its JSON shape', () => {
-    const evaluation = Evaluation.failed('too short').withScore(0.2).withAttribute('length', 12).withAttribute('strict', true);
+    const evaluation = Evaluation.failed('too short')
+      .withScore(0.2)
+      .withAttribute('length', 12)
+      .withAttribute('strict', true);
     expect(Evaluation.fromData(evaluation.toJSON()).toJSON()).toEqual(evaluation.toJSON());
   });
 });
@@ -61,7 +73,18 @@ describe('effects', () => {
 
 describe('config() getters', () => {
   const config = new EvaluatorConfig(
-    { 'min-length': 20, ratio: 0.5, text: 'hi', strict: true, tools: ['a', 'b'], one: 'x', fromEnv: '42', flag: 'false', nested: { min: 3 }, nothing: null },
+    {
+      'min-length': 20,
+      ratio: 0.5,
+      text: 'hi',
+      strict: true,
+      tools: ['a', 'b'],
+      one: 'x',
+      fromEnv: '42',
+      flag: 'false',
+      nested: { min: 3 },
+      nothing: null,
+    },
     'evaluator e',
   );
 
@@ -84,7 +107,9 @@ describe('config() getters', () => {
 
   it('throws MissingConfigPropertyError for a missing (or null) key, naming it and where to set it', () => {
     expect(() => config.getInt('max-length')).toThrow(MissingConfigPropertyError);
-    expect(() => config.getString('nothing')).toThrow(/evaluator e: config property "nothing" is not set \(set it on the evaluator entry or on the binding/);
+    expect(() => config.getString('nothing')).toThrow(
+      /evaluator e: config property "nothing" is not set \(set it on the evaluator entry or on the binding/,
+    );
     expect(config.has('max-length')).toBe(false);
     expect(config.has('nothing')).toBe(false);
     expect(config.has('ratio')).toBe(true);
@@ -112,8 +137,12 @@ describe('defineEvaluator', () => {
 
   it('rejects a bad id, version, create or timeout', () => {
     expect(() => defineEvaluator({ id: 'Bad Id', create: () => ({}) as never })).toThrow(EvaluatorDefinitionError);
-    expect(() => defineEvaluator({ id: 'x', version: '', create: () => ({}) as never })).toThrow(/version must be a non-empty string/);
+    expect(() => defineEvaluator({ id: 'x', version: '', create: () => ({}) as never })).toThrow(
+      /version must be a non-empty string/,
+    );
     expect(() => defineEvaluator({ id: 'x', create: 'no' as never })).toThrow(/create must be a function/);
-    expect(() => defineEvaluator({ id: 'x', timeoutMs: 0, create: () => ({}) as never })).toThrow(/timeoutMs must be an integer/);
+    expect(() => defineEvaluator({ id: 'x', timeoutMs: 0, create: () => ({}) as never })).toThrow(
+      /timeoutMs must be an integer/,
+    );
   });
 });

@@ -13,9 +13,17 @@ import { afterEach, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationRuntime, type EvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import {
+  createEvaluationRuntime,
+} from '../../collector/processor/evaluation/evaluation-runtime.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
-import { defineEvaluator, effects, Evaluation, type EvaluationRecord, type EvaluatorDefinition } from '../../src/evaluation/index.ts';
+import {
+  defineEvaluator,
+  effects,
+  Evaluation,
+  type EvaluationRecord,
+  type EvaluatorDefinition,
+} from '../../src/evaluation/index.ts';
 import { testInteractionRecord } from '../../src/testing/index.ts';
 import { pollUntil } from '../helpers/poll.ts';
 
@@ -33,7 +41,10 @@ async function openLedger(interactions: number): Promise<{ store: SqliteLedgerSt
   });
   const interactionIds: string[] = [];
   for (let i = 0; i < interactions; i++) {
-    const record = testInteractionRecord({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') });
+    const record = testInteractionRecord({
+      traceId: randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+    });
     const interactionId = `${record.traceId}-${record.spanId}`;
     await store.putInteractions([{ ...record, interactionId }]);
     interactionIds.push(interactionId);
@@ -41,7 +52,12 @@ async function openLedger(interactions: number): Promise<{ store: SqliteLedgerSt
   return { store, interactionIds };
 }
 
-function startRuntime(store: SqliteLedgerStore, owner: string, evaluators: EvaluatorDefinition[], lease = { durationMs: 30_000, rescanMs: 50 }) {
+function startRuntime(
+  store: SqliteLedgerStore,
+  owner: string,
+  evaluators: EvaluatorDefinition[],
+  lease = { durationMs: 30_000, rescanMs: 50 },
+) {
   const recorded: EvaluationRecord[] = [];
   const runtime = createEvaluationRuntime({
     store,
@@ -114,9 +130,17 @@ it('starts work leased by an owner that died once its lease expires, counting th
   const queued = await store.enqueueEvaluations(evaluationsFor(interactionIds, 'counted'));
   // A replica started them and died: its leases run for another 300 ms and are never renewed.
   const diedAt = Date.now();
-  expect(await store.startEvaluations(queued.map((q) => ({ seq: q.seq!, startedAt: new Date(diedAt).toISOString() })), { owner: 'dead-replica', until: new Date(diedAt + 300).toISOString() })).toHaveLength(3);
+  expect(
+    await store.startEvaluations(
+      queued.map((q) => ({ seq: q.seq!, startedAt: new Date(diedAt).toISOString() })),
+      { owner: 'dead-replica', until: new Date(diedAt + 300).toISOString() },
+    ),
+  ).toHaveLength(3);
   const runs = new Map<string, number>();
-  const survivor = startRuntime(store, 'replica-b', [countingEvaluator('counted', runs)], { durationMs: 5_000, rescanMs: 20 });
+  const survivor = startRuntime(store, 'replica-b', [countingEvaluator('counted', runs)], {
+    durationMs: 5_000,
+    rescanMs: 20,
+  });
   await survivor.runtime.start();
   await pollUntil(() => (survivor.recorded.length === 3 ? true : undefined), { timeoutMs: 10_000 });
   // Not before the dead owner's lease ran out.
@@ -132,7 +156,10 @@ it('a runtime that stops releases its leases, so another starts that work at onc
   const runs = new Map<string, number>();
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const first = startRuntime(store, 'replica-a', [countingEvaluator('counted', runs, gate)], { durationMs: 600_000, rescanMs: 600_000 });
+  const first = startRuntime(store, 'replica-a', [countingEvaluator('counted', runs, gate)], {
+    durationMs: 600_000,
+    rescanMs: 600_000,
+  });
   await first.runtime.start();
   const queued = await store.enqueueEvaluations(evaluationsFor(interactionIds, 'counted'));
   first.runtime.submit(queued);
@@ -141,7 +168,10 @@ it('a runtime that stops releases its leases, so another starts that work at onc
   open();
   expect(first.recorded).toEqual([]);
   // The leases would last 10 minutes; released, they are free now.
-  const second = startRuntime(store, 'replica-b', [countingEvaluator('counted', runs)], { durationMs: 600_000, rescanMs: 600_000 });
+  const second = startRuntime(store, 'replica-b', [countingEvaluator('counted', runs)], {
+    durationMs: 600_000,
+    rescanMs: 600_000,
+  });
   await second.runtime.start();
   await pollUntil(() => (second.recorded.length === 2 ? true : undefined), { timeoutMs: 10_000 });
   expect(await store.countQueuedEvaluations()).toBe(0);
@@ -152,7 +182,10 @@ it('renews the leases of evaluations that run longer than a lease, so no other o
   const runs = new Map<string, number>();
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const slow = startRuntime(store, 'replica-a', [countingEvaluator('counted', runs, gate)], { durationMs: 900, rescanMs: 100 });
+  const slow = startRuntime(store, 'replica-a', [countingEvaluator('counted', runs, gate)], {
+    durationMs: 900,
+    rescanMs: 100,
+  });
   await slow.runtime.start();
   const [queued] = await store.enqueueEvaluations(evaluationsFor(interactionIds, 'counted'));
   slow.runtime.submit([queued]);
@@ -160,7 +193,12 @@ it('renews the leases of evaluations that run longer than a lease, so no other o
   // Well past several lease durations, the lease is still held: another owner cannot start it.
   for (let i = 0; i < 4; i++) {
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }], { owner: 'replica-b', until: new Date(Date.now() + 1000).toISOString() })).toEqual([]);
+    expect(
+      await store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }], {
+        owner: 'replica-b',
+        until: new Date(Date.now() + 1000).toISOString(),
+      }),
+    ).toEqual([]);
   }
   open();
   await pollUntil(() => (slow.recorded.length === 1 ? true : undefined));

@@ -27,7 +27,14 @@ async function harness(options: Parameters<typeof startProcessorHarness>[0]): Pr
 function interaction(agentId: string, overrides: Partial<InteractionRecord> = {}): InteractionRecord {
   const traceId = overrides.traceId ?? randomBytes(16).toString('hex');
   const spanId = overrides.spanId ?? randomBytes(8).toString('hex');
-  return testInteractionRecord({ agentId, traceId, spanId, interactionId: `${traceId}-${spanId}`, endTime: new Date().toISOString(), ...overrides });
+  return testInteractionRecord({
+    agentId,
+    traceId,
+    spanId,
+    interactionId: `${traceId}-${spanId}`,
+    endTime: new Date().toISOString(),
+    ...overrides,
+  });
 }
 
 const SEED_CONFIG = `
@@ -50,7 +57,10 @@ evaluators:
 describe('evaluation processor', () => {
   it('runs the bound evaluators for the right agents and records one outcome each', async () => {
     const seen: Seen[] = [];
-    const h = await harness({ yaml: SEED_CONFIG, evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen, { version: '3' })] });
+    const h = await harness({
+      yaml: SEED_CONFIG,
+      evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen, { version: '3' })],
+    });
     const support = interaction('support-agent');
     const billing = interaction('billing-agent', { roles: ['customer-facing'] });
     const shop = interaction('shop-agent', { roles: ['customer-facing'] });
@@ -58,7 +68,8 @@ describe('evaluation processor', () => {
     await h.record([support, billing, shop, ops]);
     await h.processor.idle();
 
-    const ids = async (record: InteractionRecord) => (await h.store.getEvaluations(record.interactionId)).map((e) => `${e.evaluatorId}@${e.evaluatorVersion}`).sort();
+    const ids = async (record: InteractionRecord) =>
+      (await h.store.getEvaluations(record.interactionId)).map((e) => `${e.evaluatorId}@${e.evaluatorVersion}`).sort();
     expect(await ids(support)).toEqual(['length@3', 'quality@1']);
     expect(await ids(billing)).toEqual(['length@3']); // quality's agent entry for billing-agent is disabled
     expect(await ids(shop)).toEqual(['quality@1']);
@@ -70,18 +81,33 @@ describe('evaluation processor', () => {
       agentId: 'support-agent',
       controlId: 'QA-1',
       attempts: 1,
-      outcome: { type: 'verdict', evaluation: { passed: true, explanation: 'quality saw support-agent', score: 0.5, attributes: {} } },
+      outcome: {
+        type: 'verdict',
+        evaluation: { passed: true, explanation: 'quality saw support-agent', score: 0.5, attributes: {} },
+      },
     });
     expect(Date.parse(record.triggeredAt)).toBeLessThanOrEqual(Date.parse(record.startedAt));
     expect(Date.parse(record.startedAt)).toBeLessThanOrEqual(Date.parse(record.completedAt));
-    expect(record.evaluationId).toBe(seen.find((s) => s.evaluatorId === 'quality' && s.interactionId === support.interactionId)?.evaluationId);
+    expect(record.evaluationId).toBe(
+      seen.find((s) => s.evaluatorId === 'quality' && s.interactionId === support.interactionId)?.evaluationId,
+    );
     expect(await h.store.countQueuedEvaluations()).toBe(0);
-    expect(h.processor.stats).toMatchObject({ triggered: 4, recorded: 4, passed: 4, failed: 0, running: 0, waiting: 0 });
+    expect(h.processor.stats).toMatchObject({
+      triggered: 4,
+      recorded: 4,
+      passed: 4,
+      failed: 0,
+      running: 0,
+      waiting: 0,
+    });
   });
 
   it('gives config() the binding used over the entry, key by key (min-length 50 for billing-agent)', async () => {
     const seen: Seen[] = [];
-    const h = await harness({ yaml: SEED_CONFIG, evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)] });
+    const h = await harness({
+      yaml: SEED_CONFIG,
+      evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
+    });
     await h.record([interaction('support-agent'), interaction('billing-agent')]);
     await h.processor.idle();
     const configOf = (agentId: string) => seen.find((s) => s.evaluatorId === 'length' && s.agentId === agentId)?.config;
@@ -100,7 +126,10 @@ evaluators:
 `,
       evaluators: [recordingEvaluator('quality', seen)],
     });
-    const judge = interaction('quality-judge', { roles: ['judge'], attributes: { 'evalon.evaluation.id': 'evaluation-1' } });
+    const judge = interaction('quality-judge', {
+      roles: ['judge'],
+      attributes: { 'evalon.evaluation.id': 'evaluation-1' },
+    });
     const nested = interaction('helper-agent', { roles: ['judge'], flowId: judge.interactionId });
     const normal = interaction('support-agent', { roles: ['customer-facing'] });
     await h.record([judge]);
@@ -148,7 +177,9 @@ evaluators:
     expect(share).toBeGreaterThan(0.2);
     expect(share).toBeLessThan(0.4);
     const { isSampled } = await import('../../collector/processor/evaluation/sampling.ts');
-    expect(new Set(seen.map((s) => s.interactionId))).toEqual(new Set(records.filter((r) => isSampled(r.traceId, 0.3)).map((r) => r.interactionId)));
+    expect(new Set(seen.map((s) => s.interactionId))).toEqual(
+      new Set(records.filter((r) => isSampled(r.traceId, 0.3)).map((r) => r.interactionId)),
+    );
     expect(h.processor.stats.notSampled).toBe(records.length - seen.length);
   });
 
@@ -173,12 +204,17 @@ evaluators:
         },
       }),
     });
-    const h = await harness({ yaml: `concurrency: 3\nevaluators:\n  slow:\n    agents:\n      support-agent: {}\n`, evaluators: [slow] });
+    const h = await harness({
+      yaml: `concurrency: 3\nevaluators:\n  slow:\n    agents:\n      support-agent: {}\n`,
+      evaluators: [slow],
+    });
     const records = Array.from({ length: 12 }, () => interaction('support-agent'));
     await h.record(records);
     // Ingest returned while every evaluation is still blocked: it does not wait for them.
     expect(finished).toBe(0);
-    await pollUntil(async () => ((await h.store.countQueuedEvaluations()) > 0 ? true : undefined), { what: 'queued evaluations' });
+    await pollUntil(async () => ((await h.store.countQueuedEvaluations()) > 0 ? true : undefined), {
+      what: 'queued evaluations',
+    });
     openGate();
     await h.processor.idle();
     expect(most).toBe(3);
@@ -187,8 +223,20 @@ evaluators:
 
   it('records a throw as failed and a missing property as failed, per evaluation, without stopping others', async () => {
     const lines: string[] = [];
-    const throwing = defineEvaluator({ id: 'throwing', create: () => ({ evaluate: () => { throw new RangeError('judge said no'); } }) });
-    const needsProperty = defineEvaluator({ id: 'needs-property', create: () => ({ evaluate: (c) => effects.complete(Evaluation.passed(`min ${c.config().getInt('min-length')}`)) }) });
+    const throwing = defineEvaluator({
+      id: 'throwing',
+      create: () => ({
+        evaluate: () => {
+          throw new RangeError('judge said no');
+        },
+      }),
+    });
+    const needsProperty = defineEvaluator({
+      id: 'needs-property',
+      create: () => ({
+        evaluate: (c) => effects.complete(Evaluation.passed(`min ${c.config().getInt('min-length')}`)),
+      }),
+    });
     const h = await harness({
       yaml: `
 evaluators:
@@ -201,17 +249,26 @@ evaluators:
     const record = interaction('support-agent');
     await h.record([record]);
     await h.processor.idle();
-    const outcomes = Object.fromEntries((await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome]));
+    const outcomes = Object.fromEntries(
+      (await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome]),
+    );
     expect(outcomes).toEqual({
       throwing: { type: 'failed', error: 'judge said no', errorType: 'RangeError' },
-      'needs-property': { type: 'failed', error: expect.stringMatching(/config property "min-length" is not set/), errorType: 'MissingConfigPropertyError' },
+      'needs-property': {
+        type: 'failed',
+        error: expect.stringMatching(/config property "min-length" is not set/),
+        errorType: 'MissingConfigPropertyError',
+      },
     });
     expect(lines.join('\n')).toMatch(/warn .*evaluation .* failed: judge said no/);
   });
 
   it('records each key once when the same interactions are handed over twice', async () => {
     const seen: Seen[] = [];
-    const h = await harness({ yaml: SEED_CONFIG, evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)] });
+    const h = await harness({
+      yaml: SEED_CONFIG,
+      evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
+    });
     const record = interaction('support-agent');
     await h.record([record]);
     await h.processor.consumeInteractions([record]);
@@ -246,7 +303,12 @@ evaluators:
     // Handed over without waiting, as fast as the interactions processor could: most overflow.
     for (const batch of batches) await h.processor.consumeInteractions(batch);
     await h.processor.idle();
-    expect(seen.map((s) => s.interactionId).sort()).toEqual(batches.flat().map((r) => r.interactionId).sort());
+    expect(seen.map((s) => s.interactionId).sort()).toEqual(
+      batches
+        .flat()
+        .map((r) => r.interactionId)
+        .sort(),
+    );
     expect(await h.store.loadInteractionsAwaitingIntake(10)).toEqual([]);
   });
 });
@@ -275,7 +337,9 @@ describe('evaluation processor under a saturated event loop', () => {
     expect(await h.store.loadInteractionsAwaitingIntake(100)).toHaveLength(15);
     budget = Number.POSITIVE_INFINITY;
     await h.processor.idle();
-    expect(seen.map((s) => s.interactionId).sort()).toEqual([...busy, ...batches.flat()].map((r) => r.interactionId).sort());
+    expect(seen.map((s) => s.interactionId).sort()).toEqual(
+      [...busy, ...batches.flat()].map((r) => r.interactionId).sort(),
+    );
     expect(await h.store.loadInteractionsAwaitingIntake(100)).toEqual([]);
     expect(h.processor.stats).toMatchObject({ triggered: 20, recorded: 20 });
   });
@@ -303,11 +367,16 @@ describe('evaluation processor isolation', () => {
         },
       }),
     });
-    const h = await harness({ yaml: `concurrency: 1\nevaluators:\n  vandal: { agents: { support-agent: {} } }\n  reader: { agents: { support-agent: {} } }\n`, evaluators: [vandal, reader] });
+    const h = await harness({
+      yaml: `concurrency: 1\nevaluators:\n  vandal: { agents: { support-agent: {} } }\n  reader: { agents: { support-agent: {} } }\n`,
+      evaluators: [vandal, reader],
+    });
     const record = interaction('support-agent', { finalResponseText: 'original' });
     await h.record([record]);
     await h.processor.idle();
-    const outcomes = Object.fromEntries((await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome.type]));
+    const outcomes = Object.fromEntries(
+      (await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome.type]),
+    );
     expect(outcomes).toEqual({ vandal: 'failed', reader: 'verdict' });
     expect(seen).toEqual(['original']);
   });
@@ -327,7 +396,11 @@ describe('evaluation processor across restarts', () => {
         },
       }),
     });
-    const h = await harness({ yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`, evaluators: [stubborn], processor: { shutdownGraceMs: 30 } });
+    const h = await harness({
+      yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`,
+      evaluators: [stubborn],
+      processor: { shutdownGraceMs: 30 },
+    });
     const records = Array.from({ length: 20 }, () => interaction('support-agent'));
     await h.record(records);
     await pollUntil(() => (ran.length > 0 ? true : undefined), { what: 'the first evaluation to start' });
@@ -355,7 +428,11 @@ describe('evaluation processor across restarts', () => {
         },
       }),
     });
-    const h = await harness({ yaml: `evaluators:\n  gated:\n    agents:\n      support-agent: {}\n`, evaluators: [gated], processor: { shutdownGraceMs: 20 } });
+    const h = await harness({
+      yaml: `evaluators:\n  gated:\n    agents:\n      support-agent: {}\n`,
+      evaluators: [gated],
+      processor: { shutdownGraceMs: 20 },
+    });
     const records = [interaction('support-agent'), interaction('support-agent')];
     await h.record(records);
     while (attemptsSeen.length < 2) await sleep(5);
@@ -375,31 +452,67 @@ describe('evaluation processor across restarts', () => {
 
   it('records as failed, without running it again, an evaluation whose attempts all died with the collector', async () => {
     const seen: Seen[] = [];
-    const h = await harness({ yaml: `evaluators:\n  e:\n    control-id: QA-9\n    agents:\n      support-agent: {}\n`, evaluators: [recordingEvaluator('e', seen)] });
+    const h = await harness({
+      yaml: `evaluators:\n  e:\n    control-id: QA-9\n    agents:\n      support-agent: {}\n`,
+      evaluators: [recordingEvaluator('e', seen)],
+    });
     const record = interaction('support-agent');
     await h.store.putInteractions([record]);
     const [queued] = await h.store.enqueueEvaluations(
-      [{ evaluationId: 'poison', interactionId: record.interactionId, evaluatorId: 'e', evaluatorVersion: '1', agentId: 'support-agent', roles: [], triggeredAt: new Date().toISOString(), source: 'interaction', attempts: 0 }],
+      [
+        {
+          evaluationId: 'poison',
+          interactionId: record.interactionId,
+          evaluatorId: 'e',
+          evaluatorVersion: '1',
+          agentId: 'support-agent',
+          roles: [],
+          triggeredAt: new Date().toISOString(),
+          source: 'interaction',
+          attempts: 0,
+        },
+      ],
       { intake: [record.interactionId] },
     );
-    for (let i = 0; i < 3; i++) await h.store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }]);
+    for (let i = 0; i < 3; i++)
+      await h.store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }]);
     await h.restart();
     await h.processor.idle();
     expect(seen).toEqual([]);
     expect(await h.store.getEvaluations(record.interactionId)).toMatchObject([
-      { evaluationId: 'poison', controlId: 'QA-9', attempts: 3, outcome: { type: 'failed', errorType: 'EvaluationAbandonedError', error: expect.stringMatching(/3 attempts started and none finished/) } },
+      {
+        evaluationId: 'poison',
+        controlId: 'QA-9',
+        attempts: 3,
+        outcome: {
+          type: 'failed',
+          errorType: 'EvaluationAbandonedError',
+          error: expect.stringMatching(/3 attempts started and none finished/),
+        },
+      },
     ]);
   });
 
   it('takes in, at start, interactions recorded before their evaluations were queued', async () => {
     const seen: Seen[] = [];
-    const h = await harness({ yaml: SEED_CONFIG, evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)] });
-    const records = [interaction('support-agent'), interaction('ops-agent'), interaction('shop-agent', { roles: ['customer-facing'] })];
+    const h = await harness({
+      yaml: SEED_CONFIG,
+      evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
+    });
+    const records = [
+      interaction('support-agent'),
+      interaction('ops-agent'),
+      interaction('shop-agent', { roles: ['customer-facing'] }),
+    ];
     // The collector died between recording the interactions and queuing their evaluations.
     await h.store.putInteractions(records);
     await h.restart();
     await h.processor.idle();
-    expect(seen.map((s) => `${s.evaluatorId}:${s.agentId}`).sort()).toEqual(['length:support-agent', 'quality:shop-agent', 'quality:support-agent']);
+    expect(seen.map((s) => `${s.evaluatorId}:${s.agentId}`).sort()).toEqual([
+      'length:support-agent',
+      'quality:shop-agent',
+      'quality:support-agent',
+    ]);
     expect(await h.store.loadInteractionsAwaitingIntake(10)).toEqual([]);
     await h.restart();
     await h.processor.idle();

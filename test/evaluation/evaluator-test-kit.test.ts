@@ -13,10 +13,16 @@ import {
   type Evaluator,
 } from '../../src/evaluation/index.ts';
 import { EvaluatorTestKit, TestLedgerClient, testInteractionRecord } from '../../src/testing/index.ts';
-import { InteractionQualityEvaluator, interactionQualityEvaluator } from '../../examples/evaluators/interaction-quality-evaluator.ts';
+import {
+  InteractionQualityEvaluator,
+  interactionQualityEvaluator,
+} from '../../examples/evaluators/interaction-quality-evaluator.ts';
 import { ReplyLengthEvaluator } from '../../examples/evaluators/reply-length-evaluator.ts';
 
-const sampleRecord = (interactionId: string, overrides = {}) => ({ ...testInteractionRecord(overrides), interactionId });
+const sampleRecord = (interactionId: string, overrides = {}) => ({
+  ...testInteractionRecord(overrides),
+  interactionId,
+});
 
 describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () => {
   it('completes with a passing evaluation for an interaction with a final response (the seed’s sample)', async () => {
@@ -32,8 +38,12 @@ describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () =>
   });
 
   it('is inconclusive for a failed interaction', async () => {
-    const stubLedger = TestLedgerClient.create().seed(sampleRecord('interaction-2', { failed: true, failureSummary: 'guardrail' }));
-    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger)).evaluate(Subject.interaction('interaction-2', 'support-agent'));
+    const stubLedger = TestLedgerClient.create().seed(
+      sampleRecord('interaction-2', { failed: true, failureSummary: 'guardrail' }),
+    );
+    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger)).evaluate(
+      Subject.interaction('interaction-2', 'support-agent'),
+    );
     expect(result.isComplete()).toBe(false);
     expect(result.isInconclusive()).toBe(true);
     expect(result.getInconclusiveReason()).toBe('interaction failed, nothing to evaluate');
@@ -42,14 +52,19 @@ describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () =>
 
   it('completes with a failing evaluation when there is no final response', async () => {
     const stubLedger = TestLedgerClient.create().seed(sampleRecord('interaction-3', { finalResponseText: '' }));
-    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger)).evaluate({ interactionId: 'interaction-3', agentId: 'support-agent' });
+    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger)).evaluate({
+      interactionId: 'interaction-3',
+      agentId: 'support-agent',
+    });
     expect(result.isComplete()).toBe(true);
     expect(result.getEvaluation().passed).toBe(false);
     expect(result.getEvaluation().explanation).toBe('agent produced no final response');
   });
 
   it('fails the evaluation when the ledger has no such interaction', async () => {
-    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(TestLedgerClient.create())).evaluate(Subject.interaction('nope', 'support-agent'));
+    const result = await EvaluatorTestKit.of(() => new InteractionQualityEvaluator(TestLedgerClient.create())).evaluate(
+      Subject.interaction('nope', 'support-agent'),
+    );
     expect(result.isFailed()).toBe(true);
     expect(result.getFailureMessage()).toBe('ledger: interaction nope not found');
     expect((result.getError() as Error).name).toBe('InteractionNotFoundError');
@@ -57,14 +72,21 @@ describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () =>
 
   it('runs an evaluator definition, giving its create the kit’s ledger', async () => {
     const ledger = TestLedgerClient.create().seed(sampleRecord('interaction-1'));
-    const result = await EvaluatorTestKit.of(interactionQualityEvaluator).withLedger(ledger).evaluate(Subject.interaction('interaction-1', 'support-agent'));
+    const result = await EvaluatorTestKit.of(interactionQualityEvaluator)
+      .withLedger(ledger)
+      .evaluate(Subject.interaction('interaction-1', 'support-agent'));
     expect(result.getEvaluation().passed).toBe(true);
-    expect(result.outcome).toEqual({ type: 'verdict', evaluation: { passed: true, explanation: 'agent responded', score: 1, attributes: { length: '50' } } });
+    expect(result.outcome).toEqual({
+      type: 'verdict',
+      evaluation: { passed: true, explanation: 'agent responded', score: 1, attributes: { length: '50' } },
+    });
   });
 });
 
 describe('EvaluatorTestKit with the seed’s ReplyLengthEvaluator (config())', () => {
-  const stubLedger = TestLedgerClient.create().seed(sampleRecord('interaction-1', { finalResponseText: 'Shipped on Monday.' }));
+  const stubLedger = TestLedgerClient.create().seed(
+    sampleRecord('interaction-1', { finalResponseText: 'Shipped on Monday.' }),
+  );
 
   it('reads min-length given as YAML text, like ConfigFactory.parseString("min-length = 20")', async () => {
     const testKit = EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger)).withConfig('min-length: 20');
@@ -75,12 +97,16 @@ describe('EvaluatorTestKit with the seed’s ReplyLengthEvaluator (config())', (
   });
 
   it('reads min-length given as a mapping', async () => {
-    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger)).withConfig({ 'min-length': 10 }).evaluate(Subject.interaction('interaction-1', 'support-agent'));
+    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger))
+      .withConfig({ 'min-length': 10 })
+      .evaluate(Subject.interaction('interaction-1', 'support-agent'));
     expect(result.getEvaluation().passed).toBe(true);
   });
 
   it('records a failed evaluation when min-length is missing: a missing key throws', async () => {
-    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger)).evaluate(Subject.interaction('interaction-1', 'support-agent'));
+    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger)).evaluate(
+      Subject.interaction('interaction-1', 'support-agent'),
+    );
     expect(result.isFailed()).toBe(true);
     expect(result.getError()).toBeInstanceOf(MissingConfigPropertyError);
     expect(result.getFailureMessage()).toMatch(/config property "min-length" is not set/);
@@ -88,13 +114,16 @@ describe('EvaluatorTestKit with the seed’s ReplyLengthEvaluator (config())', (
   });
 
   it('records a failed evaluation when min-length is not an integer', async () => {
-    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger)).withConfig({ 'min-length': 'twenty' }).evaluate(Subject.interaction('interaction-1', 'support-agent'));
+    const result = await EvaluatorTestKit.of(() => new ReplyLengthEvaluator(stubLedger))
+      .withConfig({ 'min-length': 'twenty' })
+      .evaluate(Subject.interaction('interaction-1', 'support-agent'));
     expect(result.getFailureMessage()).toMatch(/config property "min-length" must be an integer \(got "twenty"\)/);
   });
 });
 
 describe('the three outcomes', () => {
-  const kit = (evaluate: (context: EvaluationContext) => unknown) => EvaluatorTestKit.of(() => ({ evaluate }) as Evaluator);
+  const kit = (evaluate: (context: EvaluationContext) => unknown) =>
+    EvaluatorTestKit.of(() => ({ evaluate }) as Evaluator);
   const subject = Subject.interaction('i-1', 'support-agent', 'flow-1');
 
   it('a thrown error is a failure, not an inconclusive result', async () => {
@@ -113,7 +142,9 @@ describe('the three outcomes', () => {
 
   it('a value that is not an effect is a failure that says what to return', async () => {
     const result = await kit(() => Evaluation.passed('forgot effects.complete')).evaluate(subject);
-    expect(result.getFailureMessage()).toMatch(/evaluate returned an instance of Evaluation \(return effects.complete\(evaluation\) or effects.inconclusive\(reason\)\)/);
+    expect(result.getFailureMessage()).toMatch(
+      /evaluate returned an instance of Evaluation \(return effects.complete\(evaluation\) or effects.inconclusive\(reason\)\)/,
+    );
   });
 
   it('an evaluation that does not finish in time fails as timed out, and its signal is aborted', async () => {
@@ -121,7 +152,9 @@ describe('the three outcomes', () => {
     const result = await kit((context) => {
       signal = context.signal;
       return new Promise(() => {});
-    }).withTimeout(30).evaluate(subject);
+    })
+      .withTimeout(30)
+      .evaluate(subject);
     expect(result.getFailureMessage()).toMatch(/did not finish within 30 ms/);
     expect(result.outcome).toMatchObject({ errorType: 'TimeoutError' });
     expect(signal?.aborted).toBe(true);
@@ -132,7 +165,9 @@ describe('the three outcomes', () => {
     const result = await kit((context) => {
       seen = context;
       return effects().inconclusive('not applicable');
-    }).withConfig({ tone: 'formal' }).evaluate(subject, { evaluationId: 'evaluation-9' });
+    })
+      .withConfig({ tone: 'formal' })
+      .evaluate(subject, { evaluationId: 'evaluation-9' });
     expect(result.getInconclusiveReason()).toBe('not applicable');
     expect(seen?.subject).toEqual({ interactionId: 'i-1', agentId: 'support-agent', flowId: 'flow-1' });
     expect(seen?.evaluationId).toBe('evaluation-9');
@@ -144,7 +179,13 @@ describe('the three outcomes', () => {
     const definition = defineEvaluator({
       id: 'counting',
       create: () => {
-        const instance = { seen: 0, evaluate() { this.seen++; return effects.complete(Evaluation.of(this.seen === 1, `seen ${this.seen}`)); } };
+        const instance = {
+          seen: 0,
+          evaluate() {
+            this.seen++;
+            return effects.complete(Evaluation.of(this.seen === 1, `seen ${this.seen}`));
+          },
+        };
         instances.push(instance);
         return instance;
       },

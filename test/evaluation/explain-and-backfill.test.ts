@@ -52,12 +52,21 @@ processors:
 function record(agentId: string, overrides: Partial<InteractionRecord> = {}): InteractionRecord {
   const traceId = randomBytes(16).toString('hex');
   const spanId = randomBytes(8).toString('hex');
-  return testInteractionRecord({ traceId, spanId, interactionId: `${traceId}-${spanId}`, agentId, endTime: new Date().toISOString(), ...overrides });
+  return testInteractionRecord({
+    traceId,
+    spanId,
+    interactionId: `${traceId}-${spanId}`,
+    agentId,
+    endTime: new Date().toISOString(),
+    ...overrides,
+  });
 }
 
 const records = [
   ...Array.from({ length: 6 }, () => record('support-agent', { roles: ['customer-facing'] })),
-  ...Array.from({ length: 3 }, () => record('billing-agent', { roles: ['customer-facing'], finalResponseText: 'Refunded.' })),
+  ...Array.from({ length: 3 }, () =>
+    record('billing-agent', { roles: ['customer-facing'], finalResponseText: 'Refunded.' }),
+  ),
   record('ops-agent'),
   record('quality-judge', { roles: ['judge'], attributes: { 'evalon.evaluation.id': 'e-1' } }),
 ];
@@ -81,25 +90,59 @@ describe('evalon explain', () => {
     const { code, out } = await cli(['explain', '--config', configFile]);
     expect(code).toBe(0);
     expect(out).toContain('Evaluators: interaction-quality-evaluator, reply-length-evaluator.');
-    expect(out).toMatch(/billing-agent {2}roles: customer-facing \(from its newest interaction\); in the ledger: 3 interactions/);
-    expect(out).toContain('  interaction-quality-evaluator: not evaluated\n    entry      agents::billing-agent (outranks agent-roles::customer-facing)\n' +
-      '    why        the agent has its own entry under agents, which wins over role entries and *, but the binding agents::billing-agent sets enabled: false');
+    expect(out).toMatch(
+      /billing-agent {2}roles: customer-facing \(from its newest interaction\); in the ledger: 3 interactions/,
+    );
+    expect(out).toContain(
+      '  interaction-quality-evaluator: not evaluated\n    entry      agents::billing-agent (outranks agent-roles::customer-facing)\n' +
+        '    why        the agent has its own entry under agents, which wins over role entries and *, but the binding agents::billing-agent sets enabled: false',
+    );
     expect(out).toContain('    config()   {"min-length":50,"trigger":"interaction"}');
-    expect(out).toMatch(/\(any agent with role customer-facing\) {2}roles: customer-facing\n {2}interaction-quality-evaluator: evaluated\n {4}entry {6}agent-roles::customer-facing\n/);
-    expect(out).toContain('    settings   sampling-ratio 0.25 (from the binding), trigger-on-failure false (from defaults::agent), control-id QA-1');
+    expect(out).toMatch(
+      /\(any agent with role customer-facing\) {2}roles: customer-facing\n {2}interaction-quality-evaluator: evaluated\n {4}entry {6}agent-roles::customer-facing\n/,
+    );
+    expect(out).toContain(
+      '    settings   sampling-ratio 0.25 (from the binding), trigger-on-failure false (from defaults::agent), control-id QA-1',
+    );
     expect(out).toMatch(/ops-agent {2}roles: \(none\)/);
     expect(out).toContain('no entry under agents matches the agent, and it has no role');
     expect(out).toMatch(/Loop safety: .*evalon\.evaluation\.id/);
   });
 
   it('explains one agent with the roles given, as JSON', async () => {
-    const { code, out } = await cli(['explain', '--config', configFile, '--agent', 'shop-agent', '--roles', 'premium, customer-facing', '--json']);
+    const { code, out } = await cli([
+      'explain',
+      '--config',
+      configFile,
+      '--agent',
+      'shop-agent',
+      '--roles',
+      'premium, customer-facing',
+      '--json',
+    ]);
     expect(code).toBe(0);
     const [explanation] = JSON.parse(out) as AgentExplanation[];
-    expect(explanation).toMatchObject({ agentId: 'shop-agent', roles: ['premium', 'customer-facing'], rolesFrom: '--roles' });
+    expect(explanation).toMatchObject({
+      agentId: 'shop-agent',
+      roles: ['premium', 'customer-facing'],
+      rolesFrom: '--roles',
+    });
     expect(explanation.bindings).toEqual([
-      expect.objectContaining({ evaluatorId: 'interaction-quality-evaluator', evaluated: true, entry: 'agent-roles::customer-facing', samplingRatio: 0.25, controlId: 'QA-1' }),
-      expect.objectContaining({ evaluatorId: 'reply-length-evaluator', evaluated: true, entry: 'agent-roles::*', samplingRatio: 1, samplingRatioFrom: 'defaults.agent', config: { 'min-length': 20, trigger: 'interaction' } }),
+      expect.objectContaining({
+        evaluatorId: 'interaction-quality-evaluator',
+        evaluated: true,
+        entry: 'agent-roles::customer-facing',
+        samplingRatio: 0.25,
+        controlId: 'QA-1',
+      }),
+      expect.objectContaining({
+        evaluatorId: 'reply-length-evaluator',
+        evaluated: true,
+        entry: 'agent-roles::*',
+        samplingRatio: 1,
+        samplingRatioFrom: 'defaults.agent',
+        config: { 'min-length': 20, trigger: 'interaction' },
+      }),
     ]);
   });
 
@@ -113,9 +156,16 @@ describe('evalon explain', () => {
 describe('evalon backfill', () => {
   it('evaluates the stored interactions the bindings trigger, with a progress bar', async () => {
     const updates: string[] = [];
-    const progress = { update: (done: number, total: number) => updates.push(`${done}/${total}`), finish: (done: number, total: number) => updates.push(`done ${done}/${total}`) };
+    const progress = {
+      update: (done: number, total: number) => updates.push(`${done}/${total}`),
+      finish: (done: number, total: number) => updates.push(`done ${done}/${total}`),
+    };
     const out: string[] = [];
-    const code = await runBackfillCommand(['--evaluator', 'reply-length-evaluator', '--config', configFile], { out: (l) => out.push(l), err: () => {} }, { progress });
+    const code = await runBackfillCommand(
+      ['--evaluator', 'reply-length-evaluator', '--config', configFile],
+      { out: (l) => out.push(l), err: () => {} },
+      { progress },
+    );
     expect(code).toBe(0);
     expect(updates.at(-1)).toBe(`done ${records.length}/${records.length}`);
     // support-agent ×6 (min 20: pass), billing-agent ×3 (min 50: fail); ops-agent has no binding; the judge is inside an evaluation.
@@ -126,7 +176,13 @@ describe('evalon backfill', () => {
     const store = createSqliteStore({ path: ledgerPath });
     try {
       const billing = await store.getEvaluations(records[6].interactionId);
-      expect(billing).toMatchObject([{ evaluatorId: 'reply-length-evaluator', evaluatorVersion: '1', outcome: { evaluation: { passed: false, explanation: 'reply of 9 characters, minimum 50' } } }]);
+      expect(billing).toMatchObject([
+        {
+          evaluatorId: 'reply-length-evaluator',
+          evaluatorVersion: '1',
+          outcome: { evaluation: { passed: false, explanation: 'reply of 9 characters, minimum 50' } },
+        },
+      ]);
       expect(await store.countQueuedEvaluations()).toBe(0);
     } finally {
       await store.close();
@@ -137,7 +193,19 @@ describe('evalon backfill', () => {
     const again = await cli(['backfill', '--evaluator', 'reply-length-evaluator', '--config', configFile]);
     expect(again.out).toContain('0 evaluated');
     expect(again.out).toContain('9 already had an outcome for this version');
-    const v2 = await cli(['backfill', '--evaluator', 'reply-length-evaluator', '--version', '2', '--agent', 'billing-agent', '--since', '30d', '--config', configFile]);
+    const v2 = await cli([
+      'backfill',
+      '--evaluator',
+      'reply-length-evaluator',
+      '--version',
+      '2',
+      '--agent',
+      'billing-agent',
+      '--since',
+      '30d',
+      '--config',
+      configFile,
+    ]);
     expect(v2.code).toBe(0);
     expect(v2.out).toContain('backfill reply-length-evaluator (version 2): 3 interactions read; 3 evaluated');
     const store = createSqliteStore({ path: ledgerPath });
@@ -150,12 +218,21 @@ describe('evalon backfill', () => {
   });
 
   it('explains bad input with exit code 2', async () => {
-    expect(await cli(['backfill', '--config', configFile])).toMatchObject({ code: 2, err: 'evalon backfill: --evaluator ID is required (see evalon backfill --help)' });
+    expect(await cli(['backfill', '--config', configFile])).toMatchObject({
+      code: 2,
+      err: 'evalon backfill: --evaluator ID is required (see evalon backfill --help)',
+    });
     const unknown = await cli(['backfill', '--evaluator', 'reply-lenght', '--config', configFile]);
     expect(unknown.code).toBe(2);
-    expect(unknown.err).toMatch(/evalon backfill: evaluator "reply-lenght" is not defined \(known: contains, criteria-judge, interaction-quality-evaluator/);
+    expect(unknown.err).toMatch(
+      /evalon backfill: evaluator "reply-lenght" is not defined \(known: contains, criteria-judge, interaction-quality-evaluator/,
+    );
     const unbound = await cli(['backfill', '--evaluator', 'regex', '--config', configFile]);
-    expect(unbound.err).toBe('evalon backfill: evaluator "regex" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)');
-    expect((await cli(['backfill', '--evaluator', 'regex', '--since', 'yesterday', '--config', configFile])).err).toMatch(/--since must be an ISO-8601 time or a duration/);
+    expect(unbound.err).toBe(
+      'evalon backfill: evaluator "regex" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)',
+    );
+    expect(
+      (await cli(['backfill', '--evaluator', 'regex', '--since', 'yesterday', '--config', configFile])).err,
+    ).toMatch(/--since must be an ISO-8601 time or a duration/);
   });
 });

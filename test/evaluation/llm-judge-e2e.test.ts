@@ -45,9 +45,20 @@ beforeAll(async () => {
   scripted.respondWith((request) => {
     const system = String(request.body.system);
     if (system.includes('## Rubric')) {
-      return { toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.85, label: 'good', explanation: 'Says it shipped and arrives Friday.' } }], usage: { input_tokens: 321, output_tokens: 42 } };
+      return {
+        toolUse: [
+          {
+            name: 'record_verdict',
+            input: { passed: true, score: 0.85, label: 'good', explanation: 'Says it shipped and arrives Friday.' },
+          },
+        ],
+        usage: { input_tokens: 321, output_tokens: 42 },
+      };
     }
-    return { toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'lookup_order was called first' } }], usage: { input_tokens: 200, output_tokens: 20 } };
+    return {
+      toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'lookup_order was called first' } }],
+      usage: { input_tokens: 200, output_tokens: 20 },
+    };
   });
   process.env.ANTHROPIC_BASE_URL = `${scripted.baseURL}/bedrock`;
   process.env.ANTHROPIC_API_KEY = 'e2e-key';
@@ -75,22 +86,33 @@ it('judges an interaction sent through OTLP and records both verdicts with token
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': 'support-agent',
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }]),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] },
+      ]),
     },
   });
   const inAgent = trace.setSpan(context.active(), agent);
   tracer
-    .startSpan('execute_tool lookup_order', {
-      attributes: {
-        'gen_ai.operation.name': 'execute_tool',
-        'gen_ai.tool.name': 'lookup_order',
-        'gen_ai.tool.call.id': 'call_1',
-        'gen_ai.tool.call.arguments': JSON.stringify({ order: 'A-17' }),
-        'gen_ai.tool.call.result': JSON.stringify({ status: 'shipped' }),
+    .startSpan(
+      'execute_tool lookup_order',
+      {
+        attributes: {
+          'gen_ai.operation.name': 'execute_tool',
+          'gen_ai.tool.name': 'lookup_order',
+          'gen_ai.tool.call.id': 'call_1',
+          'gen_ai.tool.call.arguments': JSON.stringify({ order: 'A-17' }),
+          'gen_ai.tool.call.result': JSON.stringify({ status: 'shipped' }),
+        },
       },
-    }, inAgent)
+      inAgent,
+    )
     .end();
-  agent.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Order A-17 has shipped and arrives Friday.' }] }]));
+  agent.setAttribute(
+    'gen_ai.output.messages',
+    JSON.stringify([
+      { role: 'assistant', parts: [{ type: 'text', content: 'Order A-17 has shipped and arrives Friday.' }] },
+    ]),
+  );
   agent.end();
   const interactionId = `${agent.spanContext().traceId}-${agent.spanContext().spanId}`;
   await provider.forceFlush();
@@ -115,7 +137,12 @@ it('judges an interaction sent through OTLP and records both verdicts with token
         score: 0.85,
         label: 'good',
         explanation: 'Says it shipped and arrives Friday.',
-        attributes: { 'gen_ai.usage.input_tokens': 321, 'gen_ai.usage.output_tokens': 42, 'gen_ai.request.model': 'claude-e2e-judge', pass_threshold: 0.7 },
+        attributes: {
+          'gen_ai.usage.input_tokens': 321,
+          'gen_ai.usage.output_tokens': 42,
+          'gen_ai.request.model': 'claude-e2e-judge',
+          pass_threshold: 0.7,
+        },
       },
     },
   });
@@ -125,7 +152,12 @@ it('judges an interaction sent through OTLP and records both verdicts with token
       evaluation: {
         passed: true,
         score: 1,
-        attributes: { criteria_passed: 1, criteria_total: 2, criteria_failed: 'refund', 'gen_ai.usage.input_tokens': 200 },
+        attributes: {
+          criteria_passed: 1,
+          criteria_total: 2,
+          criteria_failed: 'refund',
+          'gen_ai.usage.input_tokens': 200,
+        },
       },
     },
   });

@@ -10,7 +10,12 @@ import { Subject } from '../../src/evaluation/index.ts';
 import { DATA_SAFETY_RULE } from '../../src/judge/judge-prompt.ts';
 import { DEFAULT_MODEL } from '../../src/judge/model-settings.ts';
 import { EvaluatorTestKit, TestLedgerClient, testInteractionRecord } from '../../src/testing/index.ts';
-import { createScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../../src/testing/scripted-model.ts';
+import {
+  createScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type ScriptedReply,
+} from '../../src/testing/scripted-model.ts';
 
 let scripted: ScriptedModel;
 beforeAll(async () => {
@@ -31,10 +36,17 @@ function judge(env: Record<string, string> = {}) {
   });
 }
 
-async function run(config: Record<string, unknown>, overrides: Partial<InteractionRecord> = {}, env: Record<string, string> = {}) {
+async function run(
+  config: Record<string, unknown>,
+  overrides: Partial<InteractionRecord> = {},
+  env: Record<string, string> = {},
+) {
   const record = testInteractionRecord(overrides);
   const ledger = TestLedgerClient.create().seed(record);
-  return EvaluatorTestKit.of(judge(env)).withLedger(ledger).withConfig(config).evaluate(Subject.interaction(record.interactionId, record.agentId));
+  return EvaluatorTestKit.of(judge(env))
+    .withLedger(ledger)
+    .withConfig(config)
+    .evaluate(Subject.interaction(record.interactionId, record.agentId));
 }
 
 function verdict(input: Record<string, unknown>, usage = { input_tokens: 120, output_tokens: 30 }): ScriptedReply {
@@ -48,7 +60,9 @@ const userText = (request: RecordedRequest): string => {
 
 describe('llm-judge', () => {
   it('passes on the judge’s verdict, with score, label, explanation, token usage and model, through a forced tool call', async () => {
-    scripted.enqueue(verdict({ passed: true, score: 0.9, label: 'excellent', explanation: 'It says when the order arrives.' }));
+    scripted.enqueue(
+      verdict({ passed: true, score: 0.9, label: 'excellent', explanation: 'It says when the order arrives.' }),
+    );
     const result = await run({ rubric: RUBRIC, model: 'claude-judge' });
     expect(result.getEvaluation().toJSON()).toEqual({
       passed: true,
@@ -89,7 +103,9 @@ describe('llm-judge', () => {
     scripted.fixedResponse({ text: 'Looks great to me, PASS!', usage: { input_tokens: 10, output_tokens: 5 } });
     const result = await run({ rubric: RUBRIC });
     expect(result.isFailed()).toBe(true);
-    expect(result.getFailureMessage()).toMatch(/the judge's reply was unreadable after 2 attempt\(s\): the reply holds no verdict/);
+    expect(result.getFailureMessage()).toMatch(
+      /the judge's reply was unreadable after 2 attempt\(s\): the reply holds no verdict/,
+    );
     expect(scripted.requests).toHaveLength(2);
     expect(JSON.stringify(scripted.requests[1].body.messages.at(-1))).toContain('could not be read');
   });
@@ -99,7 +115,13 @@ describe('llm-judge', () => {
     const result = await run({ rubric: RUBRIC, model: 'claude-judge' });
     expect(result.outcome).toMatchObject({
       type: 'failed',
-      attributes: { 'gen_ai.usage.input_tokens': 20, 'gen_ai.usage.output_tokens': 10, 'gen_ai.request.model': 'claude-judge', 'gen_ai.provider.name': 'anthropic', judge_calls: 2 },
+      attributes: {
+        'gen_ai.usage.input_tokens': 20,
+        'gen_ai.usage.output_tokens': 10,
+        'gen_ai.request.model': 'claude-judge',
+        'gen_ai.provider.name': 'anthropic',
+        judge_calls: 2,
+      },
     });
   });
 
@@ -107,7 +129,10 @@ describe('llm-judge', () => {
     scripted.enqueue({ text: 'PASS', usage: { input_tokens: 11, output_tokens: 3 } }, { errorStatus: 400 });
     const result = await run({ rubric: RUBRIC });
     expect(result.getFailureMessage()).toMatch(/400 invalid_request_error/);
-    expect(result.outcome).toMatchObject({ type: 'failed', attributes: { 'gen_ai.usage.input_tokens': 11, 'gen_ai.usage.output_tokens': 3, judge_calls: 1 } });
+    expect(result.outcome).toMatchObject({
+      type: 'failed',
+      attributes: { 'gen_ai.usage.input_tokens': 11, 'gen_ai.usage.output_tokens': 3, judge_calls: 1 },
+    });
   });
 
   it('fails without usage attributes when no call was answered', async () => {
@@ -121,7 +146,10 @@ describe('llm-judge', () => {
     const unregister = registerJudgeCallSink((call) => calls.push(call));
     scripted.enqueue({ errorStatus: 529 }, verdict({ passed: true, score: 1, explanation: 'ok' }));
     const record = testInteractionRecord();
-    const result = await EvaluatorTestKit.of(judge()).withLedger(TestLedgerClient.create().seed(record)).withConfig({ rubric: RUBRIC, model: 'claude-judge' }).evaluate(Subject.interaction(record.interactionId, record.agentId));
+    const result = await EvaluatorTestKit.of(judge())
+      .withLedger(TestLedgerClient.create().seed(record))
+      .withConfig({ rubric: RUBRIC, model: 'claude-judge' })
+      .evaluate(Subject.interaction(record.interactionId, record.agentId));
     unregister();
     expect(result.isComplete()).toBe(true);
     expect(calls).toHaveLength(1);
@@ -138,10 +166,17 @@ describe('llm-judge', () => {
   });
 
   it('rejects a verdict that fails validation (score out of range), and accepts a valid retry', async () => {
-    scripted.enqueue(verdict({ passed: true, score: 1.5, explanation: 'x' }), verdict({ passed: true, score: 1, explanation: 'fixed' }));
+    scripted.enqueue(
+      verdict({ passed: true, score: 1.5, explanation: 'x' }),
+      verdict({ passed: true, score: 1, explanation: 'fixed' }),
+    );
     const evaluation = (await run({ rubric: RUBRIC })).getEvaluation();
     expect(evaluation).toMatchObject({ passed: true, score: 1, explanation: 'fixed' });
-    expect(evaluation.attributes).toMatchObject({ judge_calls: 2, 'gen_ai.usage.input_tokens': 240, 'gen_ai.usage.output_tokens': 60 });
+    expect(evaluation.attributes).toMatchObject({
+      judge_calls: 2,
+      'gen_ai.usage.input_tokens': 240,
+      'gen_ai.usage.output_tokens': 60,
+    });
     expect(JSON.stringify(scripted.requests[1].body.messages.at(-1))).toMatch(/`score`/);
   });
 
@@ -157,7 +192,9 @@ describe('llm-judge', () => {
   it('records a failed evaluation with the error for a permanent 400', async () => {
     scripted.fixedResponse({ errorStatus: 400 });
     const result = await run({ rubric: RUBRIC });
-    expect(result.getFailureMessage()).toMatch(/model call to .* failed: 400 invalid_request_error: scripted 400 \(not retried\)/);
+    expect(result.getFailureMessage()).toMatch(
+      /model call to .* failed: 400 invalid_request_error: scripted 400 \(not retried\)/,
+    );
     expect(scripted.requests).toHaveLength(1);
   });
 
@@ -201,24 +238,33 @@ describe('llm-judge', () => {
     expect(request.body.system).toMatch(/^You grade support replies for politeness\.\n\n/);
     expect(request.body.system).not.toContain('## Rubric');
     expect(request.body.system).toContain(DATA_SAFETY_RULE);
-    expect(userText(request)).toContain('<transcript>\n[user]: Where is my order A-17?\n[assistant]: Your order A-17 has shipped');
+    expect(userText(request)).toContain(
+      '<transcript>\n[user]: Where is my order A-17?\n[assistant]: Your order A-17 has shipped',
+    );
   });
 
   it('passes tool calls and their results to the judge', async () => {
     scripted.fixedResponse(verdict({ passed: true, score: 1, explanation: 'ok' }));
-    await run({ rubric: RUBRIC }, {
-      transcript: [
-        { type: 'message', role: 'user', content: 'Where is A-17?' },
-        { type: 'tool_call', name: 'lookup_order', arguments: { order: 'A-17' }, result: { status: 'shipped' } },
-        { type: 'message', role: 'assistant', content: 'Shipped.' },
-      ],
-    });
-    expect(userText(scripted.requests[0])).toContain('[tool_call] lookup_order({"order":"A-17"})\n[tool_result] {"status":"shipped"}');
+    await run(
+      { rubric: RUBRIC },
+      {
+        transcript: [
+          { type: 'message', role: 'user', content: 'Where is A-17?' },
+          { type: 'tool_call', name: 'lookup_order', arguments: { order: 'A-17' }, result: { status: 'shipped' } },
+          { type: 'message', role: 'assistant', content: 'Shipped.' },
+        ],
+      },
+    );
+    expect(userText(scripted.requests[0])).toContain(
+      '[tool_call] lookup_order({"order":"A-17"})\n[tool_result] {"status":"shipped"}',
+    );
   });
 
   it('fails the evaluation without rubric or prompt_template, or with a threshold outside 0..1; no model call', async () => {
     expect((await run({})).getFailureMessage()).toMatch(/"rubric" \(or "prompt_template"\) is not set/);
-    expect((await run({ rubric: RUBRIC, pass_threshold: 7 })).getFailureMessage()).toMatch(/"pass_threshold" must be a number from 0 to 1/);
+    expect((await run({ rubric: RUBRIC, pass_threshold: 7 })).getFailureMessage()).toMatch(
+      /"pass_threshold" must be a number from 0 to 1/,
+    );
     expect(scripted.requests).toHaveLength(0);
   });
 

@@ -52,8 +52,21 @@ async function problems(modules: string[], configuredIds: string[] = []): Promis
 
 describe('loading evaluator modules', () => {
   it('registers the built-ins and every definition a module exports, once each', async () => {
-    const registry = await loadEvaluatorRegistry({ modules: [good, good], builtIns: BUILT_IN_EVALUATORS, configuredIds: ['politeness', 'reply-length'] });
-    expect(registry.ids()).toEqual(['contains', 'criteria-judge', 'json-schema', 'llm-judge', 'politeness', 'regex', 'reply-length', 'tool-call-required']);
+    const registry = await loadEvaluatorRegistry({
+      modules: [good, good],
+      builtIns: BUILT_IN_EVALUATORS,
+      configuredIds: ['politeness', 'reply-length'],
+    });
+    expect(registry.ids()).toEqual([
+      'contains',
+      'criteria-judge',
+      'json-schema',
+      'llm-judge',
+      'politeness',
+      'regex',
+      'reply-length',
+      'tool-call-required',
+    ]);
     expect(registry.origin('politeness')).toBe(good);
     expect(registry.origin('regex')).toBe('built-in');
   });
@@ -62,8 +75,14 @@ describe('loading evaluator modules', () => {
     const found = await problems([syntaxError, throwsAtImport]);
     expect(found).toHaveLength(2);
     // Under vitest the import goes through its transformer, so the error text differs from Node's.
-    expect(found[0]).toMatch(new RegExp(`^${syntaxError}: processors::evaluation::modules\\[0\\]: cannot load the evaluator module: \\w*Error: `));
-    expect(found[1]).toBe(`${throwsAtImport}: processors::evaluation::modules[1]: cannot load the evaluator module: Error: missing API key for the judge`);
+    expect(found[0]).toMatch(
+      new RegExp(
+        `^${syntaxError}: processors::evaluation::modules\\[0\\]: cannot load the evaluator module: \\w*Error: `,
+      ),
+    );
+    expect(found[1]).toBe(
+      `${throwsAtImport}: processors::evaluation::modules[1]: cannot load the evaluator module: Error: missing API key for the judge`,
+    );
   });
 
   it('names a module that exports no evaluator', async () => {
@@ -104,17 +123,27 @@ describe('the collector at startup', () => {
     const errors: string[] = [];
     const code = await main(['collector', '--config', configFile], { out: () => {}, err: (line) => errors.push(line) });
     expect(code).toBe(2);
-    expect(errors.join('\n')).toContain(`${throwsAtImport}: processors::evaluation::modules[0]: cannot load the evaluator module: Error: missing API key for the judge`);
+    expect(errors.join('\n')).toContain(
+      `${throwsAtImport}: processors::evaluation::modules[0]: cannot load the evaluator module: Error: missing API key for the judge`,
+    );
     expect(errors.join('\n')).toContain('processors::evaluation::evaluators::quality: no evaluator with id "quality"');
   });
 
   it('names the file and Node’s own error for a module with a syntax error (the real CLI)', () => {
     const configFile = join(dir, 'syntax.yaml');
-    writeFileSync(configFile, testConfigYaml(dir).replace('  evaluation:\n', '  evaluation:\n    modules: [ ./syntax-error.ts ]\n'));
+    writeFileSync(
+      configFile,
+      testConfigYaml(dir).replace('  evaluation:\n', '  evaluation:\n    modules: [ ./syntax-error.ts ]\n'),
+    );
     const cli = join(import.meta.dirname, '../../collector/cli/main.ts');
-    const run = spawnSync(process.execPath, [cli, 'collector', '--config', configFile], { encoding: 'utf8', timeout: 20_000 });
+    const run = spawnSync(process.execPath, [cli, 'collector', '--config', configFile], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain(`${syntaxError}: processors::evaluation::modules[0]: cannot load the evaluator module: SyntaxError: `);
+    expect(run.stderr).toContain(
+      `${syntaxError}: processors::evaluation::modules[0]: cannot load the evaluator module: SyntaxError: `,
+    );
   });
 });
 
@@ -122,7 +151,11 @@ describe('the shipped otel-config.yaml', () => {
   it('loads its evaluator modules and defines every evaluator it binds', async () => {
     const { config } = loadConfig([join(import.meta.dirname, '../../otel-config.yaml')], { env: {} });
     const evaluation = config.processors.evaluation;
-    const registry = await loadEvaluatorRegistry({ modules: evaluation.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluation.evaluators) });
+    const registry = await loadEvaluatorRegistry({
+      modules: evaluation.modules,
+      builtIns: BUILT_IN_EVALUATORS,
+      configuredIds: Object.keys(evaluation.evaluators),
+    });
     expect(Object.keys(evaluation.evaluators).every((id) => registry.get(id))).toBe(true);
     expect(registry.ids()).toContain('interaction-quality-evaluator');
   });

@@ -16,7 +16,10 @@ import { createLlmJudgeEvaluator } from '../../collector/evaluators/llm-judge.ts
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationRuntime, type EvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import {
+  createEvaluationRuntime,
+  type EvaluationRuntime,
+} from '../../collector/processor/evaluation/evaluation-runtime.ts';
 import { isModelUnavailable } from '../../collector/processor/evaluation/model-outage.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
 import type { EvaluationRecord } from '../../src/evaluation/index.ts';
@@ -47,9 +50,15 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
   const dir = mkdtempSync(join(tmpdir(), 'evalon-outage-'));
   const store = createSqliteStore({ path: join(dir, 'ledger.db') });
   // The client's own retries are few and short here, so the outage outlasts them at once.
-  const judgeOptions = { env: { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: 'outage-test' }, client: { maxRetries: 1, retryBaseMs: 1, retryMaxMs: 2 } };
+  const judgeOptions = {
+    env: { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: 'outage-test' },
+    client: { maxRetries: 1, retryBaseMs: 1, retryMaxMs: 2 },
+  };
   const registry = createEvaluatorRegistry(
-    [createLlmJudgeEvaluator(judgeOptions), createCriteriaJudgeEvaluator(judgeOptions)].map((definition) => ({ definition, origin: 'test' })),
+    [createLlmJudgeEvaluator(judgeOptions), createCriteriaJudgeEvaluator(judgeOptions)].map((definition) => ({
+      definition,
+      origin: 'test',
+    })),
   );
   const recorded: EvaluationRecord[] = [];
   const runtime = createEvaluationRuntime({
@@ -71,7 +80,10 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
   });
   const interactionIds: string[] = [];
   for (let i = 0; i < options.interactions; i++) {
-    const record = testInteractionRecord({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex') });
+    const record = testInteractionRecord({
+      traceId: randomBytes(16).toString('hex'),
+      spanId: randomBytes(8).toString('hex'),
+    });
     const interactionId = `${record.traceId}-${record.spanId}`;
     await store.putInteractions([{ ...record, interactionId }]);
     interactionIds.push(interactionId);
@@ -82,17 +94,19 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
 
 async function queueBoth(setup: Setup): Promise<QueuedEvaluation[]> {
   const evaluations = setup.interactionIds.flatMap((interactionId) =>
-    ['llm-judge', 'criteria-judge'].map((evaluatorId): QueuedEvaluation => ({
-      evaluationId: randomUUID(),
-      interactionId,
-      evaluatorId,
-      evaluatorVersion: '1',
-      agentId: 'support-agent',
-      roles: [],
-      triggeredAt: new Date().toISOString(),
-      source: 'interaction',
-      attempts: 0,
-    })),
+    ['llm-judge', 'criteria-judge'].map(
+      (evaluatorId): QueuedEvaluation => ({
+        evaluationId: randomUUID(),
+        interactionId,
+        evaluatorId,
+        evaluatorVersion: '1',
+        agentId: 'support-agent',
+        roles: [],
+        triggeredAt: new Date().toISOString(),
+        source: 'interaction',
+        attempts: 0,
+      }),
+    ),
   );
   const queued = await setup.store.enqueueEvaluations(evaluations);
   setup.runtime.submit(queued);
@@ -102,15 +116,23 @@ async function queueBoth(setup: Setup): Promise<QueuedEvaluation[]> {
 /** A verdict in the judge's expected shape, for the rubric judge or a criterion. */
 function verdict(system: string) {
   return system.includes('## Rubric')
-    ? { toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, explanation: 'answers it' } }], usage: { input_tokens: 10, output_tokens: 5 } }
-    : { toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'it is' } }], usage: { input_tokens: 10, output_tokens: 5 } };
+    ? {
+        toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, explanation: 'answers it' } }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      }
+    : {
+        toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'it is' } }],
+        usage: { input_tokens: 10, output_tokens: 5 },
+      };
 }
 
 it('tells an outage (a retryable model error in the cause chain) from other failures', () => {
   const overloaded = new ModelCallError('overloaded', { status: 529, attempts: 2, retryable: true });
   const badRequest = new ModelCallError('bad request', { status: 400, attempts: 1, retryable: false });
   expect(isModelUnavailable(overloaded)).toBe(true);
-  expect(isModelUnavailable(new Error('judge failed', { cause: new Error('step failed', { cause: overloaded }) }))).toBe(true);
+  expect(
+    isModelUnavailable(new Error('judge failed', { cause: new Error('step failed', { cause: overloaded }) })),
+  ).toBe(true);
   expect(isModelUnavailable(badRequest)).toBe(false);
   expect(isModelUnavailable(new Error('unreadable reply'))).toBe(false);
   expect(isModelUnavailable('overloaded')).toBe(false);
@@ -126,14 +148,21 @@ it('waits out a 529 outage and completes every evaluation once the model recover
   const duringOutage = setup.model.requests.length;
   expect(setup.recorded).toEqual([]);
   // Still waiting a little later: they back off and try again, and nothing is recorded.
-  await pollUntil(() => setup.model.requests.length >= duringOutage + queued.length || undefined, { timeoutMs: 20_000 });
+  await pollUntil(() => setup.model.requests.length >= duringOutage + queued.length || undefined, {
+    timeoutMs: 20_000,
+  });
   expect(setup.recorded).toEqual([]);
   outage = false;
   await setup.runtime.idle();
   expect(setup.recorded).toHaveLength(queued.length);
-  expect(setup.recorded.every((record) => record.outcome.type === 'verdict' && record.outcome.evaluation.passed)).toBe(true);
-  expect(new Set(setup.recorded.map((record) => record.evaluationId))).toEqual(new Set(queued.map((q) => q.evaluationId)));
-  for (const interactionId of setup.interactionIds) expect(await setup.store.getEvaluations(interactionId)).toHaveLength(2);
+  expect(setup.recorded.every((record) => record.outcome.type === 'verdict' && record.outcome.evaluation.passed)).toBe(
+    true,
+  );
+  expect(new Set(setup.recorded.map((record) => record.evaluationId))).toEqual(
+    new Set(queued.map((q) => q.evaluationId)),
+  );
+  for (const interactionId of setup.interactionIds)
+    expect(await setup.store.getEvaluations(interactionId)).toHaveLength(2);
   expect(await setup.store.countQueuedEvaluations()).toBe(0);
   // A retry of an outage is not a new attempt: each record says one attempt.
   expect(setup.recorded.map((record) => record.attempts)).toEqual(queued.map(() => 1));
@@ -159,7 +188,8 @@ it('records an evaluation as failed when the outage outlasts unavailableRetryFor
   const queued = await queueBoth(setup);
   await setup.runtime.idle();
   expect(setup.recorded).toHaveLength(queued.length);
-  for (const record of setup.recorded) expect(record.outcome).toMatchObject({ type: 'failed', error: expect.stringMatching(/529|overloaded/i) });
+  for (const record of setup.recorded)
+    expect(record.outcome).toMatchObject({ type: 'failed', error: expect.stringMatching(/529|overloaded/i) });
   // It was run more than once before giving up (two client calls per run).
   expect(setup.model.requests.length).toBeGreaterThan(queued.length * 2);
 }, 30_000);

@@ -11,9 +11,9 @@ describe('deterministic sampling from the trace id', () => {
   });
 
   it('samples iff the randomness is below ratio × 2^56', () => {
-    expect(samplingRandomness('0'.repeat(18) + '7fffffffffffff')).toBe(2n ** 55n - 1n);
-    expect(isSampled('0'.repeat(18) + '7fffffffffffff', 0.5)).toBe(true);
-    expect(isSampled('0'.repeat(18) + '80000000000000', 0.5)).toBe(false);
+    expect(samplingRandomness(`${'0'.repeat(18)}7fffffffffffff`)).toBe(2n ** 55n - 1n);
+    expect(isSampled(`${'0'.repeat(18)}7fffffffffffff`, 0.5)).toBe(true);
+    expect(isSampled(`${'0'.repeat(18)}80000000000000`, 0.5)).toBe(false);
   });
 
   it('decides the same way every time, for every ratio', () => {

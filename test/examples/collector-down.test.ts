@@ -37,8 +37,16 @@ afterAll(async () => {
 
 describe('with the collector stopped', () => {
   for (const [name, script, expected] of [
-    ['support agent', 'examples/support-agent/main.ts', 'Order A-17 has shipped with UPS and should arrive on Thursday.'],
-    ['plain-fetch agent', 'examples/plain-fetch-agent/main.ts', 'Saturday looks sunny and 24°C in Lisbon: try the hiking trail by the lake.'],
+    [
+      'support agent',
+      'examples/support-agent/main.ts',
+      'Order A-17 has shipped with UPS and should arrive on Thursday.',
+    ],
+    [
+      'plain-fetch agent',
+      'examples/plain-fetch-agent/main.ts',
+      'Saturday looks sunny and 24°C in Lisbon: try the hiking trail by the lake.',
+    ],
   ] as const) {
     it(`the ${name} CLI still answers and ends`, async () => {
       const run = await runExample(script, ['--scripted'], { OTEL_EXPORTER_OTLP_ENDPOINT: deadUrl });
@@ -52,11 +60,21 @@ describe('with the collector stopped', () => {
     vi.stubEnv('OTEL_EXPORTER_OTLP_TIMEOUT', '2000');
     const maxQueueSize = 256;
     const maxQueueBytes = 4 * MB;
-    const telemetry = register({ endpoint: deadUrl, captureContent: true, maxQueueSize, maxQueueBytes, shutdownOnExit: false, shutdownTimeoutMillis: 500 });
+    const telemetry = register({
+      endpoint: deadUrl,
+      captureContent: true,
+      maxQueueSize,
+      maxQueueBytes,
+      shutdownOnExit: false,
+      shutdownTimeoutMillis: 500,
+    });
     model.respondWith(supportReply);
-    const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-scripted' });
+    const agent = createSupportAgent({
+      client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }),
+      model: 'claude-scripted',
+    });
     // A long question (a pasted order history) makes every span heavy: an unbounded queue would show.
-    const history = 'Previous orders: ' + 'A-1 trail shoes, returned; '.repeat(2400);
+    const history = `Previous orders: ${'A-1 trail shoes, returned; '.repeat(2400)}`;
     const ask = async () => {
       const { result } = await agent.ask(`Where is my order A-17? ${history}`);
       model.requests.length = 0; // the scripted model keeps requests; we measure the agent
@@ -66,10 +84,12 @@ describe('with the collector stopped', () => {
       for (let i = 0; i < 50; i++) await ask();
       const baseline = heapUsed();
       const rssBaseline = process.memoryUsage().rss;
-      for (let i = 0; i < 400; i++) expect(await ask()).toBe('Order A-17 has shipped with UPS and should arrive on Thursday.');
+      for (let i = 0; i < 400; i++)
+        expect(await ask()).toBe('Order A-17 has shipped with UPS and should arrive on Thursday.');
       const middle = heapUsed();
       const rssMiddle = process.memoryUsage().rss;
-      for (let i = 0; i < 400; i++) expect(await ask()).toBe('Order A-17 has shipped with UPS and should arrive on Thursday.');
+      for (let i = 0; i < 400; i++)
+        expect(await ask()).toBe('Order A-17 has shipped with UPS and should arrive on Thursday.');
       const end = heapUsed();
       const stats = telemetry.stats();
       console.log(
@@ -94,7 +114,13 @@ describe('with the collector stopped', () => {
   });
 
   it('the plain-fetch agent answers call after call with its memory bounded', async () => {
-    const telemetry = register({ endpoint: deadUrl, captureContent: true, maxQueueSize: 128, shutdownOnExit: false, shutdownTimeoutMillis: 500 });
+    const telemetry = register({
+      endpoint: deadUrl,
+      captureContent: true,
+      maxQueueSize: 128,
+      shutdownOnExit: false,
+      shutdownTimeoutMillis: 500,
+    });
     model.respondWith(activityReply);
     const agent = createActivityAgent({ baseURL: model.baseURL, apiKey: 'test', model: 'claude-scripted' });
     try {

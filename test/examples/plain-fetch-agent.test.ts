@@ -17,10 +17,21 @@ afterAll(async () => {
 
 describe('the plain-fetch agent example with a collector running', () => {
   it('run as a CLI (--scripted), is recorded as one interaction under the id it prints', async () => {
-    const run = await runExample('examples/plain-fetch-agent/main.ts', ['--scripted', 'What can I do this weekend in Lisbon?', '--conversation', 'conv-weekend', '--model', 'claude-scripted'], {
-      OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpUrl.replace(/\/v1\/traces$/, ''),
-      OTEL_SERVICE_NAME: 'weekend-service',
-    });
+    const run = await runExample(
+      'examples/plain-fetch-agent/main.ts',
+      [
+        '--scripted',
+        'What can I do this weekend in Lisbon?',
+        '--conversation',
+        'conv-weekend',
+        '--model',
+        'claude-scripted',
+      ],
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: collector.otlpUrl.replace(/\/v1\/traces$/, ''),
+        OTEL_SERVICE_NAME: 'weekend-service',
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.fields.answer).toBe('Saturday looks sunny and 24°C in Lisbon: try the hiking trail by the lake.');
 
@@ -35,7 +46,10 @@ describe('the plain-fetch agent example with a collector running', () => {
       model: 'claude-scripted',
       provider: 'anthropic',
     });
-    expect(record.input[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', content: 'What can I do this weekend in Lisbon?' }] });
+    expect(record.input[0]).toMatchObject({
+      role: 'user',
+      parts: [{ type: 'text', content: 'What can I do this weekend in Lisbon?' }],
+    });
     expect(record.toolCalls).toHaveLength(1);
     expect(record.toolCalls[0]).toMatchObject({ name: 'get_weather', arguments: { city: 'Lisbon' } });
     expect(record.usage.inputTokens).toBeGreaterThan(0);

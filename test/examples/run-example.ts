@@ -17,11 +17,22 @@ export interface ExampleRun {
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export function runExample(script: string, args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<ExampleRun> {
+export function runExample(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ExampleRun> {
   const started = Date.now();
   // The example's own OTEL_* settings come from `env` only, never from the test process.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && !key.startsWith('ANTHROPIC_')));
-  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([key]) => !key.startsWith('OTEL_') && !key.startsWith('ANTHROPIC_')),
+  );
+  const child = spawn(process.execPath, [script, ...args], {
+    cwd: ROOT,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

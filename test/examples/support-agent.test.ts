@@ -22,9 +22,13 @@ afterAll(async () => {
 
 describe('the support agent example with a collector running', () => {
   it('run as a CLI (--scripted), is recorded as one interaction under the id it prints', async () => {
-    const run = await runExample('examples/support-agent/main.ts', ['--scripted', 'Where is my order A-17?', '--conversation', 'conv-cli-a17'], {
-      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.otlpUrl,
-    });
+    const run = await runExample(
+      'examples/support-agent/main.ts',
+      ['--scripted', 'Where is my order A-17?', '--conversation', 'conv-cli-a17'],
+      {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: collector.otlpUrl,
+      },
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(run.fields.answer).toBe('Order A-17 has shipped with UPS and should arrive on Thursday.');
     expect(run.fields.interaction).toMatch(/^[0-9a-f]{32}-[0-9a-f]{16}$/);
@@ -39,7 +43,10 @@ describe('the support agent example with a collector running', () => {
       finalResponseText: run.fields.answer,
       completion: 'structural',
     });
-    expect(record.input[0]).toMatchObject({ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] });
+    expect(record.input[0]).toMatchObject({
+      role: 'user',
+      parts: [{ type: 'text', content: 'Where is my order A-17?' }],
+    });
     expect(record.toolCalls.map((call) => call.name)).toEqual(['get_order', 'get_shipping']);
     expect(record.toolCalls.every((call) => (call.arguments as { orderId?: string }).orderId === 'A-17')).toBe(true);
     expect(JSON.stringify(record.toolCalls[0].result)).toContain('shipped');
@@ -54,7 +61,10 @@ describe('the support agent example with a collector running', () => {
     const model: ScriptedModel = (await createScriptedModel()).respondWith(supportReply);
     const telemetry: Telemetry = register({ endpoint: collector.otlpUrl, captureContent: true, shutdownOnExit: false });
     try {
-      const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-scripted' });
+      const agent = createSupportAgent({
+        client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }),
+        model: 'claude-scripted',
+      });
       const first = await agent.ask('Where is my order B-42?', { conversationId: 'conv-inproc' });
       const second = await agent.ask('And order C-08?', { conversationId: 'conv-inproc' });
       await telemetry.forceFlush();
@@ -65,7 +75,9 @@ describe('the support agent example with a collector running', () => {
       expect([one.conversationId, two.conversationId]).toEqual(['conv-inproc', 'conv-inproc']);
       expect(telemetry.stats()).toMatchObject({ failedSpans: 0, droppedSpans: 0 });
       const byConversation = await collector.interactions('?agent=support-agent&conversation=conv-inproc');
-      expect(byConversation.map((r) => r.interactionId).sort()).toEqual([first.interactionId, second.interactionId].sort());
+      expect(byConversation.map((r) => r.interactionId).sort()).toEqual(
+        [first.interactionId, second.interactionId].sort(),
+      );
     } finally {
       await telemetry.shutdown();
       await model.close();
@@ -76,8 +88,13 @@ describe('the support agent example with a collector running', () => {
     const model: ScriptedModel = (await createScriptedModel()).fixedResponse({ errorStatus: 529 });
     const telemetry = register({ endpoint: collector.otlpUrl, shutdownOnExit: false });
     try {
-      const agent = createSupportAgent({ client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-scripted' });
-      const error = await agent.ask('Where is my order A-17?', { conversationId: 'conv-failing' }).catch((thrown: unknown) => thrown);
+      const agent = createSupportAgent({
+        client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }),
+        model: 'claude-scripted',
+      });
+      const error = await agent
+        .ask('Where is my order A-17?', { conversationId: 'conv-failing' })
+        .catch((thrown: unknown) => thrown);
       expect(error).toBeInstanceOf(Anthropic.APIError);
       await telemetry.forceFlush();
       const failed = await collector.waitForInteraction((r) => r.conversationId === 'conv-failing');

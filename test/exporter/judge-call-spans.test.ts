@@ -95,11 +95,22 @@ async function runAgent(reply: string): Promise<{ traceId: string; spanId: strin
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': 'support-agent',
-      'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }]),
+      'gen_ai.input.messages': JSON.stringify([
+        { role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] },
+      ]),
     },
   });
-  tracer.startSpan('chat claude', { attributes: { 'gen_ai.operation.name': 'chat' } }, trace.setSpan(otelContext.active(), agent)).end();
-  agent.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: reply }] }]));
+  tracer
+    .startSpan(
+      'chat claude',
+      { attributes: { 'gen_ai.operation.name': 'chat' } },
+      trace.setSpan(otelContext.active(), agent),
+    )
+    .end();
+  agent.setAttribute(
+    'gen_ai.output.messages',
+    JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: reply }] }]),
+  );
   agent.end();
   const { traceId, spanId } = agent.spanContext();
   await provider.shutdown();
@@ -108,23 +119,37 @@ async function runAgent(reply: string): Promise<{ traceId: string; spanId: strin
 
 /** The recorded llm-judge outcome, then (after a flush) its evaluate span and `count` judge call spans. */
 async function judged(interaction: { traceId: string; interactionId: string }, count: number) {
-  const record = await pollUntil(async () => (await wired.store.getEvaluations(interaction.interactionId)).find((r) => r.evaluatorId === 'llm-judge'), {
-    what: 'the llm-judge outcome',
-    timeoutMs: 20_000,
-  });
-  const spans = await pollUntil(async () => {
-    await wired.telemetry.flush();
-    const inTrace = downstream.spans.filter((span) => span.traceId === interaction.traceId);
-    const evaluate = inTrace.find((span) => span.name === 'evaluate llm-judge');
-    const calls = inTrace.filter((span) => span.name.startsWith('chat '));
-    return evaluate && calls.length >= count ? { evaluate, calls } : undefined;
-  }, { what: `the evaluate span and ${count} judge call span(s)`, timeoutMs: 20_000 });
-  const event = downstream.logs.find((log) => log.traceId === interaction.traceId && log.attributes['gen_ai.evaluation.name'] === 'llm-judge');
+  const record = await pollUntil(
+    async () =>
+      (await wired.store.getEvaluations(interaction.interactionId)).find((r) => r.evaluatorId === 'llm-judge'),
+    {
+      what: 'the llm-judge outcome',
+      timeoutMs: 20_000,
+    },
+  );
+  const spans = await pollUntil(
+    async () => {
+      await wired.telemetry.flush();
+      const inTrace = downstream.spans.filter((span) => span.traceId === interaction.traceId);
+      const evaluate = inTrace.find((span) => span.name === 'evaluate llm-judge');
+      const calls = inTrace.filter((span) => span.name.startsWith('chat '));
+      return evaluate && calls.length >= count ? { evaluate, calls } : undefined;
+    },
+    { what: `the evaluate span and ${count} judge call span(s)`, timeoutMs: 20_000 },
+  );
+  const event = downstream.logs.find(
+    (log) => log.traceId === interaction.traceId && log.attributes['gen_ai.evaluation.name'] === 'llm-judge',
+  );
   return { record, event, ...spans };
 }
 
 const verdict = (usage: { input_tokens: number; output_tokens: number }): ScriptedReply => ({
-  toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, label: 'good', explanation: 'Says where the order is.' } }],
+  toolUse: [
+    {
+      name: 'record_verdict',
+      input: { passed: true, score: 0.9, label: 'good', explanation: 'Says where the order is.' },
+    },
+  ],
   usage,
 });
 
@@ -132,7 +157,10 @@ const verdict = (usage: { input_tokens: number; output_tokens: number }): Script
 async function judgeTokens(type: 'input' | 'output'): Promise<{ sum?: number; count?: number }> {
   const { samples } = await scrape(wired.telemetry.prometheusAddress()!);
   const labels = { evaluator: 'llm-judge', gen_ai_token_type: type, gen_ai_request_model: JUDGE_MODEL };
-  return { sum: valueOf(samples, 'gen_ai_client_token_usage_sum', labels), count: valueOf(samples, 'gen_ai_client_token_usage_count', labels) };
+  return {
+    sum: valueOf(samples, 'gen_ai_client_token_usage_sum', labels),
+    count: valueOf(samples, 'gen_ai_client_token_usage_count', labels),
+  };
 }
 
 describe('evaluationSpanId', () => {
@@ -183,16 +211,24 @@ describe('judge calls in the trace', () => {
     });
     expect(call.status.code).not.toBe(2);
     expect(call.events.map((event) => event.name)).toEqual(['evalon.model.retry']);
-    expect(call.events[0].attributes).toMatchObject({ 'evalon.model.attempt': 1, 'http.response.status_code': 529, 'error.type': 'overloaded_error' });
+    expect(call.events[0].attributes).toMatchObject({
+      'evalon.model.attempt': 1,
+      'http.response.status_code': 529,
+      'error.type': 'overloaded_error',
+    });
     // No message content by default: neither the prompt nor the reply travel.
-    for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions']) expect(call.attributes[key]).toBeUndefined();
+    for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'])
+      expect(call.attributes[key]).toBeUndefined();
     expect(JSON.stringify(call.attributes)).not.toContain('A-17');
 
     expect(await judgeTokens('input')).toEqual({ sum: 321, count: 1 });
   });
 
   it('records a judge that fails on an unreadable reply twice as failed, with the tokens it spent; the token metric counts them', async () => {
-    const unreadable: ScriptedReply = { text: '{"passed": true, "score": 0.9, "explanation": ', usage: { input_tokens: 50, output_tokens: 7 } };
+    const unreadable: ScriptedReply = {
+      text: '{"passed": true, "score": 0.9, "explanation": ',
+      usage: { input_tokens: 50, output_tokens: 7 },
+    };
     scripted.enqueue(unreadable, unreadable);
     const failedInteraction = await runAgent('Order A-17 is on its way.');
     const { record, event, evaluate, calls } = await judged(failedInteraction, 2);
@@ -200,10 +236,20 @@ describe('judge calls in the trace', () => {
     expect(record.outcome).toMatchObject({
       type: 'failed',
       error: expect.stringMatching(/unreadable after 2 attempt\(s\)/),
-      attributes: { 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 14, 'gen_ai.request.model': JUDGE_MODEL, 'gen_ai.provider.name': 'anthropic', judge_calls: 2 },
+      attributes: {
+        'gen_ai.usage.input_tokens': 100,
+        'gen_ai.usage.output_tokens': 14,
+        'gen_ai.request.model': JUDGE_MODEL,
+        'gen_ai.provider.name': 'anthropic',
+        judge_calls: 2,
+      },
     });
     // The event and the span carry the usage too.
-    expect(event?.attributes).toMatchObject({ 'evalon.evaluation.outcome': 'error', 'gen_ai.usage.input_tokens': 100, 'gen_ai.usage.output_tokens': 14 });
+    expect(event?.attributes).toMatchObject({
+      'evalon.evaluation.outcome': 'error',
+      'gen_ai.usage.input_tokens': 100,
+      'gen_ai.usage.output_tokens': 14,
+    });
     expect(evaluate.status.code).toBe(2);
     expect(evaluate.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 100 });
     // Both calls answered (the replies were unreadable, not the calls): two spans, no error status.
@@ -219,13 +265,17 @@ describe('judge calls in the trace', () => {
   it('records the judge’s spans when they come back to the collector, and triggers no evaluation with them', async () => {
     const judgeSpans: SpanData[] = downstream.spans.filter((span) => span.traceId === interaction.traceId);
     expect(judgeSpans.map((span) => span.name).sort()).toEqual([`chat ${JUDGE_MODEL}`, 'evaluate llm-judge']);
-    expect(judgeSpans.every((span) => span.attributes['evalon.evaluation.id'] === first.record.evaluationId)).toBe(true);
+    expect(judgeSpans.every((span) => span.attributes['evalon.evaluation.id'] === first.record.evaluationId)).toBe(
+      true,
+    );
 
     const before = { ...wired.processor.stats };
     const evaluationsBefore = wired.evaluation.runtime.stats.started;
     const exporter = new JsonExporter({ url: wired.otlpUrl });
     const adapt = createReadableSpanAdapter();
-    const result = await new Promise<{ code: ExportResultCode }>((resolve) => exporter.export(judgeSpans.map(adapt), resolve));
+    const result = await new Promise<{ code: ExportResultCode }>((resolve) =>
+      exporter.export(judgeSpans.map(adapt), resolve),
+    );
     expect(result.code).toBe(ExportResultCode.SUCCESS);
     await exporter.shutdown();
 
@@ -233,7 +283,10 @@ describe('judge calls in the trace', () => {
     // span), a span may wait for its parent until decision_wait; none of them is an invocation, so
     // once nothing is pending no interaction was recorded and no evaluation started.
     expect(wired.processor.stats.spansReceived).toBe(before.spansReceived + judgeSpans.length);
-    await pollUntil(() => (wired.processor.assembler.pendingTraces() === 0 ? true : undefined), { what: 'nothing pending', timeoutMs: 20_000 });
+    await pollUntil(() => (wired.processor.assembler.pendingTraces() === 0 ? true : undefined), {
+      what: 'nothing pending',
+      timeoutMs: 20_000,
+    });
     await wired.evaluation.idle();
     expect(wired.processor.stats.interactions).toBe(before.interactions);
     expect(wired.evaluation.runtime.stats.started).toBe(evaluationsBefore);

@@ -65,7 +65,8 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
       if (status === 200) {
         if (path === '/v1/traces') spans.push(...decodeTraceRequest(body, json ? 'json' : 'protobuf').spans);
         else if (path === '/v1/logs') logs.push(...decodeJsonLogs(json ? body : Buffer.from('{}')));
-        else if (path === '/v1/metrics' && json) metrics.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
+        else if (path === '/v1/metrics' && json)
+          metrics.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
       }
       res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
       res.end(json ? '{}' : '');
@@ -96,7 +97,11 @@ function decodeJsonLogs(body: Buffer): CapturedLogRecord[] {
   const request = JSON.parse(body.toString('utf8')) as { resourceLogs?: Json[] };
   const records: CapturedLogRecord[] = [];
   for (const resourceLogs of request.resourceLogs ?? []) {
-    const resource = readAttributes((resourceLogs.resource as Json | undefined)?.attributes ?? [], 'resource.attributes', {});
+    const resource = readAttributes(
+      (resourceLogs.resource as Json | undefined)?.attributes ?? [],
+      'resource.attributes',
+      {},
+    );
     for (const scopeLogs of (resourceLogs.scopeLogs as Json[] | undefined) ?? []) {
       const scopeName = (scopeLogs.scope as Json | undefined)?.name as string | undefined;
       for (const raw of (scopeLogs.logRecords as Json[] | undefined) ?? []) {

@@ -16,7 +16,8 @@ export function parsePrometheusText(text: string): Sample[] {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const label of (match[2] ?? '').matchAll(LABEL)) labels[label[1]] = label[2].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const label of (match[2] ?? '').matchAll(LABEL))
+      labels[label[1]] = label[2].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: match[1], labels, value: Number(match[3]) });
   }
   return samples;
@@ -24,7 +25,9 @@ export function parsePrometheusText(text: string): Sample[] {
 
 /** The samples named `name` whose labels include `labels`. */
 export function select(samples: Sample[], name: string, labels: Record<string, string> = {}): Sample[] {
-  return samples.filter((sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value));
+  return samples.filter(
+    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
+  );
 }
 
 export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
@@ -33,8 +36,14 @@ export function valueOf(samples: Sample[], name: string, labels: Record<string, 
   return found[0]?.value;
 }
 
-export async function scrape(address: { host: string; port: number }): Promise<{ contentType: string; samples: Sample[] }> {
+export async function scrape(address: {
+  host: string;
+  port: number;
+}): Promise<{ contentType: string; samples: Sample[] }> {
   const response = await fetch(`http://${address.host}:${address.port}/metrics`);
   if (response.status !== 200) throw new Error(`scrape answered ${response.status}`);
-  return { contentType: response.headers.get('content-type') ?? '', samples: parsePrometheusText(await response.text()) };
+  return {
+    contentType: response.headers.get('content-type') ?? '',
+    samples: parsePrometheusText(await response.text()),
+  };
 }

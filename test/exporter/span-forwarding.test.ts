@@ -11,7 +11,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../collector/logger.ts';
 import { BackpressureError } from '../../collector/pipeline/consumer.ts';
 import { createOtlpReceiver, decodeTraceRequest, type OtlpReceiver } from '../../collector/receiver/otlp/index.ts';
-import { createForwardingConsumer, createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
+import {
+  createForwardingConsumer,
+  createTelemetryExporters,
+  type TelemetryExporters,
+} from '../../collector/exporter/index.ts';
 import { createSpanForwarder } from '../../collector/exporter/otlp/span-forwarder.ts';
 import { hrTimeOf } from '../../collector/exporter/otlp/readable-span.ts';
 import { InMemorySpanConsumer } from '../receiver/in-memory-span-consumer.ts';
@@ -25,7 +29,12 @@ const kv = (key: string, value: Record<string, unknown>) => ({ key, value });
 const REQUEST = {
   resourceSpans: [
     {
-      resource: { attributes: [kv('service.name', { stringValue: 'support' }), kv('deployment', { kvlistValue: { values: [kv('region', { stringValue: 'eu' })] } })] },
+      resource: {
+        attributes: [
+          kv('service.name', { stringValue: 'support' }),
+          kv('deployment', { kvlistValue: { values: [kv('region', { stringValue: 'eu' })] } }),
+        ],
+      },
       scopeSpans: [
         {
           scope: { name: 'agent-sdk', version: '1.2.3' },
@@ -46,10 +55,26 @@ const REQUEST = {
                 kv('ok', { boolValue: true }),
                 kv('roles', { arrayValue: { values: [{ stringValue: 'a' }, { stringValue: 'b' }] } }),
                 kv('blob', { bytesValue: 'AAEC' }),
-                kv('nested', { kvlistValue: { values: [kv('x', { intValue: 1 }), kv('y', { arrayValue: { values: [{ doubleValue: 1.5 }] } })] } }),
+                kv('nested', {
+                  kvlistValue: {
+                    values: [kv('x', { intValue: 1 }), kv('y', { arrayValue: { values: [{ doubleValue: 1.5 }] } })],
+                  },
+                }),
               ],
-              events: [{ timeUnixNano: '1764442000001000000', name: 'gen_ai.choice', attributes: [kv('index', { intValue: 0 })] }],
-              links: [{ traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', spanId: 'bbbbbbbbbbbbbbbb', attributes: [kv('link.kind', { stringValue: 'follows' })] }],
+              events: [
+                {
+                  timeUnixNano: '1764442000001000000',
+                  name: 'gen_ai.choice',
+                  attributes: [kv('index', { intValue: 0 })],
+                },
+              ],
+              links: [
+                {
+                  traceId: 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+                  spanId: 'bbbbbbbbbbbbbbbb',
+                  attributes: [kv('link.kind', { stringValue: 'follows' })],
+                },
+              ],
               status: { code: 2, message: 'guardrail blocked the reply' },
             },
             {
@@ -70,7 +95,23 @@ const REQUEST = {
     },
     {
       resource: { attributes: [kv('service.name', { stringValue: 'billing' })] },
-      scopeSpans: [{ scope: { name: 'other' }, spans: [{ traceId: 'cccccccccccccccccccccccccccccccc', spanId: '3333333333333333', flags: 1, name: 'root', kind: 1, startTimeUnixNano: '1', endTimeUnixNano: '2', status: { code: 1 } }] }],
+      scopeSpans: [
+        {
+          scope: { name: 'other' },
+          spans: [
+            {
+              traceId: 'cccccccccccccccccccccccccccccccc',
+              spanId: '3333333333333333',
+              flags: 1,
+              name: 'root',
+              kind: 1,
+              startTimeUnixNano: '1',
+              endTimeUnixNano: '2',
+              status: { code: 1 },
+            },
+          ],
+        },
+      ],
     },
   ],
 };
@@ -90,7 +131,10 @@ afterEach(async () => {
 });
 
 function forwardingTelemetry(): TelemetryExporters {
-  telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: downstream.url, traces: ['otlphttp'], forward: true }), { logger: silentLogger });
+  telemetry = createTelemetryExporters(
+    telemetryConfig({ otlpEndpoint: downstream.url, traces: ['otlphttp'], forward: true }),
+    { logger: silentLogger },
+  );
   return telemetry;
 }
 
@@ -110,25 +154,39 @@ describe('forwarding received spans', () => {
   });
 
   it('is off unless the traces pipeline says forward: true', async () => {
-    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: downstream.url, traces: ['otlphttp'] }), { logger: silentLogger });
+    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: downstream.url, traces: ['otlphttp'] }), {
+      logger: silentLogger,
+    });
     expect(telemetry.forwarder).toBeUndefined();
   });
 
   it('forwards what the receiver accepted, once the next stage has stored it, and not a batch it refused', async () => {
     const t = forwardingTelemetry();
     const processor = new InMemorySpanConsumer();
-    receiver = createOtlpReceiver({ host: '127.0.0.1', port: 0, maxRequestBodyBytes: 1 << 20 }, createForwardingConsumer(processor, t.forwarder!), { logger: silentLogger });
+    receiver = createOtlpReceiver(
+      { host: '127.0.0.1', port: 0, maxRequestBodyBytes: 1 << 20 },
+      createForwardingConsumer(processor, t.forwarder!),
+      { logger: silentLogger },
+    );
     await receiver.start();
     const { host, port } = receiver.address();
 
     // A real agent's spans over OTLP/protobuf.
     const provider = new TracerProvider({
       resource: resourceFromAttributes({ 'service.name': 'support' }),
-      spanProcessors: [new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: `http://${host}:${port}/v1/traces` }) })],
+      spanProcessors: [
+        new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: `http://${host}:${port}/v1/traces` }) }),
+      ],
     });
     const tracer = provider.getTracer('agent');
-    const agent = tracer.startSpan('invoke_agent support-agent', { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'support-agent' } });
-    const chat = tracer.startSpan('chat claude', { attributes: { 'gen_ai.usage.input_tokens': 10 } }, trace.setSpan(otelContext.active(), agent));
+    const agent = tracer.startSpan('invoke_agent support-agent', {
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'support-agent' },
+    });
+    const chat = tracer.startSpan(
+      'chat claude',
+      { attributes: { 'gen_ai.usage.input_tokens': 10 } },
+      trace.setSpan(otelContext.active(), agent),
+    );
     chat.end();
     agent.setStatus({ code: SpanStatusCode.ERROR, message: 'failed' });
     agent.end();
@@ -140,7 +198,11 @@ describe('forwarding received spans', () => {
 
     // The next stage refuses a batch (the sender will retry it): nothing is forwarded.
     processor.failNext(new BackpressureError('saturated', { retryAfterSeconds: 1 }));
-    const refused = await fetch(`http://${host}:${port}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(REQUEST) });
+    const refused = await fetch(`http://${host}:${port}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(REQUEST),
+    });
     expect(refused.status).toBe(429);
     await t.flush();
     expect(downstream.spans).toHaveLength(2);
@@ -152,7 +214,12 @@ describe('forwarding received spans', () => {
     const warnings: string[] = [];
     const logger = { ...silentLogger, warn: (line: string) => warnings.push(line) };
     const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    const forwarder = createSpanForwarder({ exporter: new OTLPTraceExporter({ url: `${downstream.url}/v1/traces` }), logger, maxQueuedSpans: 4, delayMs: 10_000 });
+    const forwarder = createSpanForwarder({
+      exporter: new OTLPTraceExporter({ url: `${downstream.url}/v1/traces` }),
+      logger,
+      maxQueuedSpans: 4,
+      delayMs: 10_000,
+    });
     forwarder.forward(received);
     forwarder.forward(received);
     expect(forwarder.stats).toMatchObject({ queued: 3, dropped: 3 });

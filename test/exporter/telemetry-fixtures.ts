@@ -27,7 +27,9 @@ export function telemetryConfig(choice: PipelineChoice): EvalonConfig {
   const list = (names: string[] | undefined) => `[${(names ?? []).join(', ')}]`;
   const exporters: string[] = [];
   if (choice.otlpEndpoint) {
-    exporters.push(`  otlphttp:\n    endpoint: ${choice.otlpEndpoint}\n    compression: ${choice.compression ?? 'none'}`);
+    exporters.push(
+      `  otlphttp:\n    endpoint: ${choice.otlpEndpoint}\n    compression: ${choice.compression ?? 'none'}`,
+    );
     if (choice.headers) exporters.push(`    headers: ${JSON.stringify(choice.headers)}`);
   }
   if (choice.prometheus) exporters.push('  prometheus:\n    endpoint: 127.0.0.1:0');
@@ -101,12 +103,21 @@ export const OUTCOMES = {
     controlId: 'QA-1',
     outcome: {
       type: 'verdict',
-      evaluation: { passed: true, explanation: 'Response was accurate and helpful', score: 0.92, label: 'excellent', attributes: { model: 'judge-model' } },
+      evaluation: {
+        passed: true,
+        explanation: 'Response was accurate and helpful',
+        score: 0.92,
+        label: 'excellent',
+        attributes: { model: 'judge-model' },
+      },
     },
   },
   fail: {
     ...base('reply-length', 2),
-    outcome: { type: 'verdict', evaluation: { passed: false, explanation: 'reply of 4 characters is shorter than 20', attributes: {} } },
+    outcome: {
+      type: 'verdict',
+      evaluation: { passed: false, explanation: 'reply of 4 characters is shorter than 20', attributes: {} },
+    },
   },
   inconclusive: {
     ...base('tool-call-required', 3),
@@ -114,7 +125,11 @@ export const OUTCOMES = {
   },
   failed: {
     ...base('json-schema', 4),
-    outcome: { type: 'failed', error: 'evaluator json-schema: property schema is missing', errorType: 'MissingConfigPropertyError' },
+    outcome: {
+      type: 'failed',
+      error: 'evaluator json-schema: property schema is missing',
+      errorType: 'MissingConfigPropertyError',
+    },
   },
 } satisfies Record<string, EvaluationRecord>;
 

@@ -9,7 +9,15 @@ import { SpanKind, StatusCode } from '../../collector/model/span.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
 import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';
-import { INTERACTION_ID, OUTCOMES, SPAN_ID, TRACE_ID, interaction, nanos, telemetryConfig } from './telemetry-fixtures.ts';
+import {
+  INTERACTION_ID,
+  OUTCOMES,
+  SPAN_ID,
+  TRACE_ID,
+  interaction,
+  nanos,
+  telemetryConfig,
+} from './telemetry-fixtures.ts';
 
 let capture: OtlpCapture;
 let telemetry: TelemetryExporters | undefined;
@@ -23,7 +31,10 @@ afterEach(async () => {
 });
 
 async function emitAll(choice: Parameters<typeof telemetryConfig>[0] = {}): Promise<void> {
-  telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, traces: ['otlphttp'], logs: ['otlphttp'], ...choice }), { logger: silentLogger });
+  telemetry = createTelemetryExporters(
+    telemetryConfig({ otlpEndpoint: capture.url, traces: ['otlphttp'], logs: ['otlphttp'], ...choice }),
+    { logger: silentLogger },
+  );
   await telemetry.start();
   for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
   await telemetry.flush();
@@ -71,7 +82,11 @@ describe('verdict events (OTLP logs)', () => {
   it('sends one gen_ai.evaluation.result log event per outcome, parented to the evaluated interaction span', async () => {
     await emitAll();
     expect(capture.logs).toHaveLength(4);
-    expect(capture.requests.filter((request) => request.path === '/v1/logs').every((request) => request.contentType.includes('application/json'))).toBe(true);
+    expect(
+      capture.requests
+        .filter((request) => request.path === '/v1/logs')
+        .every((request) => request.contentType.includes('application/json')),
+    ).toBe(true);
     for (const [name, record] of Object.entries(OUTCOMES)) {
       const log = capture.logs.find((entry) => entry.attributes['evalon.evaluation.id'] === record.evaluationId);
       expect(log, name).toBeDefined();
@@ -90,14 +105,25 @@ describe('verdict events (OTLP logs)', () => {
   it('sends a score as an OTLP double', async () => {
     await emitAll();
     const pass = capture.logs.find((entry) => entry.attributes['evalon.evaluation.outcome'] === 'pass')!;
-    const raw = (pass.raw.attributes as Array<{ key: string; value: Record<string, unknown> }>).find((entry) => entry.key === 'gen_ai.evaluation.score.value');
+    const raw = (pass.raw.attributes as Array<{ key: string; value: Record<string, unknown> }>).find(
+      (entry) => entry.key === 'gen_ai.evaluation.score.value',
+    );
     expect(raw?.value).toEqual({ doubleValue: 0.92 });
   });
 
   it('takes the evaluated span from the interaction when it is given, and falls back to "_OTHER" for an unnamed error', async () => {
-    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, logs: ['otlphttp'] }), { logger: silentLogger });
-    const other = { ...OUTCOMES.failed, interactionId: 'not-an-otel-id', outcome: { type: 'failed', error: 'boom' } } satisfies EvaluationRecord;
-    telemetry.verdicts.record(other, interaction({ interactionId: 'not-an-otel-id', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }));
+    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, logs: ['otlphttp'] }), {
+      logger: silentLogger,
+    });
+    const other = {
+      ...OUTCOMES.failed,
+      interactionId: 'not-an-otel-id',
+      outcome: { type: 'failed', error: 'boom' },
+    } satisfies EvaluationRecord;
+    telemetry.verdicts.record(
+      other,
+      interaction({ interactionId: 'not-an-otel-id', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }),
+    );
     await telemetry.flush();
     expect(capture.logs).toHaveLength(1);
     expect(capture.logs[0]).toMatchObject({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) });
@@ -133,17 +159,33 @@ describe('evaluation spans (OTLP traces)', () => {
       expect(span!.kind).toBe(SpanKind.INTERNAL);
       expect(span!.startTimeUnixNano).toBe(nanos(record.startedAt));
       expect(span!.endTimeUnixNano).toBe(nanos(record.completedAt));
-      expect(span!.attributes).toEqual({ ...EXPECTED[name as keyof typeof OUTCOMES], 'gen_ai.agent.id': 'support-agent', 'evalon.evaluator.version': '1', 'evalon.evaluation.attempts': 1 });
-      expect(span!.events).toEqual([{ name: 'gen_ai.evaluation.result', timeUnixNano: nanos(record.completedAt), attributes: EXPECTED[name as keyof typeof OUTCOMES] }]);
+      expect(span!.attributes).toEqual({
+        ...EXPECTED[name as keyof typeof OUTCOMES],
+        'gen_ai.agent.id': 'support-agent',
+        'evalon.evaluator.version': '1',
+        'evalon.evaluation.attempts': 1,
+      });
+      expect(span!.events).toEqual([
+        {
+          name: 'gen_ai.evaluation.result',
+          timeUnixNano: nanos(record.completedAt),
+          attributes: EXPECTED[name as keyof typeof OUTCOMES],
+        },
+      ]);
       expect(span!.origin.scopeName).toBe('evalon.collector');
     }
   });
 
   it('sets status ERROR, with the error, on the span of a failed evaluation only', async () => {
     await emitAll();
-    const byOutcome = (outcome: string) => capture.spans.find((span) => span.attributes['evalon.evaluation.outcome'] === outcome)!;
-    expect(byOutcome('error').status).toEqual({ code: StatusCode.ERROR, message: 'evaluator json-schema: property schema is missing' });
-    for (const outcome of ['pass', 'fail', 'inconclusive']) expect(byOutcome(outcome).status.code).toBe(StatusCode.UNSET);
+    const byOutcome = (outcome: string) =>
+      capture.spans.find((span) => span.attributes['evalon.evaluation.outcome'] === outcome)!;
+    expect(byOutcome('error').status).toEqual({
+      code: StatusCode.ERROR,
+      message: 'evaluator json-schema: property schema is missing',
+    });
+    for (const outcome of ['pass', 'fail', 'inconclusive'])
+      expect(byOutcome(outcome).status.code).toBe(StatusCode.UNSET);
   });
 
   it('marks the interaction span as a remote parent', async () => {
@@ -163,9 +205,12 @@ describe('evaluation spans (OTLP traces)', () => {
 describe('when things go wrong', () => {
   it('says in the collector log when the backend refuses verdict events and evaluation spans', async () => {
     const warnings: string[] = [];
-    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, traces: ['otlphttp'], logs: ['otlphttp'] }), {
-      logger: { ...silentLogger, warn: (line) => warnings.push(line) },
-    });
+    telemetry = createTelemetryExporters(
+      telemetryConfig({ otlpEndpoint: capture.url, traces: ['otlphttp'], logs: ['otlphttp'] }),
+      {
+        logger: { ...silentLogger, warn: (line) => warnings.push(line) },
+      },
+    );
     capture.respondWith(400);
     for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
     await telemetry.flush();
@@ -178,7 +223,17 @@ describe('when things go wrong', () => {
   });
 
   it('shuts down safely without start and twice, and ignores outcomes recorded after', async () => {
-    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, prometheus: true, traces: ['otlphttp'], forward: true, logs: ['otlphttp'], metrics: ['prometheus', 'otlphttp'] }), { logger: silentLogger });
+    telemetry = createTelemetryExporters(
+      telemetryConfig({
+        otlpEndpoint: capture.url,
+        prometheus: true,
+        traces: ['otlphttp'],
+        forward: true,
+        logs: ['otlphttp'],
+        metrics: ['prometheus', 'otlphttp'],
+      }),
+      { logger: silentLogger },
+    );
     await telemetry.shutdown();
     await telemetry.shutdown();
     expect(() => telemetry!.verdicts.record(OUTCOMES.pass)).not.toThrow();

@@ -6,13 +6,23 @@
  */
 import type { EvalonConfig } from '../../collector/config/index.ts';
 import { BUILT_IN_EVALUATORS } from '../../collector/evaluators/index.ts';
-import { createForwardingConsumer, createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
+import {
+  createForwardingConsumer,
+  createTelemetryExporters,
+  type TelemetryExporters,
+} from '../../collector/exporter/index.ts';
 import { createSqliteStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { LedgerStore } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import { createEvaluationProcessor, type EvaluationProcessor } from '../../collector/processor/evaluation/evaluation-processor.ts';
+import {
+  createEvaluationProcessor,
+  type EvaluationProcessor,
+} from '../../collector/processor/evaluation/evaluation-processor.ts';
 import { loadEvaluatorRegistry } from '../../collector/processor/evaluation/load-evaluator-modules.ts';
-import { createInteractionsProcessor, type InteractionsProcessor } from '../../collector/processor/interactions/interactions-processor.ts';
+import {
+  createInteractionsProcessor,
+  type InteractionsProcessor,
+} from '../../collector/processor/interactions/interactions-processor.ts';
 import { createOtlpReceiver } from '../../collector/receiver/otlp/index.ts';
 
 export interface Wired {
@@ -28,11 +38,26 @@ export async function startWired(config: EvalonConfig): Promise<Wired> {
   const logger = silentLogger;
   const evaluationConfig = config.processors.evaluation;
   if (evaluationConfig.ledger.kind !== 'sqlite') throw new Error('sqlite only');
-  const registry = await loadEvaluatorRegistry({ modules: evaluationConfig.modules, builtIns: BUILT_IN_EVALUATORS, configuredIds: Object.keys(evaluationConfig.evaluators) });
+  const registry = await loadEvaluatorRegistry({
+    modules: evaluationConfig.modules,
+    builtIns: BUILT_IN_EVALUATORS,
+    configuredIds: Object.keys(evaluationConfig.evaluators),
+  });
   const store = createSqliteStore({ path: evaluationConfig.ledger.path });
   const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
-  const evaluation = createEvaluationProcessor({ store, config: evaluationConfig, registry, logger, onRecorded: (record) => telemetry.verdicts.record(record) });
-  const processor = createInteractionsProcessor({ store, config: config.processors.interactions, next: evaluation, logger });
+  const evaluation = createEvaluationProcessor({
+    store,
+    config: evaluationConfig,
+    registry,
+    logger,
+    onRecorded: (record) => telemetry.verdicts.record(record),
+  });
+  const processor = createInteractionsProcessor({
+    store,
+    config: config.processors.interactions,
+    next: evaluation,
+    logger,
+  });
   processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
   telemetry.metrics.observe({
     spansReceived: () => processor.stats.spansReceived,
@@ -46,7 +71,11 @@ export async function startWired(config: EvalonConfig): Promise<Wired> {
   await processor.start();
   const http = config.receivers.otlp!.http;
   const consumer = telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor;
-  const receiver = createOtlpReceiver({ host: http.host, port: http.port, maxRequestBodyBytes: http.maxRequestBodyBytes }, consumer, { logger });
+  const receiver = createOtlpReceiver(
+    { host: http.host, port: http.port, maxRequestBodyBytes: http.maxRequestBodyBytes },
+    consumer,
+    { logger },
+  );
   await receiver.start();
   const { host, port } = receiver.address();
   return {

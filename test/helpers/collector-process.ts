@@ -16,7 +16,10 @@ export interface CollectorProcess {
   exited: Promise<number | null>;
 }
 
-export async function spawnCollector(configFile: string, options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CollectorProcess> {
+export async function spawnCollector(
+  configFile: string,
+  options: { timeoutMs?: number; env?: Record<string, string> } = {},
+): Promise<CollectorProcess> {
   const child = spawn(process.execPath, [MAIN, 'collector', '--config', configFile], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
@@ -24,7 +27,10 @@ export async function spawnCollector(configFile: string, options: { timeoutMs?: 
   let log = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const addresses = await new Promise<{ otlpUrl: string; apiUrl: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`collector did not start within ${options.timeoutMs ?? 20_000} ms:\n${log}`)), options.timeoutMs ?? 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`collector did not start within ${options.timeoutMs ?? 20_000} ms:\n${log}`)),
+      options.timeoutMs ?? 20_000,
+    );
     let otlpUrl: string | undefined;
     let apiUrl: string | undefined;
     const onData = (chunk: Buffer) => {

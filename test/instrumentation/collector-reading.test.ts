@@ -35,7 +35,10 @@ afterAll(async () => {
 
 // Constructed after register(): the client reads the content mode when it is created.
 const supportAgent = () =>
-  createSupportAgent({ client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }), model: 'claude-scripted' });
+  createSupportAgent({
+    client: new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 }),
+    model: 'claude-scripted',
+  });
 
 async function records() {
   await telemetry.forceFlush();
@@ -63,8 +66,14 @@ describe('the support agent (Anthropic SDK tool runner) as the collector reads i
     });
     expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Where is my order A-17?' }] }]);
     expect(record.toolCalls.map((call) => call.name)).toEqual(['get_order', 'get_shipping']);
-    expect(record.toolCalls[0]).toMatchObject({ callId: expect.stringMatching(/^toolu_get_order_/), arguments: { orderId: 'A-17' } });
-    expect(record.toolCalls[1]).toMatchObject({ callId: expect.stringMatching(/^toolu_get_shipping_/), arguments: { orderId: 'A-17' } });
+    expect(record.toolCalls[0]).toMatchObject({
+      callId: expect.stringMatching(/^toolu_get_order_/),
+      arguments: { orderId: 'A-17' },
+    });
+    expect(record.toolCalls[1]).toMatchObject({
+      callId: expect.stringMatching(/^toolu_get_shipping_/),
+      arguments: { orderId: 'A-17' },
+    });
     // The result is the tool's JSON text (or its parsed value, should the collector parse it).
     expect(JSON.stringify(record.toolCalls[0].result)).toContain('shipped');
     expect(JSON.stringify(record.toolCalls[1].result)).toContain('UPS');
@@ -105,7 +114,11 @@ describe('the plain-fetch agent (invokeAgent alone) as the collector reads it', 
       provider: 'anthropic',
     });
     expect(record.toolCalls).toHaveLength(1);
-    expect(record.toolCalls[0]).toMatchObject({ name: 'get_weather', callId: 'toolu_weather_1', arguments: { city: 'Lisbon' } });
+    expect(record.toolCalls[0]).toMatchObject({
+      name: 'get_weather',
+      callId: 'toolu_weather_1',
+      arguments: { city: 'Lisbon' },
+    });
     expect(record.usage.inputTokens).toBeGreaterThan(0);
     expect(record.usage.outputTokens).toBeGreaterThan(0);
   });
@@ -130,6 +143,8 @@ describe('nested agents', () => {
     expect(inner.toolCalls.map((call) => call.name)).toEqual(['get_order', 'get_shipping']);
     // The outer interaction names the nested one instead of absorbing its tool calls.
     expect(triage.toolCalls).toEqual([]);
-    expect(triage.transcript).toContainEqual(expect.objectContaining({ type: 'agent_call', agentId: 'support-agent', interactionId: inner.interactionId }));
+    expect(triage.transcript).toContainEqual(
+      expect.objectContaining({ type: 'agent_call', agentId: 'support-agent', interactionId: inner.interactionId }),
+    );
   });
 });

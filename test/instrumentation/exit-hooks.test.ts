@@ -38,13 +38,16 @@ function runChild(args: string[], env: Record<string, string>): ChildRun {
     });
     child.on('exit', () => reject(new Error(`child printed nothing; stderr: ${stderr}`)));
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   void exited.finally(() => clearTimeout(timer));
   return { interactionId, exited, kill: (signal) => child.kill(signal) };
 }
 
-const received = (interactionId: string) => sink.spans().find((span) => `${span.traceId}-${span.spanId}` === interactionId);
+const received = (interactionId: string) =>
+  sink.spans().find((span) => `${span.traceId}-${span.spanId}` === interactionId);
 
 describe('flush on exit', () => {
   it('exports the last spans when the process ends on its own', async () => {

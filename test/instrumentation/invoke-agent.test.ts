@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 
 const idOf = (span: ReadableSpan) => `${span.spanContext().traceId}-${span.spanContext().spanId}`;
-const agentSpans = () => exporter.getFinishedSpans().filter((span) => span.attributes['gen_ai.operation.name'] === 'invoke_agent');
+const agentSpans = () =>
+  exporter.getFinishedSpans().filter((span) => span.attributes['gen_ai.operation.name'] === 'invoke_agent');
 const withContent = () => configureContent({ captureContent: true, maxContentBytes: 256 * 1024 });
 
 describe('invokeAgent', () => {
@@ -94,7 +95,9 @@ describe('invokeAgent', () => {
       { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
       { role: 'user', parts: [{ type: 'text', content: 'Hi' }] },
     ];
-    const output = [{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: { q: 1 } }] }];
+    const output = [
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'lookup', arguments: { q: 1 } }] },
+    ];
     await invokeAgent({ id: 'a', input, captureContent: true }, () => output);
     const [span] = agentSpans();
     expect(JSON.parse(span.attributes['gen_ai.input.messages'] as string)).toEqual(input);
@@ -115,7 +118,10 @@ describe('invokeAgent', () => {
 
   it('bounds content, keeping the latest messages and marking the span', async () => {
     configureContent({ captureContent: true, maxContentBytes: 2000 });
-    const history = Array.from({ length: 50 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', parts: [{ type: 'text', content: `turn ${i} `.repeat(10) }] }));
+    const history = Array.from({ length: 50 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      parts: [{ type: 'text', content: `turn ${i} `.repeat(10) }],
+    }));
     await invokeAgent({ id: 'a', input: history }, () => 'x'.repeat(10_000));
     const [span] = agentSpans();
     const input = span.attributes['gen_ai.input.messages'] as string;
@@ -173,7 +179,9 @@ describe('invokeAgent', () => {
     });
     const spans = agentSpans();
     const byId = (id: string) => spans.filter((span) => span.attributes['gen_ai.agent.id'] === id);
-    const [outerSpan, innerTriage] = byId('triage-agent').sort((a, b) => (a.parentSpanContext ? 1 : 0) - (b.parentSpanContext ? 1 : 0));
+    const [outerSpan, innerTriage] = byId('triage-agent').sort(
+      (a, b) => (a.parentSpanContext ? 1 : 0) - (b.parentSpanContext ? 1 : 0),
+    );
     const [billingSpan] = byId('billing-agent');
     expect(outer.interactionId).toBe(idOf(outerSpan));
     expect(outer.result.billing.interactionId).toBe(idOf(billingSpan));

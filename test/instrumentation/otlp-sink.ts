@@ -51,7 +51,10 @@ export async function startOtlpSink(): Promise<OtlpSink> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    spans: () => requests.filter((request) => request.contentType.includes('json')).flatMap((request) => spansOf(JSON.parse(request.body.toString('utf8')))),
+    spans: () =>
+      requests
+        .filter((request) => request.contentType.includes('json'))
+        .flatMap((request) => spansOf(JSON.parse(request.body.toString('utf8')))),
     respondWith(next) {
       status = next;
     },
@@ -65,7 +68,14 @@ export async function startOtlpSink(): Promise<OtlpSink> {
 
 type OtlpKeyValue = { key: string; value: Record<string, unknown> };
 
-function spansOf(request: { resourceSpans?: Array<{ resource?: { attributes?: OtlpKeyValue[] }; scopeSpans?: Array<{ spans?: Array<{ name: string; traceId: string; spanId: string; attributes?: OtlpKeyValue[] }> }> }> }): SinkSpan[] {
+function spansOf(request: {
+  resourceSpans?: Array<{
+    resource?: { attributes?: OtlpKeyValue[] };
+    scopeSpans?: Array<{
+      spans?: Array<{ name: string; traceId: string; spanId: string; attributes?: OtlpKeyValue[] }>;
+    }>;
+  }>;
+}): SinkSpan[] {
   return (request.resourceSpans ?? []).flatMap((resourceSpans) =>
     (resourceSpans.scopeSpans ?? []).flatMap((scopeSpans) =>
       (scopeSpans.spans ?? []).map((span) => ({
@@ -90,6 +100,7 @@ function anyValue(value: Record<string, unknown>): unknown {
   if ('boolValue' in value) return value.boolValue;
   if ('intValue' in value) return Number(value.intValue);
   if ('doubleValue' in value) return value.doubleValue;
-  if ('arrayValue' in value) return ((value.arrayValue as { values?: Array<Record<string, unknown>> }).values ?? []).map(anyValue);
+  if ('arrayValue' in value)
+    return ((value.arrayValue as { values?: Array<Record<string, unknown>> }).values ?? []).map(anyValue);
   return undefined;
 }

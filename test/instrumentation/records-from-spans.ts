@@ -21,7 +21,11 @@ export function recordsFromSpans(spans: readonly ReadableSpan[]): InteractionRec
     buildInteractionRecord({
       root: byId.get(decision.rootSpanId)!,
       spans: decision.memberSpanIds.map((id) => byId.get(id)!).filter(Boolean),
-      nested: decision.nested.map(({ spanId, interactionId }) => ({ span: byId.get(spanId)!, interactionId, agentId: agentIdOf(byId.get(spanId)!) })),
+      nested: decision.nested.map(({ spanId, interactionId }) => ({
+        span: byId.get(spanId)!,
+        interactionId,
+        agentId: agentIdOf(byId.get(spanId)!),
+      })),
       flowId: decision.flowId,
       completion: decision.completion,
     }),

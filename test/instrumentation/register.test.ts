@@ -41,14 +41,23 @@ afterAll(async () => {
 
 describe('register', () => {
   it('sends the agent spans to the endpoint over OTLP/HTTP, with the service name', async () => {
-    telemetry = register({ endpoint: sink.url, protocol: 'http/json', serviceName: 'support-service', shutdownOnExit: false });
+    telemetry = register({
+      endpoint: sink.url,
+      protocol: 'http/json',
+      serviceName: 'support-service',
+      shutdownOnExit: false,
+    });
     expect(telemetry.active).toBe(true);
     expect(telemetry.endpoint).toBe(`${sink.url}/v1/traces`);
     const reply = await invokeAgent({ id: 'support-agent', roles: ['customer-facing'] }, () => 'hello');
     await telemetry.forceFlush();
     const [span] = sink.spans();
     expect(`${span.traceId}-${span.spanId}`).toBe(reply.interactionId);
-    expect(span.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'support-agent', 'evalon.agent.roles': ['customer-facing'] });
+    expect(span.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.agent.id': 'support-agent',
+      'evalon.agent.roles': ['customer-facing'],
+    });
     expect(span.resource['service.name']).toBe('support-service');
     expect(sink.requests[0].path).toBe('/v1/traces');
     expect(telemetry.stats()).toMatchObject({ exportedSpans: 1, failedSpans: 0, droppedSpans: 0, queuedSpans: 0 });

@@ -9,7 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { backoffMs, createAnthropicModelClient, ModelCallError, type RetryInfo } from '../../src/judge/anthropic-model-client.ts';
+import {
+  backoffMs,
+  createAnthropicModelClient,
+  ModelCallError,
+  type RetryInfo,
+} from '../../src/judge/anthropic-model-client.ts';
 import { addExtraCaCertificates, DEFAULT_MODEL } from '../../src/judge/model-settings.ts';
 import { createScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model.ts';
 
@@ -36,7 +41,9 @@ function client(extra: Parameters<typeof createAnthropicModelClient>[0] = {}) {
 describe('judge model client', () => {
   it('strips /bedrock from ANTHROPIC_BASE_URL, sends the key, uses EVALON_MODEL (else the default) and reports usage per call', async () => {
     scripted.fixedResponse({ text: 'hi', usage: { input_tokens: 12, output_tokens: 3 } });
-    const withModel = createAnthropicModelClient({ env: { ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock/`, ANTHROPIC_API_KEY: 'k-1', EVALON_MODEL: 'claude-env' } });
+    const withModel = createAnthropicModelClient({
+      env: { ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock/`, ANTHROPIC_API_KEY: 'k-1', EVALON_MODEL: 'claude-env' },
+    });
     const response = await withModel.createMessage(hello);
     expect(response.usage).toEqual({ input_tokens: 12, output_tokens: 3 });
     expect(scripted.requests[0].body.model).toBe('claude-env');
@@ -51,7 +58,12 @@ describe('judge model client', () => {
     scripted.enqueue({ errorStatus: 529 }, { errorStatus: 429 });
     const { model } = client({ maxRetries: 1 });
     const seen: Array<{ attempt: number; status?: number; errorType: string }> = [];
-    const failure = await model.createMessage(hello, { onRetry: ({ attempt, status, errorType }) => seen.push({ attempt, ...(status !== undefined ? { status } : {}), errorType }) }).catch((error: unknown) => error);
+    const failure = await model
+      .createMessage(hello, {
+        onRetry: ({ attempt, status, errorType }) =>
+          seen.push({ attempt, ...(status !== undefined ? { status } : {}), errorType }),
+      })
+      .catch((error: unknown) => error);
     expect(seen).toEqual([{ attempt: 1, status: 529, errorType: 'overloaded_error' }]);
     expect(failure).toBeInstanceOf(ModelCallError);
     expect((failure as ModelCallError).errorType).toBe('rate_limit_error');
@@ -63,7 +75,10 @@ describe('judge model client', () => {
     const started = Date.now();
     expect((await model.createMessage(hello)).content).toEqual([{ type: 'text', text: 'ok' }]);
     expect(scripted.requests).toHaveLength(3);
-    expect(retries.map((r) => [r.attempt, r.status])).toEqual([[1, 529], [2, 529]]);
+    expect(retries.map((r) => [r.attempt, r.status])).toEqual([
+      [1, 529],
+      [2, 529],
+    ]);
     expect(retries[0].delayMs).toBeLessThanOrEqual(2);
     expect(retries[1].delayMs).toBeGreaterThan(2.9); // 2·2 minus at most 25% jitter
     expect(retries[1].delayMs).toBeLessThanOrEqual(4);
@@ -74,7 +89,10 @@ describe('judge model client', () => {
     scripted.enqueue({ errorStatus: 429, retryAfter: 0.05 }, { errorStatus: 500 }, 'ok');
     const { model, retries } = client();
     await model.createMessage(hello);
-    expect(retries.map((r) => [r.status, r.delayMs <= 4 ? 'backoff' : r.delayMs])).toEqual([[429, 50], [500, 'backoff']]);
+    expect(retries.map((r) => [r.status, r.delayMs <= 4 ? 'backoff' : r.delayMs])).toEqual([
+      [429, 50],
+      [500, 'backoff'],
+    ]);
   });
 
   it('gives up after maxRetries with a clear error naming the status', async () => {
@@ -83,7 +101,9 @@ describe('judge model client', () => {
     const error = await model.createMessage(hello).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelCallError);
     expect(error).toMatchObject({ status: 529, attempts: 3, retryable: true });
-    expect((error as Error).message).toMatch(/^model call to claude-sonnet-4-6 failed after 3 attempt\(s\): 529 overloaded_error: scripted 529$/);
+    expect((error as Error).message).toMatch(
+      /^model call to claude-sonnet-4-6 failed after 3 attempt\(s\): 529 overloaded_error: scripted 529$/,
+    );
     expect(scripted.requests).toHaveLength(3);
   });
 
@@ -134,9 +154,28 @@ describe('judge model client', () => {
     const dir = mkdtempSync(join(tmpdir(), 'evalon-ca-'));
     try {
       const pem = join(dir, 'ca.pem');
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', pem, '-days', '1', '-subj', '/CN=evalon-test-ca'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          pem,
+          '-days',
+          '1',
+          '-subj',
+          '/CN=evalon-test-ca',
+        ],
+        { stdio: 'ignore' },
+      );
       // Fingerprints: the same certificate may appear twice in the defaults (bundled and NODE_EXTRA_CA_CERTS).
-      const trusted = () => new Set(tls.getCACertificates('default').map((pemText) => new X509Certificate(pemText).fingerprint256));
+      const trusted = () =>
+        new Set(tls.getCACertificates('default').map((pemText) => new X509Certificate(pemText).fingerprint256));
       const before = trusted();
       const added = new X509Certificate(readFileSync(pem)).fingerprint256;
       expect(before.has(added)).toBe(false);

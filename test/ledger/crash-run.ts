@@ -35,7 +35,8 @@ export function runAndKill(writer: string, target: string, firstBatch: number, m
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      if (signal !== 'SIGKILL') reject(new Error(`writer exited with ${code ?? signal} before it was killed: ${stderr}`));
+      if (signal !== 'SIGKILL')
+        reject(new Error(`writer exited with ${code ?? signal} before it was killed: ${stderr}`));
       else resolve(result);
     });
   });

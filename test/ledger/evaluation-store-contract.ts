@@ -34,7 +34,15 @@ function recordOf(evaluation: QueuedEvaluation, overrides: Partial<EvaluationRec
     evaluatorVersion: evaluation.evaluatorVersion,
     controlId: 'QA-1',
     agentId: evaluation.agentId,
-    outcome: { type: 'verdict', evaluation: { passed: true, explanation: 'reply of 13 characters, minimum 10', score: 0.9, attributes: { length: 13 } } },
+    outcome: {
+      type: 'verdict',
+      evaluation: {
+        passed: true,
+        explanation: 'reply of 13 characters, minimum 10',
+        score: 0.9,
+        attributes: { length: 13 },
+      },
+    },
     triggeredAt: evaluation.triggeredAt,
     startedAt: '2026-03-01T10:00:00.010Z',
     completedAt: '2026-03-01T10:00:00.020Z',
@@ -61,12 +69,17 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       await current().enqueueEvaluations([first]);
       const again = await current().enqueueEvaluations([queued('i-1'), queued('i-1', { evaluatorVersion: '2' })]);
       expect(again.map((q) => q.evaluatorVersion)).toEqual(['2']);
-      expect((await current().loadQueuedEvaluations()).map((q) => q.evaluationId)).toEqual([first.evaluationId, again[0].evaluationId]);
+      expect((await current().loadQueuedEvaluations()).map((q) => q.evaluationId)).toEqual([
+        first.evaluationId,
+        again[0].evaluationId,
+      ]);
     });
 
     it('pages the queue after a seq, never reusing a seq after an evaluation leaves the queue', async () => {
       const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
-      expect((await current().loadQueuedEvaluations({ afterSeq: a.seq, limit: 10 })).map((q) => q.evaluationId)).toEqual([b.evaluationId]);
+      expect(
+        (await current().loadQueuedEvaluations({ afterSeq: a.seq, limit: 10 })).map((q) => q.evaluationId),
+      ).toEqual([b.evaluationId]);
       expect(await current().loadQueuedEvaluations({ limit: 1 })).toHaveLength(1);
       await current().recordEvaluations([recordOf(b)]);
       const [c] = await current().enqueueEvaluations([queued('i-3')]);
@@ -75,8 +88,18 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
 
     it('saves durable progress, replacing the last, across a reopen; the outcome removes it with the evaluation', async () => {
       const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
-      const first = { step: 'judge', input: { criterion: 0 }, completedSteps: 1, firstStartedAt: '2026-03-01T10:00:01.000Z' };
-      const second = { step: 'combine', state: { verdicts: [true, false], note: 'ünïcode' }, completedSteps: 3, firstStartedAt: '2026-03-01T10:00:01.000Z' };
+      const first = {
+        step: 'judge',
+        input: { criterion: 0 },
+        completedSteps: 1,
+        firstStartedAt: '2026-03-01T10:00:01.000Z',
+      };
+      const second = {
+        step: 'combine',
+        state: { verdicts: [true, false], note: 'ünïcode' },
+        completedSteps: 3,
+        firstStartedAt: '2026-03-01T10:00:01.000Z',
+      };
       await current().saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
       await current().saveEvaluationProgress([{ seq: a.seq!, progress: second }]);
       const store = await reopen();
@@ -94,7 +117,9 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       await current().startEvaluations([{ seq: a.seq!, startedAt: '2026-03-01T10:00:01.000Z' }]);
       await current().startEvaluations([{ seq: a.seq!, startedAt: '2026-03-01T10:00:02.000Z' }]);
       const store = await reopen();
-      expect(await store.loadQueuedEvaluations()).toMatchObject([{ evaluationId: a.evaluationId, attempts: 2, startedAt: '2026-03-01T10:00:02.000Z' }]);
+      expect(await store.loadQueuedEvaluations()).toMatchObject([
+        { evaluationId: a.evaluationId, attempts: 2, startedAt: '2026-03-01T10:00:02.000Z' },
+      ]);
     });
   });
 
@@ -104,15 +129,30 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
 
     it('starts an evaluation for one owner only while its lease runs; the start says which seqs it got', async () => {
       const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
-      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }, { seq: b.seq!, startedAt: T(1) }], lease('replica-a', 31))).toEqual([a.seq, b.seq]);
+      expect(
+        await current().startEvaluations(
+          [
+            { seq: a.seq!, startedAt: T(1) },
+            { seq: b.seq!, startedAt: T(1) },
+          ],
+          lease('replica-a', 31),
+        ),
+      ).toEqual([a.seq, b.seq]);
       // Another owner cannot start them before the lease ends; the owner itself can (a retry).
       expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(2) }], lease('replica-b', 32))).toEqual([]);
       expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(2) }])).toEqual([]);
-      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(3) }], lease('replica-a', 33))).toEqual([a.seq]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(3) }], lease('replica-a', 33))).toEqual([
+        a.seq,
+      ]);
       // After it ends, anyone can: the attempt is counted once per start.
-      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(40) }], lease('replica-b', 70))).toEqual([a.seq]);
+      expect(await current().startEvaluations([{ seq: a.seq!, startedAt: T(40) }], lease('replica-b', 70))).toEqual([
+        a.seq,
+      ]);
       const store = await reopen();
-      expect((await store.loadQueuedEvaluations()).map((q) => [q.evaluationId, q.attempts])).toEqual([[a.evaluationId, 3], [b.evaluationId, 1]]);
+      expect((await store.loadQueuedEvaluations()).map((q) => [q.evaluationId, q.attempts])).toEqual([
+        [a.evaluationId, 3],
+        [b.evaluationId, 1],
+      ]);
     });
 
     it('does not start an evaluation that is no longer queued', async () => {
@@ -124,12 +164,20 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
 
     it('renews only the leases the owner still holds, and a released lease is free at once', async () => {
       const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
-      await current().startEvaluations([{ seq: a.seq!, startedAt: T(1) }, { seq: b.seq!, startedAt: T(1) }], lease('replica-a', 31));
+      await current().startEvaluations(
+        [
+          { seq: a.seq!, startedAt: T(1) },
+          { seq: b.seq!, startedAt: T(1) },
+        ],
+        lease('replica-a', 31),
+      );
       expect(await current().renewEvaluationLeases(lease('replica-a', 61), [a.seq!, b.seq!])).toEqual([a.seq, b.seq]);
       // b's lease was renewed: at 45 s another owner still cannot take it.
       expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(45) }], lease('replica-b', 75))).toEqual([]);
       await current().releaseEvaluationLeases('replica-a', [b.seq!]);
-      expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(46) }], lease('replica-b', 76))).toEqual([b.seq]);
+      expect(await current().startEvaluations([{ seq: b.seq!, startedAt: T(46) }], lease('replica-b', 76))).toEqual([
+        b.seq,
+      ]);
       // replica-a lost b: renewing says so. Releasing what it does not hold changes nothing.
       expect(await current().renewEvaluationLeases(lease('replica-a', 91), [a.seq!, b.seq!])).toEqual([a.seq]);
       await current().releaseEvaluationLeases('replica-a', [b.seq!]);
@@ -145,7 +193,15 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       expect(await ids('replica-a', 10)).toEqual([a.evaluationId, c.evaluationId]);
       expect(await ids('replica-c', 10)).toEqual([c.evaluationId]);
       expect(await ids('replica-c', 40)).toEqual([a.evaluationId, b.evaluationId, c.evaluationId]);
-      expect((await current().loadQueuedEvaluations({ afterSeq: a.seq, limit: 1, claimableBy: { owner: 'replica-c', at: T(10) } })).map((q) => q.evaluationId)).toEqual([c.evaluationId]);
+      expect(
+        (
+          await current().loadQueuedEvaluations({
+            afterSeq: a.seq,
+            limit: 1,
+            claimableBy: { owner: 'replica-c', at: T(10) },
+          })
+        ).map((q) => q.evaluationId),
+      ).toEqual([c.evaluationId]);
     });
   });
 
@@ -163,7 +219,10 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
     it('keeps at most one outcome per key: a second record is dropped, also from another attempt', async () => {
       const [a] = await current().enqueueEvaluations([queued('i-1')]);
       expect(await current().recordEvaluations([recordOf(a)])).toHaveLength(1);
-      const retry = recordOf(a, { evaluationId: 'another-id', outcome: { type: 'failed', error: 'boom', errorType: 'Error' } });
+      const retry = recordOf(a, {
+        evaluationId: 'another-id',
+        outcome: { type: 'failed', error: 'boom', errorType: 'Error' },
+      });
       expect(await current().recordEvaluations([retry, recordOf(a)])).toEqual([]);
       expect((await current().getEvaluations('i-1')).map((r) => r.outcome.type)).toEqual(['verdict']);
     });
@@ -176,19 +235,35 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
     });
 
     it('returns an interaction’s evaluations oldest first, each outcome type intact', async () => {
-      const evaluations = await current().enqueueEvaluations([queued('i-1'), queued('i-1', { evaluatorId: 'contains' }), queued('i-1', { evaluatorId: 'regex' })]);
+      const evaluations = await current().enqueueEvaluations([
+        queued('i-1'),
+        queued('i-1', { evaluatorId: 'contains' }),
+        queued('i-1', { evaluatorId: 'regex' }),
+      ]);
       const [a, b, c] = evaluations;
       await current().recordEvaluations([
-        recordOf(a, { completedAt: '2026-03-01T10:00:03.000Z', outcome: { type: 'inconclusive', reason: 'no transcript' } }),
-        recordOf(b, { completedAt: '2026-03-01T10:00:01.000Z', outcome: { type: 'failed', error: 'boom', errorType: 'TypeError' } }),
+        recordOf(a, {
+          completedAt: '2026-03-01T10:00:03.000Z',
+          outcome: { type: 'inconclusive', reason: 'no transcript' },
+        }),
+        recordOf(b, {
+          completedAt: '2026-03-01T10:00:01.000Z',
+          outcome: { type: 'failed', error: 'boom', errorType: 'TypeError' },
+        }),
         recordOf(c, { completedAt: '2026-03-01T10:00:02.000Z' }),
       ]);
-      expect((await current().getEvaluations('i-1')).map((r) => r.evaluatorId)).toEqual(['contains', 'regex', 'reply-length']);
+      expect((await current().getEvaluations('i-1')).map((r) => r.evaluatorId)).toEqual([
+        'contains',
+        'regex',
+        'reply-length',
+      ]);
     });
 
     it('rejects a record without an outcome type it knows, and an evaluation without ids', async () => {
       const [a] = await current().enqueueEvaluations([queued('i-1')]);
-      await expect(current().recordEvaluations([recordOf(a, { outcome: { type: 'maybe' } as never })])).rejects.toThrow(/outcome type "maybe"/);
+      await expect(current().recordEvaluations([recordOf(a, { outcome: { type: 'maybe' } as never })])).rejects.toThrow(
+        /outcome type "maybe"/,
+      );
       await expect(current().enqueueEvaluations([queued('', {})])).rejects.toThrow(/has no interactionId/);
     });
   });
@@ -196,15 +271,25 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
   describe('intake mark', () => {
     it('starts a new ledger with nothing awaiting intake, then returns recorded interactions in order until taken in', async () => {
       expect(await current().loadInteractionsAwaitingIntake(10)).toEqual([]);
-      const records = [makeRecord({ endTime: '2026-03-01T10:00:05Z' }), makeRecord({ endTime: '2026-03-01T10:00:01Z' }), makeRecord({ endTime: '2026-03-01T10:00:03Z' })];
+      const records = [
+        makeRecord({ endTime: '2026-03-01T10:00:05Z' }),
+        makeRecord({ endTime: '2026-03-01T10:00:01Z' }),
+        makeRecord({ endTime: '2026-03-01T10:00:03Z' }),
+      ];
       await current().putInteractions(records.slice(0, 2));
       await current().putInteractions(records.slice(2));
-      expect((await current().loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual(records.map((r) => r.interactionId));
+      expect((await current().loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual(
+        records.map((r) => r.interactionId),
+      );
       expect(await current().loadInteractionsAwaitingIntake(1)).toHaveLength(1);
       // Taking in the first two (they triggered nothing) moves the mark past them, across a reopen.
-      expect(await current().enqueueEvaluations([], { intake: records.slice(0, 2).map((r) => r.interactionId) })).toEqual([]);
+      expect(
+        await current().enqueueEvaluations([], { intake: records.slice(0, 2).map((r) => r.interactionId) }),
+      ).toEqual([]);
       const store = await reopen();
-      expect((await store.loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual([records[2].interactionId]);
+      expect((await store.loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual([
+        records[2].interactionId,
+      ]);
       await store.enqueueEvaluations([queued(records[2].interactionId)], { intake: [records[2].interactionId] });
       expect(await store.loadInteractionsAwaitingIntake(10)).toEqual([]);
       expect(await store.countQueuedEvaluations()).toBe(1);
@@ -214,7 +299,11 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
   describe('interaction reads for backfill and explain', () => {
     it('pages interactions oldest first, filtered by agent and since, and counts them', async () => {
       const records = Array.from({ length: 7 }, (_, i) =>
-        makeRecord({ endTime: `2026-03-01T10:00:0${i}Z`, agentId: i % 2 === 0 ? 'travel-agent' : 'billing-agent', roles: i === 5 ? ['billing', 'internal'] : ['booking'] }),
+        makeRecord({
+          endTime: `2026-03-01T10:00:0${i}Z`,
+          agentId: i % 2 === 0 ? 'travel-agent' : 'billing-agent',
+          roles: i === 5 ? ['billing', 'internal'] : ['booking'],
+        }),
       );
       await current().putInteractions(records);
       const seen: string[] = [];
@@ -226,11 +315,15 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       } while (cursor);
       expect(seen).toEqual(records.map((r) => r.interactionId));
       const travel = await current().pageInteractions({ agentId: 'travel-agent', since: '2026-03-01T10:00:02Z' });
-      expect(travel.records.map((r) => r.interactionId)).toEqual([records[2], records[4], records[6]].map((r) => r.interactionId));
+      expect(travel.records.map((r) => r.interactionId)).toEqual(
+        [records[2], records[4], records[6]].map((r) => r.interactionId),
+      );
       expect(travel.nextCursor).toBeUndefined();
       expect(await current().countInteractions({})).toBe(7);
       expect(await current().countInteractions({ agentId: 'billing-agent', since: '2026-03-01T10:00:02Z' })).toBe(2);
-      await expect(current().pageInteractions({ since: 'yesterday' })).rejects.toThrow(/since must be an ISO-8601 time/);
+      await expect(current().pageInteractions({ since: 'yesterday' })).rejects.toThrow(
+        /since must be an ISO-8601 time/,
+      );
     });
 
     it('lists the agents seen, with the roles of their newest interaction', async () => {

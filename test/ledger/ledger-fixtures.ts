@@ -7,9 +7,9 @@ import type { InteractionRecord } from '../../collector/model/interaction.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { SPAN_FLAGS_HAS_IS_REMOTE, SpanKind, StatusCode } from '../../collector/model/span.ts';
 
-export const TRACE_A = 'a'.repeat(31) + '1';
-export const TRACE_B = 'b'.repeat(31) + '2';
-export const TRACE_C = 'c'.repeat(31) + '3';
+export const TRACE_A = `${'a'.repeat(31)}1`;
+export const TRACE_B = `${'b'.repeat(31)}2`;
+export const TRACE_C = `${'c'.repeat(31)}3`;
 
 /** A span whose attributes, events and links use every OTLP value type (bytes, kvlist, arrays...). */
 export function richSpan(traceId: string, spanId: string, parentSpanId?: string): SpanData {
@@ -27,22 +27,30 @@ export function richSpan(traceId: string, spanId: string, parentSpanId?: string)
       negative: -42.5,
       'big.int': Number.MAX_SAFE_INTEGER,
       'tool.cached': false,
-      'truthy': true,
-      'nothing': null,
-      'bytes': new Uint8Array([0, 1, 2, 127, 128, 254, 255]),
+      truthy: true,
+      nothing: null,
+      bytes: new Uint8Array([0, 1, 2, 127, 128, 254, 255]),
       'empty.bytes': new Uint8Array(0),
       'gen_ai.response.finish_reasons': ['stop', 'tool_use'],
       'mixed.array': [1, 'two', true, null, [3, [4]], { five: 5 }, new Uint8Array([6])],
       'empty.array': [],
-      'kvlist': { nested: { deeper: ['x', { y: new Uint8Array([9, 9]) }] }, n: 1 },
+      kvlist: { nested: { deeper: ['x', { y: new Uint8Array([9, 9]) }] }, n: 1 },
       'empty.kvlist': {},
-      'unicode': 'Grüße, 世界 🌍 — "quoted" \\ back\nslash',
+      unicode: 'Grüße, 世界 🌍 — "quoted" \\ back\nslash',
       'empty.string': '',
       'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'x'.repeat(4000) }] }]),
     },
     events: [
-      { name: 'gen_ai.choice', timeUnixNano: 1_750_000_001_000_000_000, attributes: { index: 0, payload: new Uint8Array([7]) } },
-      { name: 'exception', timeUnixNano: 1_750_000_001_500_000_000, attributes: { 'exception.type': 'TimeoutError', 'exception.stacktrace': 'at x\nat y' } },
+      {
+        name: 'gen_ai.choice',
+        timeUnixNano: 1_750_000_001_000_000_000,
+        attributes: { index: 0, payload: new Uint8Array([7]) },
+      },
+      {
+        name: 'exception',
+        timeUnixNano: 1_750_000_001_500_000_000,
+        attributes: { 'exception.type': 'TimeoutError', 'exception.stacktrace': 'at x\nat y' },
+      },
     ],
     links: [{ traceId: TRACE_C, spanId: 'f'.repeat(16), attributes: { 'link.kind': 'follows', weight: 0.5 } }],
     status: { code: StatusCode.ERROR, message: 'upstream timed out' },
@@ -62,7 +70,7 @@ export function plainSpan(traceId: string, n: number): SpanData {
   return {
     traceId,
     spanId: n.toString(16).padStart(16, '0'),
-    parentSpanId: '0'.repeat(15) + '1',
+    parentSpanId: `${'0'.repeat(15)}1`,
     name: `span ${n}`,
     kind: SpanKind.INTERNAL,
     startTimeUnixNano: 1_750_000_000_000_000_000 + n,
@@ -99,10 +107,18 @@ export function makeRecord(overrides: Partial<InteractionRecord> & { endTime: st
     finalResponseText: 'Booked TP541.',
     transcript: [
       { type: 'message', role: 'user', content: 'Book me a flight to Lisbon' },
-      { type: 'tool_call', name: 'search_flights', callId: 'toolu_1', arguments: { to: 'LIS' }, result: { flights: ['TP541'] } },
+      {
+        type: 'tool_call',
+        name: 'search_flights',
+        callId: 'toolu_1',
+        arguments: { to: 'LIS' },
+        result: { flights: ['TP541'] },
+      },
       { type: 'message', role: 'assistant', content: 'Booked TP541.' },
     ],
-    toolCalls: [{ name: 'search_flights', callId: 'toolu_1', arguments: { to: 'LIS' }, result: { flights: ['TP541'] } }],
+    toolCalls: [
+      { name: 'search_flights', callId: 'toolu_1', arguments: { to: 'LIS' }, result: { flights: ['TP541'] } },
+    ],
     model: 'claude-sonnet-4-5',
     provider: 'anthropic',
     usage: { inputTokens: 1200, outputTokens: 80 },

@@ -43,11 +43,18 @@ describe('PostgreSQL store under kill -9', () => {
       // A kill between a release's commit and its printed line leaves the batch released without
       // a "released" line: a batch whose release may have been issued is not checked for spans.
       const ackedSet = new Set(acked);
-      const releaseIssued = (batch: number) => released.has(batch) || (batch % 2 === 0 && ackedSet.has(batch + RELEASE_AFTER));
+      const releaseIssued = (batch: number) =>
+        released.has(batch) || (batch % 2 === 0 && ackedSet.has(batch + RELEASE_AFTER));
       const missing = acked.filter((batch) => !releaseIssued(batch) && counts.get(batch) !== SPANS_PER_BATCH);
       expect(missing, `acknowledged batches with missing spans after round ${round}`).toEqual([]);
-      expect([...released].filter((batch) => counts.has(batch)), 'released batches back after a kill').toEqual([]);
-      expect([...counts.values()].filter((count) => count !== SPANS_PER_BATCH), 'batches stored in part').toEqual([]);
+      expect(
+        [...released].filter((batch) => counts.has(batch)),
+        'released batches back after a kill',
+      ).toEqual([]);
+      expect(
+        [...counts.values()].filter((count) => count !== SPANS_PER_BATCH),
+        'batches stored in part',
+      ).toEqual([]);
     }
   });
 });

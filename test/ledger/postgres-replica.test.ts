@@ -7,7 +7,12 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresLedgerStore } from '../../collector/ledger/postgres/postgres-store.ts';
-import { REPLICA_LOCK_CLASS, replicaLockKey, ReplicaIdInUseError, resolveReplicaId } from '../../collector/ledger/postgres/replica.ts';
+import {
+  REPLICA_LOCK_CLASS,
+  replicaLockKey,
+  ReplicaIdInUseError,
+  resolveReplicaId,
+} from '../../collector/ledger/postgres/replica.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B, TRACE_C } from './ledger-fixtures.ts';
 
@@ -77,7 +82,9 @@ describe('PostgreSQL replicas', () => {
       [TRACE_B]: { pendingOn: [], recorded: [{ interactionId: recorded.interactionId, replicaId: 'replica-b' }] },
     });
     // Its own interactions and spans are not "elsewhere".
-    expect(Object.fromEntries((await b.tracesElsewhere([TRACE_B])).traces)).toEqual({ [TRACE_B]: { pendingOn: ['replica-a'], recorded: [] } });
+    expect(Object.fromEntries((await b.tracesElsewhere([TRACE_B])).traces)).toEqual({
+      [TRACE_B]: { pendingOn: ['replica-a'], recorded: [] },
+    });
     expect((await a.tracesElsewhere([])).traces.size).toBe(0);
   });
 
@@ -90,7 +97,9 @@ describe('PostgreSQL replicas', () => {
     const refused = second.loadPendingSpans();
     await expect(refused).rejects.toThrow(ReplicaIdInUseError);
     await expect(refused).rejects.toThrow(
-      new RegExp(`replica id "shared-id" is in use by process ${process.pid} on ${escape(hostname())} .*set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`),
+      new RegExp(
+        `replica id "shared-id" is in use by process ${process.pid} on ${escape(hostname())} .*set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`,
+      ),
     );
     // Told apart by the holder's heartbeat advancing: within a few heartbeats, not the stale window.
     expect(Date.now() - started).toBeLessThan(HEARTBEAT_MS * 10);
@@ -163,7 +172,9 @@ describe('PostgreSQL replicas', () => {
     const url = await freshUrl();
     const store = await open(url, 'beating');
     await store.loadPendingSpans();
-    const read = async () => (await adminQuery(url, "SELECT heartbeat_at FROM replicas WHERE replica_id = 'beating'")).rows[0].heartbeat_at as Date;
+    const read = async () =>
+      (await adminQuery(url, "SELECT heartbeat_at FROM replicas WHERE replica_id = 'beating'")).rows[0]
+        .heartbeat_at as Date;
     const first = await read();
     await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 3));
     expect((await read()).getTime()).toBeGreaterThan(first.getTime());

@@ -35,7 +35,10 @@ async function measure(store: LedgerStore, batches: SpanData[][], inFlight: numb
   const started = Date.now();
   async function worker(): Promise<void> {
     while (Date.now() < deadline) {
-      const batch = batches[call++ % batches.length].map((span) => ({ ...span, traceId: span.traceId.slice(0, 24) + call.toString(16).padStart(8, '0') }));
+      const batch = batches[call++ % batches.length].map((span) => ({
+        ...span,
+        traceId: span.traceId.slice(0, 24) + call.toString(16).padStart(8, '0'),
+      }));
       await store.appendSpans(batch);
       spans += batch.length;
       history.push([...new Set(batch.map((span) => span.traceId))]);
@@ -50,7 +53,9 @@ const server = process.env.EVALON_TEST_POSTGRES_URL ? undefined : await startPos
 const adminUrl = process.env.EVALON_TEST_POSTGRES_URL ?? server!.adminUrl;
 const dir = mkdtempSync(join(tmpdir(), 'evalon-pg-bench-'));
 const line = (what: string, sqlite: number, postgres: number) =>
-  console.log(`${what.padEnd(48)} SQLite ${Math.round(sqlite).toLocaleString('en-US').padStart(9)}  PostgreSQL ${Math.round(postgres).toLocaleString('en-US').padStart(9)} spans/s  (${Math.round((100 * postgres) / sqlite)} %)`);
+  console.log(
+    `${what.padEnd(48)} SQLite ${Math.round(sqlite).toLocaleString('en-US').padStart(9)}  PostgreSQL ${Math.round(postgres).toLocaleString('en-US').padStart(9)} spans/s  (${Math.round((100 * postgres) / sqlite)} %)`,
+  );
 try {
   let n = 0;
   for (const [shape, batches] of Object.entries(shapes)) {

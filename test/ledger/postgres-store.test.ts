@@ -28,7 +28,8 @@ function databaseHarness() {
   };
 }
 
-const loadLateSpans = async (store: PostgresLedgerStore, id: string) => (await store.loadLateSpans(id)).map((late) => late.span);
+const loadLateSpans = async (store: PostgresLedgerStore, id: string) =>
+  (await store.loadLateSpans(id)).map((late) => late.span);
 
 describeLedgerStoreContract('PostgreSQL', databaseHarness(), { loadLateSpans });
 
@@ -57,14 +58,30 @@ describe('PostgreSQL store', () => {
     const { url } = await freshDatabase();
     await open(url);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
-    const tables = await query<{ table_name: string }>(url, "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
-    expect(tables.map((t) => t.table_name)).toEqual(['evaluation_queue', 'evaluations', 'interactions', 'late_spans', 'pending_spans', 'replicas', 'schema_version']);
-    const lease = await query(url, "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND column_name LIKE 'lease%' ORDER BY column_name");
+    const tables = await query<{ table_name: string }>(
+      url,
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+    );
+    expect(tables.map((t) => t.table_name)).toEqual([
+      'evaluation_queue',
+      'evaluations',
+      'interactions',
+      'late_spans',
+      'pending_spans',
+      'replicas',
+      'schema_version',
+    ]);
+    const lease = await query(
+      url,
+      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND column_name LIKE 'lease%' ORDER BY column_name",
+    );
     expect(lease).toEqual([
       { column_name: 'lease_owner', data_type: 'text' },
       { column_name: 'lease_until', data_type: 'timestamp with time zone' },
     ]);
-    expect(await query(url, "SELECT pg_get_serial_sequence('evaluation_queue', 'seq') AS sequence")).toEqual([{ sequence: 'public.evaluation_queue_seq' }]);
+    expect(await query(url, "SELECT pg_get_serial_sequence('evaluation_queue', 'seq') AS sequence")).toEqual([
+      { sequence: 'public.evaluation_queue_seq' },
+    ]);
     expect(() => checkMigrationList(MIGRATIONS)).not.toThrow();
   });
 
@@ -81,7 +98,9 @@ describe('PostgreSQL store', () => {
   it('lets several stores open a fresh database at once: one migrates, the others wait and find it done', async () => {
     const { url } = await freshDatabase();
     // Replicas each have their id (postgres-replica.test.ts): pending spans are per replica.
-    const opened = await Promise.all(Array.from({ length: 4 }, (_, i) => createPostgresStore({ url, replicaId: `replica-${i}` })));
+    const opened = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => createPostgresStore({ url, replicaId: `replica-${i}` })),
+    );
     stores.push(...opened);
     expect(opened).toHaveLength(4);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
@@ -101,8 +120,12 @@ describe('PostgreSQL store', () => {
       expect(await migrate(client, 'test', [first, second])).toBe(2);
       expect(await migrate(client, 'test', [first, second])).toBe(2);
       const broken = { version: 3, description: 'broken', sql: 'CREATE TABLE one (x integer)' };
-      await expect(migrate(client, 'test', [first, second, broken])).rejects.toThrow(/ledger test: migration 3 \(broken\) failed: .*already exists/);
-      const { rows } = await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
+      await expect(migrate(client, 'test', [first, second, broken])).rejects.toThrow(
+        /ledger test: migration 3 \(broken\) failed: .*already exists/,
+      );
+      const { rows } = await client.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      );
       expect(rows.map((r) => r.table_name)).toEqual(['one', 'schema_version', 'two']);
       expect((await client.query('SELECT version FROM schema_version')).rows).toEqual([{ version: 2 }]);
     } finally {
@@ -126,7 +149,17 @@ describe('PostgreSQL store', () => {
       await store.appendSpans([plainSpan(TRACE_A, 1)]);
       await store.putInteractions([makeRecord({ endTime: '2026-03-01T10:00:00Z' })]);
       const [queued] = await store.enqueueEvaluations([
-        { evaluationId: 'e-1', interactionId: 'i-1', evaluatorId: 'x', evaluatorVersion: '1', agentId: 'a', roles: [], triggeredAt: '2026-03-01T10:00:00Z', source: 'interaction', attempts: 0 },
+        {
+          evaluationId: 'e-1',
+          interactionId: 'i-1',
+          evaluatorId: 'x',
+          evaluatorVersion: '1',
+          agentId: 'a',
+          roles: [],
+          triggeredAt: '2026-03-01T10:00:00Z',
+          source: 'interaction',
+          attempts: 0,
+        },
       ]);
       expect(queued.seq).toBeGreaterThan(0);
       expect(await store.loadTraceSpans(TRACE_A)).toHaveLength(1);
@@ -161,16 +194,22 @@ describe('PostgreSQL store', () => {
     const wrong = new URL(url);
     wrong.password = 'not-the-password';
     const denied = createPostgresStore({ url: wrong.toString() });
-    await expect(denied).rejects.toThrow(new RegExp(`ledger ${escape(redactUrl(url))}: cannot connect: password authentication failed`));
+    await expect(denied).rejects.toThrow(
+      new RegExp(`ledger ${escape(redactUrl(url))}: cannot connect: password authentication failed`),
+    );
     await expect(denied).rejects.not.toThrow(/not-the-password/);
 
     const missing = new URL(url);
     missing.pathname = '/no_such_database';
-    await expect(createPostgresStore({ url: missing.toString() })).rejects.toThrow(/cannot connect: database "no_such_database" does not exist/);
+    await expect(createPostgresStore({ url: missing.toString() })).rejects.toThrow(
+      /cannot connect: database "no_such_database" does not exist/,
+    );
   });
 
   it('redacts the password wherever the URL carries it', () => {
-    expect(redactUrl('postgres://evalon:secret@db.example:5432/ledger')).toBe('postgres://evalon@db.example:5432/ledger');
+    expect(redactUrl('postgres://evalon:secret@db.example:5432/ledger')).toBe(
+      'postgres://evalon@db.example:5432/ledger',
+    );
     expect(redactUrl('postgresql://db.example/ledger?user=evalon&password=secret&sslmode=require')).toBe(
       'postgresql://db.example/ledger?user=evalon&password=***&sslmode=require',
     );
@@ -183,7 +222,9 @@ describe('PostgreSQL store', () => {
     await query(url, 'ALTER TABLE pending_spans RENAME TO pending_spans_away');
     const failed = store.appendSpans([plainSpan(TRACE_A, 1)]);
     await expect(failed).rejects.toThrow(LedgerStoreError);
-    await expect(failed).rejects.toThrow(`ledger ${redactUrl(url)}: appendSpans failed: relation "pending_spans" does not exist`);
+    await expect(failed).rejects.toThrow(
+      `ledger ${redactUrl(url)}: appendSpans failed: relation "pending_spans" does not exist`,
+    );
     await query(url, 'ALTER TABLE pending_spans_away RENAME TO pending_spans');
     await store.appendSpans([plainSpan(TRACE_A, 2)]);
     expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([2]);
@@ -196,7 +237,9 @@ describe('PostgreSQL store', () => {
     await Promise.all(calls);
     const [{ n }] = await query<{ n: string }>(url, 'SELECT count(*) AS n FROM pending_spans');
     expect(Number(n)).toBe(200);
-    expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual(Array.from({ length: 100 }, (_, i) => 2 * i + 1));
+    expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual(
+      Array.from({ length: 100 }, (_, i) => 2 * i + 1),
+    );
     // Released traces' rows go; an append queued after the release is pending again.
     const release = store.releaseTraces([TRACE_A]);
     const after = store.appendSpans([plainSpan(TRACE_A, 1000)]);
@@ -212,9 +255,17 @@ describe('PostgreSQL store', () => {
     try {
       await client.query('SET enable_seqscan = off');
       const plan = async (sql: string) => JSON.stringify((await client.query(`EXPLAIN ${sql}`)).rows);
-      expect(await plan("SELECT spans FROM pending_spans WHERE trace_id = 'x' ORDER BY id")).toMatch(/pending_spans_by_trace/);
-      expect(await plan("SELECT record FROM interactions WHERE agent_id = 'a' ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5")).toMatch(/interactions_by_agent/);
-      expect(await plan('SELECT record FROM interactions WHERE awaiting_intake ORDER BY seq LIMIT 5')).toMatch(/interactions_awaiting_intake/);
+      expect(await plan("SELECT spans FROM pending_spans WHERE trace_id = 'x' ORDER BY id")).toMatch(
+        /pending_spans_by_trace/,
+      );
+      expect(
+        await plan(
+          "SELECT record FROM interactions WHERE agent_id = 'a' ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5",
+        ),
+      ).toMatch(/interactions_by_agent/);
+      expect(await plan('SELECT record FROM interactions WHERE awaiting_intake ORDER BY seq LIMIT 5')).toMatch(
+        /interactions_awaiting_intake/,
+      );
     } finally {
       await client.end();
     }

@@ -20,11 +20,17 @@ export function seededRandom(seed: number): () => number {
 
 function hex(random: () => number, length: number): string {
   let out = '';
-  while (out.length < length) out += Math.floor(random() * 0x100000000).toString(16).padStart(8, '0');
+  while (out.length < length)
+    out += Math.floor(random() * 0x100000000)
+      .toString(16)
+      .padStart(8, '0');
   return out.slice(0, length);
 }
 
-const WORDS = 'the agent booked a flight to lisbon and then checked the hotel rate against the refund policy before answering'.split(' ');
+const WORDS =
+  'the agent booked a flight to lisbon and then checked the hotel rate against the refund policy before answering'.split(
+    ' ',
+  );
 
 function prose(random: () => number, chars: number): string {
   const parts: string[] = [];
@@ -94,7 +100,12 @@ export function makeTrace(options: TraceOptions): SpanData[] {
             { role: 'user', parts: [{ type: 'text', content: prose(random, 800 + Math.floor(random() * 2000)) }] },
           ]),
           'gen_ai.output.messages': JSON.stringify([
-            { role: 'assistant', parts: [{ type: 'tool_call', id: `toolu_${hex(random, 12)}`, name: 'search_flights', arguments: { to: 'LIS' } }] },
+            {
+              role: 'assistant',
+              parts: [
+                { type: 'tool_call', id: `toolu_${hex(random, 12)}`, name: 'search_flights', arguments: { to: 'LIS' } },
+              ],
+            },
           ]),
         }
       : {
@@ -103,7 +114,13 @@ export function makeTrace(options: TraceOptions): SpanData[] {
           'gen_ai.tool.call.id': `toolu_${hex(random, 12)}`,
           'gen_ai.tool.type': 'function',
           'gen_ai.tool.call.arguments': JSON.stringify({ from: 'BER', to: 'LIS', date: '2025-06-01', passengers: 2 }),
-          'gen_ai.tool.call.result': JSON.stringify({ flights: [{ id: 'TP541', price: 182.4 }, { id: 'FR1234', price: 96 }], note: prose(random, 300) }),
+          'gen_ai.tool.call.result': JSON.stringify({
+            flights: [
+              { id: 'TP541', price: 182.4 },
+              { id: 'FR1234', price: 96 },
+            ],
+            note: prose(random, 300),
+          }),
           'gen_ai.conversation.id': conversationId,
           'code.function': 'searchFlights',
           'code.namespace': 'tools/flights',

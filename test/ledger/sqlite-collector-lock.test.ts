@@ -44,7 +44,9 @@ it('lets one store claim a ledger file; a second claim fails naming the holder; 
   expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
   const second = open(path);
   await expect(second.claimReplica!()).rejects.toThrow(
-    new RegExp(`ledger ${path}: another collector uses this ledger \\(pid ${process.pid} on .*lock file ${path}\\.lock\\)`),
+    new RegExp(
+      `ledger ${path}: another collector uses this ledger \\(pid ${process.pid} on .*lock file ${path}\\.lock\\)`,
+    ),
   );
   // Reading beside the holder (what explain and backfill do) needs no claim.
   expect(await second.countInteractions({})).toBe(0);
@@ -60,7 +62,10 @@ it('takes over the lock of a process that is gone', async () => {
   const gone = spawn(process.execPath, ['-e', '0']);
   const pid = gone.pid!;
   await new Promise((resolve) => gone.once('exit', resolve));
-  writeFileSync(`${path}.lock`, JSON.stringify({ pid, host: (await import('node:os')).hostname(), since: '2026-11-29T00:00:00.000Z' }));
+  writeFileSync(
+    `${path}.lock`,
+    JSON.stringify({ pid, host: (await import('node:os')).hostname(), since: '2026-11-29T00:00:00.000Z' }),
+  );
   const store = open(path);
   await store.claimReplica!();
   expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });

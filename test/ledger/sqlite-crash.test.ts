@@ -37,7 +37,10 @@ describe('SQLite store under kill -9', () => {
       const releaseIssued = (batch: number) => released.has(batch) || (batch % 2 === 0 && ackedSet.has(batch + 5));
       const missing = acked.filter((batch) => !releaseIssued(batch) && counts.get(batch) !== SPANS_PER_BATCH);
       expect(missing, `acknowledged batches with missing spans after round ${round}`).toEqual([]);
-      expect([...released].filter((batch) => counts.has(batch)), 'released batches back after a kill').toEqual([]);
+      expect(
+        [...released].filter((batch) => counts.has(batch)),
+        'released batches back after a kill',
+      ).toEqual([]);
     }
   });
 });

@@ -7,7 +7,11 @@ import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/sqli
 import { checkMigrationList, migrate, MIGRATIONS } from '../../collector/ledger/sqlite/schema.ts';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, PAGE_SIZE_BYTES } from '../../collector/ledger/sqlite/open-database.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { createSqliteStore, type SqliteLedgerStore, type SqliteStoreOptions } from '../../collector/ledger/sqlite/sqlite-store.ts';
+import {
+  createSqliteStore,
+  type SqliteLedgerStore,
+  type SqliteStoreOptions,
+} from '../../collector/ledger/sqlite/sqlite-store.ts';
 import { plainSpan, TRACE_A } from './ledger-fixtures.ts';
 import { describeLedgerStoreContract } from './store-contract.ts';
 
@@ -34,10 +38,15 @@ function fileHarness(options: Omit<SqliteStoreOptions, 'path'>) {
   };
 }
 
-const loadLateSpans = async (store: SqliteLedgerStore, id: string) => (await store.loadLateSpans(id)).map((late) => late.span);
+const loadLateSpans = async (store: SqliteLedgerStore, id: string) =>
+  (await store.loadLateSpans(id)).map((late) => late.span);
 
 describeLedgerStoreContract('SQLite file, writer thread', fileHarness({}), { loadLateSpans });
-describeLedgerStoreContract('SQLite file, inline writer, synchronous=full', fileHarness({ writer: 'inline', synchronous: 'full' }), { loadLateSpans });
+describeLedgerStoreContract(
+  'SQLite file, inline writer, synchronous=full',
+  fileHarness({ writer: 'inline', synchronous: 'full' }),
+  { loadLateSpans },
+);
 
 describe('SQLite store', () => {
   const dirs: string[] = [];
@@ -70,11 +79,17 @@ describe('SQLite store', () => {
     // checkpoint thread can move these pages into the main file.
     const big = 'x'.repeat(8 * 1024);
     for (let batch = 0; batch < 30; batch++) {
-      const spans = Array.from({ length: 100 }, (_, i) => ({ ...plainSpan(TRACE_A, batch * 100 + i), attributes: { big, n: i } }));
+      const spans = Array.from({ length: 100 }, (_, i) => ({
+        ...plainSpan(TRACE_A, batch * 100 + i),
+        attributes: { big, n: i },
+      }));
       await store.appendSpans(spans);
     }
     expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
-    await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), { timeoutMs: 15_000, what: 'the ledger file to receive the WAL' });
+    await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), {
+      timeoutMs: 15_000,
+      what: 'the ledger file to receive the WAL',
+    });
     expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
   });
 
@@ -83,7 +98,11 @@ describe('SQLite store', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     const plan = db.prepare('EXPLAIN QUERY PLAN SELECT spans FROM pending_spans WHERE trace_id = ?').all('x');
     expect(JSON.stringify(plan)).toMatch(/USING INDEX pending_spans_by_trace/);
-    const list = db.prepare('EXPLAIN QUERY PLAN SELECT record FROM interactions WHERE agent_id = ? ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5').all('a');
+    const list = db
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT record FROM interactions WHERE agent_id = ? ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5',
+      )
+      .all('a');
     expect(JSON.stringify(list)).toMatch(/USING INDEX interactions_by_agent/);
     db.close();
   });
@@ -115,11 +134,12 @@ describe('SQLite store', () => {
     expect(migrate(db, 'test', [first])).toBe(1);
     expect(migrate(db, 'test', [first, second])).toBe(2);
     expect(migrate(db, 'test', [first, second])).toBe(2);
-    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name)).toEqual([
-      'one',
-      'schema_version',
-      'two',
-    ]);
+    expect(
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((r) => r.name),
+    ).toEqual(['one', 'schema_version', 'two']);
     db.close();
   });
 
@@ -130,7 +150,9 @@ describe('SQLite store', () => {
       { version: 2, description: 'broken', sql: 'CREATE TABLE one (x INTEGER)' },
     ];
     expect(() => migrate(db, 'test', broken)).toThrow(/ledger test: migration 2 \(broken\) failed: .*already exists/);
-    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('one', 'schema_version')").get()).toEqual({ n: 0 });
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('one', 'schema_version')").get()).toEqual(
+      { n: 0 },
+    );
     db.close();
   });
 
@@ -154,9 +176,13 @@ describe('SQLite store', () => {
 
   it('rejects a span without trace id and a record without a valid end time, naming them', async () => {
     const { store } = open();
-    await expect(store.appendSpans([{ ...plainSpan(TRACE_A, 1), traceId: '' }])).rejects.toThrow(/a span has no traceId/);
+    await expect(store.appendSpans([{ ...plainSpan(TRACE_A, 1), traceId: '' }])).rejects.toThrow(
+      /a span has no traceId/,
+    );
     const record = { interactionId: 'i-1', traceId: TRACE_A, agentId: 'a', endTime: 'later' };
-    await expect(store.putInteractions([record as never])).rejects.toThrow(/record i-1 has endTime "later" \(expected ISO-8601\)/);
+    await expect(store.putInteractions([record as never])).rejects.toThrow(
+      /record i-1 has endTime "later" \(expected ISO-8601\)/,
+    );
   });
 
   it('reads what another store on the same file wrote once it resolved', async () => {
@@ -176,7 +202,9 @@ describe('SQLite store', () => {
       other.exec('ALTER TABLE pending_spans RENAME TO pending_spans_away');
       const failed = store.appendSpans([plainSpan(TRACE_A, 1)]);
       await expect(failed).rejects.toThrow(LedgerStoreError);
-      await expect(failed).rejects.toThrow(new RegExp(`ledger ${path}: write failed: .*no such table: (main\\.)?pending_spans`));
+      await expect(failed).rejects.toThrow(
+        new RegExp(`ledger ${path}: write failed: .*no such table: (main\\.)?pending_spans`),
+      );
       other.exec('ALTER TABLE pending_spans_away RENAME TO pending_spans');
       other.close();
       await store.appendSpans([plainSpan(TRACE_A, 2)]);

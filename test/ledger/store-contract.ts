@@ -132,10 +132,15 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
 
     describe('interactions', () => {
       it('returns a stored record exactly, and undefined for an unknown id', async () => {
-        const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', failed: true, failureSummary: 'TimeoutError', flowId: 'x-y' });
+        const record = makeRecord({
+          endTime: '2025-06-01T10:00:00.000Z',
+          failed: true,
+          failureSummary: 'TimeoutError',
+          flowId: 'x-y',
+        });
         await putAll([record]);
         expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
-        expect(await store.getInteraction('0'.repeat(32) + '-' + '0'.repeat(16))).toBeUndefined();
+        expect(await store.getInteraction(`${'0'.repeat(32)}-${'0'.repeat(16)}`)).toBeUndefined();
       });
 
       it('is idempotent by interaction id: a second put does not rewrite the first', async () => {
@@ -159,7 +164,9 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         const b = makeRecord({ endTime: '2025-06-01T11:00:00.000Z' });
         await putAll([a, b]);
         expect(await store.existingInteractionIds([])).toEqual(new Set());
-        expect(await store.existingInteractionIds([a.interactionId, 'nope', b.interactionId])).toEqual(new Set([a.interactionId, b.interactionId]));
+        expect(await store.existingInteractionIds([a.interactionId, 'nope', b.interactionId])).toEqual(
+          new Set([a.interactionId, b.interactionId]),
+        );
         expect(await store.existingInteractionIds(['nope'])).toEqual(new Set());
       });
 
@@ -198,16 +205,26 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
 
       it('filters by agent, by conversation, and by both', async () => {
         expect(ids(await store.listInteractions({ agentId: 'refund-agent' }))).toEqual(ids([records[4], records[1]]));
-        expect(ids(await store.listInteractions({ conversationId: 'conv-1' }))).toEqual(ids([records[3], records[1], records[0]]));
-        expect(ids(await store.listInteractions({ agentId: 'travel-agent', conversationId: 'conv-1' }))).toEqual(ids([records[3], records[0]]));
+        expect(ids(await store.listInteractions({ conversationId: 'conv-1' }))).toEqual(
+          ids([records[3], records[1], records[0]]),
+        );
+        expect(ids(await store.listInteractions({ agentId: 'travel-agent', conversationId: 'conv-1' }))).toEqual(
+          ids([records[3], records[0]]),
+        );
         expect(await store.listInteractions({ agentId: 'nobody' })).toEqual([]);
       });
 
       it('filters by end time at or after since, in any ISO-8601 offset', async () => {
-        expect(ids(await store.listInteractions({ since: minutes(10) }))).toEqual(ids([records[4], records[3], records[2]]));
-        expect(ids(await store.listInteractions({ since: '2025-06-01T12:10:00+02:00' }))).toEqual(ids([records[4], records[3], records[2]]));
+        expect(ids(await store.listInteractions({ since: minutes(10) }))).toEqual(
+          ids([records[4], records[3], records[2]]),
+        );
+        expect(ids(await store.listInteractions({ since: '2025-06-01T12:10:00+02:00' }))).toEqual(
+          ids([records[4], records[3], records[2]]),
+        );
         expect(ids(await store.listInteractions({ since: minutes(10.001) }))).toEqual(ids([records[4], records[3]]));
-        expect(ids(await store.listInteractions({ agentId: 'travel-agent', since: minutes(1) }))).toEqual(ids([records[3], records[2]]));
+        expect(ids(await store.listInteractions({ agentId: 'travel-agent', since: minutes(1) }))).toEqual(
+          ids([records[3], records[2]]),
+        );
         expect(await store.listInteractions({ since: minutes(60) })).toEqual([]);
       });
 
@@ -234,7 +251,9 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     describe('listInteractions limits', () => {
       it('returns 100 by default and at most 1000', async () => {
         const base = Date.parse('2025-06-01T00:00:00.000Z');
-        const many = Array.from({ length: 1005 }, (_, i) => makeRecord({ endTime: new Date(base + i * 1000).toISOString() }));
+        const many = Array.from({ length: 1005 }, (_, i) =>
+          makeRecord({ endTime: new Date(base + i * 1000).toISOString() }),
+        );
         await putAll(many);
         const defaults = await store.listInteractions({});
         expect(defaults).toHaveLength(100);
@@ -279,7 +298,9 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         const writes = Array.from({ length: 20 }, (_, i) => store.appendSpans([plainSpan(TRACE_A, i)]));
         await Promise.all(writes);
         await reopen();
-        expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+        expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual(
+          Array.from({ length: 20 }, (_, i) => i),
+        );
       });
     });
   });

@@ -27,11 +27,15 @@ function variablesRead(): Map<string, string> {
   const note = (name: string, where: string) => {
     if (!found.has(name)) found.set(name, where);
   };
-  const code = /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/g;
+  const code =
+    /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/g;
   for (const file of SHIPPED_CODE.flatMap((dir) => tsFiles(join(REPO, dir)))) {
-    for (const match of readFileSync(file, 'utf8').matchAll(code)) note(match[1] ?? match[2] ?? match[3], file.slice(REPO.length));
+    for (const match of readFileSync(file, 'utf8').matchAll(code))
+      note(match[1] ?? match[2] ?? match[3], file.slice(REPO.length));
   }
-  for (const match of readFileSync(join(REPO, 'otel-config.yaml'), 'utf8').matchAll(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)/g)) {
+  for (const match of readFileSync(join(REPO, 'otel-config.yaml'), 'utf8').matchAll(
+    /\$\{env:([A-Za-z_][A-Za-z0-9_]*)/g,
+  )) {
     note(match[1], 'otel-config.yaml');
   }
   return found;
@@ -39,10 +43,16 @@ function variablesRead(): Map<string, string> {
 
 describe('.env.example', () => {
   it('lists every environment variable the shipped code and configuration read', () => {
-    const listed = new Set([...readFileSync(join(REPO, '.env.example'), 'utf8').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((match) => match[1]));
+    const listed = new Set(
+      [...readFileSync(join(REPO, '.env.example'), 'utf8').matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map(
+        (match) => match[1],
+      ),
+    );
     const read = variablesRead();
     expect(read.size).toBeGreaterThan(10);
-    const missing = [...read].filter(([name]) => !listed.has(name)).map(([name, where]) => `${name} (read in ${where})`);
+    const missing = [...read]
+      .filter(([name]) => !listed.has(name))
+      .map(([name, where]) => `${name} (read in ${where})`);
     expect(missing).toEqual([]);
   });
 });

@@ -11,7 +11,18 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +49,12 @@ function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(command: string, args: string[], cwd: string, options: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -47,7 +63,11 @@ function run(command: string, args: string[], cwd: string, options: { env?: Reco
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ms:\n${stdout}\n${stderr}`));
+      reject(
+        new Error(
+          `${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ms:\n${stdout}\n${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 120_000);
     child.once('error', reject);
     child.once('close', (code) => {
@@ -57,9 +77,15 @@ function run(command: string, args: string[], cwd: string, options: { env?: Reco
   });
 }
 
-async function runOk(command: string, args: string[], cwd: string, options?: { env?: Record<string, string>; timeoutMs?: number }): Promise<Run> {
+async function runOk(
+  command: string,
+  args: string[],
+  cwd: string,
+  options?: { env?: Record<string, string>; timeoutMs?: number },
+): Promise<Run> {
   const result = await run(command, args, cwd, options);
-  if (result.code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
+  if (result.code !== 0)
+    throw new Error(`${command} ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
   return result;
 }
 
@@ -76,7 +102,9 @@ function filesUnder(dir: string): string[] {
 /** Module specifiers of the static imports, re-exports and string-literal dynamic imports of a compiled file. */
 function importedSpecifiers(code: string): string[] {
   const specifiers: string[] = [];
-  for (const match of code.matchAll(/^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm)) {
+  for (const match of code.matchAll(
+    /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
+  )) {
     specifiers.push(match[1] ?? match[2] ?? match[3]);
   }
   return specifiers;
@@ -103,7 +131,10 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'evalon-pack-'));
   const source = join(root, 'package');
   let started = performance.now();
-  cpSync(REPO, source, { recursive: true, filter: (path) => !(dirname(path) === REPO.replace(/\/$/, '') && NOT_COPIED.has(basename(path))) });
+  cpSync(REPO, source, {
+    recursive: true,
+    filter: (path) => !(dirname(path) === REPO.replace(/\/$/, '') && NOT_COPIED.has(basename(path))),
+  });
   symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'), 'dir');
   // Like `npm publish`: prepack builds dist/, then the tarball is written.
   await runOk('npm', ['pack', '--pack-destination', root], source);
@@ -113,9 +144,17 @@ beforeAll(async () => {
   started = performance.now();
   consumer = join(root, 'consumer');
   mkdirSync(consumer);
-  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'evalon-consumer', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(consumer, 'package.json'),
+    JSON.stringify({ name: 'evalon-consumer', private: true, type: 'module' }, null, 2),
+  );
   // The dependencies come from npm's cache when `npm ci` has filled it, else from the registry.
-  await runOk('npm', ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], consumer, { timeoutMs: 180_000 });
+  await runOk(
+    'npm',
+    ['install', tarball, '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'],
+    consumer,
+    { timeoutMs: 180_000 },
+  );
   timings.installMs = performance.now() - started;
   installed = join(consumer, 'node_modules', repoPackage.name);
   console.log(
@@ -130,10 +169,17 @@ afterAll(() => {
 describe('the npm tarball', () => {
   it('holds the compiled JS and declarations under dist/, the bin and .env.example, and no TypeScript sources', () => {
     const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
-    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual(['.env.example', 'README.md', 'bin/evalon.js', 'package.json']);
+    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
+      '.env.example',
+      'README.md',
+      'bin/evalon.js',
+      'package.json',
+    ]);
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
     // The CLI and the worker script the SQLite ledger loads by URL.
-    expect(files).toEqual(expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']));
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
+    );
     for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
       expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
     }
@@ -142,7 +188,15 @@ describe('the npm tarball', () => {
   it('has a compiled file and a declaration file for every entry of `exports`', () => {
     const entries = Object.entries(repoPackage.exports).filter(([, target]) => typeof target !== 'string');
     expect(entries.map(([name]) => name)).toEqual(
-      expect.arrayContaining(['.', './instrumentation', './register', './evaluation', './judge', './simulation', './testing']),
+      expect.arrayContaining([
+        '.',
+        './instrumentation',
+        './register',
+        './evaluation',
+        './judge',
+        './simulation',
+        './testing',
+      ]),
     );
     for (const [name, target] of entries) {
       const { types, default: compiled } = target as { types: string; default: string };
@@ -187,10 +241,15 @@ describe('installed into an empty project', () => {
       const reply = await invokeAgent({ id: 'packaged-agent', input: 'hi' }, async () => 'hello');
       console.log(reply.result, /^[0-9a-f]{32}-[0-9a-f]{16}$/.test(reply.interactionId ?? ''));
     `;
-    const result = await runOk(process.execPath, ['--import', 'evalon/register', '--input-type=module', '-e', script], consumer, {
-      // Spans go to the console exporter: no collector is needed, and nothing leaves the machine.
-      env: { OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'packaged' },
-    });
+    const result = await runOk(
+      process.execPath,
+      ['--import', 'evalon/register', '--input-type=module', '-e', script],
+      consumer,
+      {
+        // Spans go to the console exporter: no collector is needed, and nothing leaves the machine.
+        env: { OTEL_TRACES_EXPORTER: 'console', OTEL_SERVICE_NAME: 'packaged' },
+      },
+    );
     expect(result.stdout).toContain('hello true');
   });
 
@@ -205,7 +264,19 @@ describe('installed into an empty project', () => {
     const config = join(consumer, 'minimal.yaml');
     writeFileSync(
       config,
-      ['receivers:', '  otlp:', 'processors:', '  interactions:', '  evaluation:', 'service:', '  pipelines:', '    traces:', '      receivers: [otlp]', '      processors: [interactions, evaluation]', ''].join('\n'),
+      [
+        'receivers:',
+        '  otlp:',
+        'processors:',
+        '  interactions:',
+        '  evaluation:',
+        'service:',
+        '  pipelines:',
+        '    traces:',
+        '      receivers: [otlp]',
+        '      processors: [interactions, evaluation]',
+        '',
+      ].join('\n'),
     );
     const result = await run('npx', ['evalon', 'validate', '--config', config], consumer);
     expect(result.code, result.stderr).toBe(0);
@@ -235,21 +306,31 @@ service:
     traces: { receivers: [otlp], processors: [interactions, evaluation] }
 `,
     );
-    const child = spawn(process.execPath, [join(consumer, 'node_modules', '.bin', 'evalon'), 'collector', '--config', config], {
-      cwd: consumer,
-      env: cleanEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [join(consumer, 'node_modules', '.bin', 'evalon'), 'collector', '--config', config],
+      {
+        cwd: consumer,
+        env: cleanEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     try {
       const { otlpUrl, apiUrl } = await listeningAddresses(child);
       const traceId = '0af7651916cd43dd8448eb211c80319c';
       const spanId = 'b7ad6b7169203331';
-      const response = await fetch(otlpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: agentSpan(traceId, spanId) });
+      const response = await fetch(otlpUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: agentSpan(traceId, spanId),
+      });
       expect(response.status).toBe(200);
       const record = await pollUntil(
         async () => {
           const found = await fetch(`${apiUrl}/api/v1/interactions/${traceId}-${spanId}`);
-          return found.status === 200 ? ((await found.json()) as { agentId: string; finalResponseText: string }) : undefined;
+          return found.status === 200
+            ? ((await found.json()) as { agentId: string; finalResponseText: string })
+            : undefined;
         },
         { timeoutMs: 20_000, what: 'the interaction in the ledger' },
       );
@@ -305,7 +386,11 @@ void invokeAgent({}, async () => 1);
         2,
       ),
     );
-    const result = await run(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], consumer);
+    const result = await run(
+      process.execPath,
+      [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+      consumer,
+    );
     expect(result.stdout + result.stderr).toBe('');
     expect(result.code).toBe(0);
   });
@@ -314,7 +399,10 @@ void invokeAgent({}, async () => 1);
 function listeningAddresses(child: ChildProcess): Promise<{ otlpUrl: string; apiUrl: string }> {
   return new Promise((resolve, reject) => {
     let log = '';
-    const timer = setTimeout(() => reject(new Error(`the packaged collector did not start within 20 s:\n${log}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the packaged collector did not start within 20 s:\n${log}`)),
+      20_000,
+    );
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
       const otlpUrl = /receiver listening on (http:\/\/\S+\/v1\/traces)/.exec(log)?.[1];
@@ -355,7 +443,11 @@ function agentSpan(traceId: string, spanId: string): string {
                   { key: 'gen_ai.agent.id', value: { stringValue: 'packaged-agent' } },
                   {
                     key: 'gen_ai.output.messages',
-                    value: { stringValue: JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Your order has shipped.' }] }]) },
+                    value: {
+                      stringValue: JSON.stringify([
+                        { role: 'assistant', parts: [{ type: 'text', content: 'Your order has shipped.' }] },
+                      ]),
+                    },
                   },
                 ],
               },

@@ -32,7 +32,12 @@ function tagCheck(tag: string): { code: number; distTag: string; output: string 
   const dir = mkdtempSync(join(tmpdir(), 'evalon-release-'));
   const githubEnv = join(dir, 'env');
   try {
-    const output = execFileSync('bash', ['-e', '-c', script], { cwd: REPO, env: { ...process.env, GITHUB_REF_NAME: tag, GITHUB_ENV: githubEnv }, encoding: 'utf8', stdio: 'pipe' });
+    const output = execFileSync('bash', ['-e', '-c', script], {
+      cwd: REPO,
+      env: { ...process.env, GITHUB_REF_NAME: tag, GITHUB_ENV: githubEnv },
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     return { code: 0, distTag: readFileSync(githubEnv, 'utf8').trim(), output };
   } catch (error) {
     const failed = error as { status: number; stdout: string };

@@ -41,7 +41,14 @@ describe('the OTLP/JSON decoder', () => {
   });
 
   it('reads ids as case-insensitive hex and hands them on lowercase', () => {
-    const { spans } = decode(oneSpan({ ...sampleSpan(), traceId: TRACE_ID.toUpperCase(), spanId: 'EEE19B7EC3C1B174', parentSpanId: 'AbCdEf0123456789' }));
+    const { spans } = decode(
+      oneSpan({
+        ...sampleSpan(),
+        traceId: TRACE_ID.toUpperCase(),
+        spanId: 'EEE19B7EC3C1B174',
+        parentSpanId: 'AbCdEf0123456789',
+      }),
+    );
     expect(spans[0]).toMatchObject({ traceId: TRACE_ID, spanId: 'eee19b7ec3c1b174', parentSpanId: 'abcdef0123456789' });
   });
 
@@ -56,11 +63,23 @@ describe('the OTLP/JSON decoder', () => {
         {
           schemaUrl: 'https://opentelemetry.io/schemas/1.30.0',
           unknown: { deep: [1, 2] },
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a', extra: true } }], droppedAttributesCount: 0, entityRefs: [] },
+          resource: {
+            attributes: [{ key: 'service.name', value: { stringValue: 'a', extra: true } }],
+            droppedAttributesCount: 0,
+            entityRefs: [],
+          },
           scopeSpans: [
             {
               scope: { name: 's', attributes: [], somethingNew: 'x' },
-              spans: [{ ...sampleSpan(), traceState: 'k=v', droppedEventsCount: 3, brandNewField: { a: 1 }, status: { code: 2, message: 'm', extra: 1 } }],
+              spans: [
+                {
+                  ...sampleSpan(),
+                  traceState: 'k=v',
+                  droppedEventsCount: 3,
+                  brandNewField: { a: 1 },
+                  status: { code: 2, message: 'm', extra: 1 },
+                },
+              ],
             },
           ],
         },
@@ -84,13 +103,34 @@ describe('the OTLP/JSON decoder', () => {
       { key: 'i', value: { doubleValue: 'Infinity' } },
       { key: 'nan', value: { doubleValue: 'NaN' } },
     ];
-    expect(decode(oneSpan({ ...sampleSpan(), attributes })).spans[0].attributes).toEqual({ n: 1.25, i: Infinity, nan: NaN });
+    expect(decode(oneSpan({ ...sampleSpan(), attributes })).spans[0].attributes).toEqual({
+      n: 1.25,
+      i: Infinity,
+      nan: NaN,
+    });
   });
 
   it('accepts a byte order mark and null for unset fields', () => {
-    const body = '\uFEFF' + JSON.stringify(oneSpan({ ...sampleSpan(), parentSpanId: null, events: null, links: null, status: null, attributes: [{ key: 'a', value: null }] }));
+    const body =
+      '\uFEFF' +
+      JSON.stringify(
+        oneSpan({
+          ...sampleSpan(),
+          parentSpanId: null,
+          events: null,
+          links: null,
+          status: null,
+          attributes: [{ key: 'a', value: null }],
+        }),
+      );
     const { spans } = decode(body);
-    expect(spans[0]).toMatchObject({ parentSpanId: undefined, events: [], links: [], status: { code: 0 }, attributes: { a: null } });
+    expect(spans[0]).toMatchObject({
+      parentSpanId: undefined,
+      events: [],
+      links: [],
+      status: { code: 0 },
+      attributes: { a: null },
+    });
   });
 
   it('refuses a span with a badly typed field and names the field', () => {
@@ -102,7 +142,13 @@ describe('the OTLP/JSON decoder', () => {
             {
               spans: [
                 good,
-                { ...sampleSpan(), attributes: [{ key: 'a', value: { stringValue: 'ok' } }, { key: 'b', value: { intValue: '12abc' } }] },
+                {
+                  ...sampleSpan(),
+                  attributes: [
+                    { key: 'a', value: { stringValue: 'ok' } },
+                    { key: 'b', value: { intValue: '12abc' } },
+                  ],
+                },
                 { ...sampleSpan(), traceId: Buffer.from(TRACE_ID, 'hex').toString('base64') },
                 { ...sampleSpan(), startTimeUnixNano: 'yesterday' },
                 'not a span',
@@ -118,7 +164,9 @@ describe('the OTLP/JSON decoder', () => {
     expect(rejectionMessage).toContain(
       'resourceSpans[0].scopeSpans[0].spans[1]: attributes[1].value.intValue must be an integer as a decimal string or a number (got "12abc")',
     );
-    expect(rejectionMessage).toContain('spans[2]: traceId must be 32 hex characters (OTLP/JSON ids are hex, not base64)');
+    expect(rejectionMessage).toContain(
+      'spans[2]: traceId must be 32 hex characters (OTLP/JSON ids are hex, not base64)',
+    );
     expect(rejectionMessage).toContain('spans[3]: startTimeUnixNano must be an integer');
     expect(rejectionMessage).toContain('and 1 more rejected span(s)');
   });
@@ -134,9 +182,10 @@ describe('the OTLP/JSON decoder', () => {
     const error = decodeError({ resourceSpans: [{ scopeSpans: { spans: [] } }] });
     expect(error.message).toBe('json: resourceSpans[0].scopeSpans must be an array (got an object)');
     expect(error.field).toBe('resourceSpans[0].scopeSpans');
-    expect(decodeError({ resourceSpans: [{ resource: { attributes: [{ key: 'a', value: { boolValue: 'yes' } }] } }] }).message).toBe(
-      'json: resourceSpans[0].resource.attributes[0].value.boolValue must be true or false (got "yes")',
-    );
+    expect(
+      decodeError({ resourceSpans: [{ resource: { attributes: [{ key: 'a', value: { boolValue: 'yes' } }] } }] })
+        .message,
+    ).toBe('json: resourceSpans[0].resource.attributes[0].value.boolValue must be true or false (got "yes")');
     expect(decodeError({ resourceSpans: [{ scopeSpans: [{ scope: 'x' }] }] }).message).toBe(
       'json: resourceSpans[0].scopeSpans[0].scope must be an object (got "x")',
     );

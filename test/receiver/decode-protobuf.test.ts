@@ -54,7 +54,20 @@ describe('the protobuf decoder', () => {
   });
 
   it('reads int64 attribute values of any sign and size as numbers', () => {
-    const values = [0, 1, -1, 127, 128, -129, 2 ** 31, -(2 ** 31) - 1, 2 ** 40 + 3, -(2 ** 40) - 3, Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER];
+    const values = [
+      0,
+      1,
+      -1,
+      127,
+      128,
+      -129,
+      2 ** 31,
+      -(2 ** 31) - 1,
+      2 ** 40 + 3,
+      -(2 ** 40) - 3,
+      Number.MAX_SAFE_INTEGER,
+      Number.MIN_SAFE_INTEGER,
+    ];
     const request = sampleRequest();
     request.resourceSpans[0].scopeSpans![0].spans = [
       sampleSpan({ attributes: values.map((value, i) => ({ key: `v${i}`, value: { intValue: String(value) } })) }),
@@ -75,8 +88,12 @@ describe('the protobuf decoder', () => {
   it('fails a known field sent with the wrong wire type, naming the field', () => {
     const span = spanBytes((w) => w.uint32(key(7, 0)).uint64(5)); // start_time_unix_nano must be fixed64
     const error = decodeError(requestAround(span));
-    expect(error.message).toMatch(/^protobuf: Span.start_time_unix_nano has wire type varint \(0\) at byte \d+, expected i64 \(1\)/);
-    expect(decodeError(Uint8Array.from([key(1, 0), 5])).message).toContain('ExportTraceServiceRequest.resource_spans has wire type varint');
+    expect(error.message).toMatch(
+      /^protobuf: Span.start_time_unix_nano has wire type varint \(0\) at byte \d+, expected i64 \(1\)/,
+    );
+    expect(decodeError(Uint8Array.from([key(1, 0), 5])).message).toContain(
+      'ExportTraceServiceRequest.resource_spans has wire type varint',
+    );
   });
 
   it('fails bytes that are not a protobuf message at all', () => {
@@ -88,7 +105,9 @@ describe('the protobuf decoder', () => {
 
   it('refuses a sub-message that claims to run past its parent', () => {
     // resource_spans of length 3 holding a scope_spans that claims 10 bytes.
-    expect(decodeError(Uint8Array.from([key(1, LEN), 3, key(2, LEN), 10, 0])).message).toMatch(/^protobuf: truncated message/);
+    expect(decodeError(Uint8Array.from([key(1, LEN), 3, key(2, LEN), 10, 0])).message).toMatch(
+      /^protobuf: truncated message/,
+    );
   });
 
   it('refuses AnyValue nesting deeper than 64 levels instead of exhausting the stack', () => {
@@ -97,7 +116,9 @@ describe('the protobuf decoder', () => {
       const array = protobuf.Writer.create().uint32(key(1, LEN)).bytes(value).finish();
       value = protobuf.Writer.create().uint32(key(5, LEN)).bytes(array).finish();
     }
-    const span = spanBytes((w) => w.uint32(key(9, LEN)).fork().uint32(key(1, LEN)).string('deep').uint32(key(2, LEN)).bytes(value).ldelim());
+    const span = spanBytes((w) =>
+      w.uint32(key(9, LEN)).fork().uint32(key(1, LEN)).string('deep').uint32(key(2, LEN)).bytes(value).ldelim(),
+    );
     expect(decodeError(requestAround(span)).message).toMatch(/nested deeper than 64 levels/);
   });
 

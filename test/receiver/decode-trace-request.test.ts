@@ -55,10 +55,20 @@ describe.each(['protobuf', 'json'] as const)('decodeTraceRequest (%s)', (format)
     };
     expect(spans[0]).toEqual(expected);
     expect(spans[0].attributes['app.blob']).toBeInstanceOf(Uint8Array);
-    expect(spans[1]).toMatchObject({ spanId: CHILD_SPAN_ID, parentSpanId: ROOT_SPAN_ID, kind: 3, status: { code: 1 }, flags: 0x101 });
+    expect(spans[1]).toMatchObject({
+      spanId: CHILD_SPAN_ID,
+      parentSpanId: ROOT_SPAN_ID,
+      kind: 3,
+      status: { code: 1 },
+      flags: 0x101,
+    });
     expect(spans[1].status.message).toBeUndefined();
     expect(spans[2]).toMatchObject({ name: 'tool', status: { code: 0 }, flags: 0 });
-    expect(spans[3].origin).toEqual({ resource: { 'service.name': 'billing-agent' }, scopeName: 'scope-c', scopeVersion: undefined });
+    expect(spans[3].origin).toEqual({
+      resource: { 'service.name': 'billing-agent' },
+      scopeName: 'scope-c',
+      scopeVersion: undefined,
+    });
   });
 
   it('shares one origin object per scope and one resource object per ResourceSpans', () => {
@@ -102,7 +112,13 @@ describe.each(['protobuf', 'json'] as const)('decodeTraceRequest (%s)', (format)
   });
 
   it('keeps an attribute named __proto__ as a plain property', () => {
-    const request = oneScope(sampleSpan({ attributes: [{ key: '__proto__', value: { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } } }] }));
+    const request = oneScope(
+      sampleSpan({
+        attributes: [
+          { key: '__proto__', value: { kvlistValue: { values: [{ key: 'polluted', value: { boolValue: true } }] } } },
+        ],
+      }),
+    );
     const { spans } = decodeTraceRequest(encode(request, format), format);
     const attributes = spans[0].attributes;
     expect(Object.getPrototypeOf(attributes)).toBe(Object.prototype);
@@ -111,7 +127,14 @@ describe.each(['protobuf', 'json'] as const)('decodeTraceRequest (%s)', (format)
   });
 
   it('keeps the last value of a duplicated attribute key', () => {
-    const request = oneScope(sampleSpan({ attributes: [{ key: 'k', value: { intValue: 1 } }, { key: 'k', value: { intValue: 2 } }] }));
+    const request = oneScope(
+      sampleSpan({
+        attributes: [
+          { key: 'k', value: { intValue: 1 } },
+          { key: 'k', value: { intValue: 2 } },
+        ],
+      }),
+    );
     expect(decodeTraceRequest(encode(request, format), format).spans[0].attributes).toEqual({ k: 2 });
   });
 });

@@ -9,7 +9,13 @@ import { RpcCode, encodeExportResponse, encodeStatus } from '../../collector/rec
 
 const rpc = protobuf.Root.fromJSON({
   nested: {
-    Status: { fields: { code: { id: 1, type: 'int32' }, message: { id: 2, type: 'string' }, details: { id: 3, type: 'Any', rule: 'repeated' } } },
+    Status: {
+      fields: {
+        code: { id: 1, type: 'int32' },
+        message: { id: 2, type: 'string' },
+        details: { id: 3, type: 'Any', rule: 'repeated' },
+      },
+    },
     Any: { fields: { typeUrl: { id: 1, type: 'string' }, value: { id: 2, type: 'bytes' } } },
     BadRequest: { fields: { fieldViolations: { id: 1, type: 'FieldViolation', rule: 'repeated' } } },
     FieldViolation: { fields: { field: { id: 1, type: 'string' }, description: { id: 2, type: 'string' } } },
@@ -56,7 +62,9 @@ describe('google.rpc.Status', () => {
     expect(decoded.message).toBe(status.message);
     expect(decoded.details).toHaveLength(1);
     expect(decoded.details[0].typeUrl).toBe('type.googleapis.com/google.rpc.BadRequest');
-    const badRequest = rpc.lookupType('BadRequest').decode(decoded.details[0].value) as unknown as { fieldViolations: unknown[] };
+    const badRequest = rpc.lookupType('BadRequest').decode(decoded.details[0].value) as unknown as {
+      fieldViolations: unknown[];
+    };
     expect(badRequest.fieldViolations).toEqual([expect.objectContaining(status.fieldViolation)]);
   });
 
@@ -66,7 +74,11 @@ describe('google.rpc.Status', () => {
       message: status.message,
       details: [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [status.fieldViolation] }],
     });
-    expect(JSON.parse(Buffer.from(encodeStatus('json', { code: 14, message: 'later' })).toString())).toEqual({ code: 14, message: 'later', details: [] });
+    expect(JSON.parse(Buffer.from(encodeStatus('json', { code: 14, message: 'later' })).toString())).toEqual({
+      code: 14,
+      message: 'later',
+      details: [],
+    });
   });
 
   it('keeps messages short enough for the 4 MiB response cap', () => {

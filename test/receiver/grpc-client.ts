@@ -3,7 +3,13 @@
  * oversize) and returns the status, trailers and response bytes, so tests see exactly what an
  * exporter would.
  */
-import { credentials, makeGenericClientConstructor, Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import {
+  credentials,
+  makeGenericClientConstructor,
+  Metadata,
+  status as GrpcStatus,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { TRACE_EXPORT_PATH } from '../../collector/receiver/otlp/grpc/index.ts';
 
@@ -47,10 +53,14 @@ export function createRawTraceClient(port: number, options: { gzip?: boolean } =
       const sent = new Metadata();
       for (const [key, value] of Object.entries(metadata)) sent.set(key, value);
       return new Promise((resolve) => {
-        (client as unknown as { Export: Function }).Export(Buffer.from(body), sent, (error: ServiceError | null, response?: Buffer) => {
-          if (error) resolve({ code: error.code, details: error.details, trailers: error.metadata });
-          else resolve({ code: GrpcStatus.OK, details: 'OK', body: response });
-        });
+        (client as unknown as { Export: Function }).Export(
+          Buffer.from(body),
+          sent,
+          (error: ServiceError | null, response?: Buffer) => {
+            if (error) resolve({ code: error.code, details: error.details, trailers: error.metadata });
+            else resolve({ code: GrpcStatus.OK, details: 'OK', body: response });
+          },
+        );
       });
     },
     close: () => client.close(),
@@ -61,7 +71,13 @@ const schema = protobuf.Root.fromJSON({
   nested: {
     Response: { fields: { partialSuccess: { id: 1, type: 'Partial' } } },
     Partial: { fields: { rejectedSpans: { id: 1, type: 'int64' }, errorMessage: { id: 2, type: 'string' } } },
-    Status: { fields: { code: { id: 1, type: 'int32' }, message: { id: 2, type: 'string' }, details: { id: 3, type: 'Any', rule: 'repeated' } } },
+    Status: {
+      fields: {
+        code: { id: 1, type: 'int32' },
+        message: { id: 2, type: 'string' },
+        details: { id: 3, type: 'Any', rule: 'repeated' },
+      },
+    },
     Any: { fields: { typeUrl: { id: 1, type: 'string' }, value: { id: 2, type: 'bytes' } } },
     RetryInfo: { fields: { retryDelay: { id: 1, type: 'Duration' } } },
     Duration: { fields: { seconds: { id: 1, type: 'int64' }, nanos: { id: 2, type: 'int32' } } },
@@ -72,7 +88,9 @@ const schema = protobuf.Root.fromJSON({
 
 /** ExportTraceServiceResponse's partial_success, with rejected_spans as a number. */
 export function decodePartialSuccess(body: Buffer): { rejectedSpans: number; errorMessage: string } | undefined {
-  const response = schema.lookupType('Response').toObject(schema.lookupType('Response').decode(body), { longs: Number });
+  const response = schema
+    .lookupType('Response')
+    .toObject(schema.lookupType('Response').decode(body), { longs: Number });
   return response.partialSuccess as { rejectedSpans: number; errorMessage: string } | undefined;
 }
 
@@ -88,16 +106,26 @@ export function statusDetails(trailers: Metadata | undefined): StatusDetails | u
   const [bytes] = trailers?.get('grpc-status-details-bin') ?? [];
   if (!(bytes instanceof Buffer)) return undefined;
   const Status = schema.lookupType('Status');
-  const status = Status.toObject(Status.decode(bytes), { longs: Number }) as { code: number; message: string; details?: { typeUrl: string; value: Uint8Array }[] };
+  const status = Status.toObject(Status.decode(bytes), { longs: Number }) as {
+    code: number;
+    message: string;
+    details?: { typeUrl: string; value: Uint8Array }[];
+  };
   const result: StatusDetails = { code: status.code, message: status.message };
   for (const detail of status.details ?? []) {
     if (detail.typeUrl.endsWith('google.rpc.RetryInfo')) {
       const info = schema.lookupType('RetryInfo');
-      result.retryDelaySeconds = (info.toObject(info.decode(detail.value), { longs: Number }) as { retryDelay: { seconds: number } }).retryDelay.seconds;
+      result.retryDelaySeconds = (
+        info.toObject(info.decode(detail.value), { longs: Number }) as { retryDelay: { seconds: number } }
+      ).retryDelay.seconds;
     }
     if (detail.typeUrl.endsWith('google.rpc.BadRequest')) {
       const badRequest = schema.lookupType('BadRequest');
-      result.fieldViolation = (badRequest.toObject(badRequest.decode(detail.value)) as { fieldViolations: { field: string; description: string }[] }).fieldViolations[0];
+      result.fieldViolation = (
+        badRequest.toObject(badRequest.decode(detail.value)) as {
+          fieldViolations: { field: string; description: string }[];
+        }
+      ).fieldViolations[0];
     }
   }
   return result;

@@ -6,7 +6,11 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackpressureError } from '../../collector/pipeline/consumer.ts';
-import { createOtlpGrpcReceiver, type GrpcReceiverConfig, type OtlpGrpcReceiver } from '../../collector/receiver/otlp/grpc/index.ts';
+import {
+  createOtlpGrpcReceiver,
+  type GrpcReceiverConfig,
+  type OtlpGrpcReceiver,
+} from '../../collector/receiver/otlp/grpc/index.ts';
 import { encodeOtlpProtobuf, type OtlpJsonRequest } from '../fixtures/otlp/encode-otlp-protobuf.ts';
 import { sampleRequest, sampleSpan } from '../fixtures/otlp/sample-request.ts';
 import { createRawTraceClient, decodePartialSuccess, statusDetails, type RawTraceClient } from './grpc-client.ts';
@@ -31,7 +35,10 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function startGrpcReceiver(overrides: Partial<GrpcReceiverConfig> = {}, options: { gzip?: boolean } = {}): Promise<GrpcHarness> {
+async function startGrpcReceiver(
+  overrides: Partial<GrpcReceiverConfig> = {},
+  options: { gzip?: boolean } = {},
+): Promise<GrpcHarness> {
   const consumer = new InMemorySpanConsumer();
   const warnings: string[] = [];
   const received: { accepted: number; rejected: number }[] = [];
@@ -42,10 +49,14 @@ async function startGrpcReceiver(overrides: Partial<GrpcReceiverConfig> = {}, op
       return consumer.consume(spans);
     },
   };
-  const receiver = createOtlpGrpcReceiver({ host: '127.0.0.1', port: 0, maxRecvMsgBytes: 4 * 1024 * 1024, ...overrides }, next, {
-    onReceived: (accepted, rejected) => received.push({ accepted, rejected }),
-    logger: { warn: (message) => warnings.push(message) },
-  });
+  const receiver = createOtlpGrpcReceiver(
+    { host: '127.0.0.1', port: 0, maxRecvMsgBytes: 4 * 1024 * 1024, ...overrides },
+    next,
+    {
+      onReceived: (accepted, rejected) => received.push({ accepted, rejected }),
+      logger: { warn: (message) => warnings.push(message) },
+    },
+  );
   await receiver.start();
   const { port } = receiver.address();
   const nextConsume = () => new Promise<void>((resolve) => waiting.push(resolve));
@@ -70,7 +81,12 @@ describe('the OTLP/gRPC receiver', () => {
     const result = await h.client.export(goodRequest());
     expect(result).toMatchObject({ code: GrpcStatus.OK });
     expect(result.body).toHaveLength(0);
-    expect(h.consumer.spans().map((s) => s.name)).toEqual(['invoke_agent support-agent', 'chat', 'tool', 'invoke_agent support-agent']);
+    expect(h.consumer.spans().map((s) => s.name)).toEqual([
+      'invoke_agent support-agent',
+      'chat',
+      'tool',
+      'invoke_agent support-agent',
+    ]);
     expect(h.received).toEqual([{ accepted: 4, rejected: 0 }]);
   });
 
@@ -142,7 +158,10 @@ describe('bad input', () => {
   it('answers a message larger than max_recv_msg_size RESOURCE_EXHAUSTED, on the wire and after gzip', async () => {
     const limit = 64 * 1024;
     const request = sampleRequest();
-    request.resourceSpans[0].scopeSpans![0].spans![0].attributes!.push({ key: 'big', value: { stringValue: 'x'.repeat(limit) } });
+    request.resourceSpans[0].scopeSpans![0].spans![0].attributes!.push({
+      key: 'big',
+      value: { stringValue: 'x'.repeat(limit) },
+    });
     const oversize = encodeOtlpProtobuf(request);
 
     const plain = await startGrpcReceiver({ maxRecvMsgBytes: limit });
@@ -167,7 +186,9 @@ describe('bad input', () => {
     const missing = await h.client.export(goodRequest());
     expect(missing.code).toBe(GrpcStatus.UNAUTHENTICATED);
     expect(missing.details).toMatch(/missing or wrong bearer token/);
-    expect((await h.client.export(goodRequest(), { authorization: 'Bearer wrong' })).code).toBe(GrpcStatus.UNAUTHENTICATED);
+    expect((await h.client.export(goodRequest(), { authorization: 'Bearer wrong' })).code).toBe(
+      GrpcStatus.UNAUTHENTICATED,
+    );
     expect((await h.client.export(goodRequest(), { authorization: 'Bearer s3cret-token' })).code).toBe(GrpcStatus.OK);
     expect(h.consumer.batches).toHaveLength(1);
   });
@@ -176,7 +197,9 @@ describe('bad input', () => {
 describe('a failing pipeline', () => {
   it('answers backpressure UNAVAILABLE with a RetryInfo delay, and stores nothing', async () => {
     const h = await startGrpcReceiver();
-    h.consumer.failNext(new BackpressureError('interactions processor: 100000 pending traces', { retryAfterSeconds: 7 }));
+    h.consumer.failNext(
+      new BackpressureError('interactions processor: 100000 pending traces', { retryAfterSeconds: 7 }),
+    );
     const throttled = await h.client.export(goodRequest());
     expect(throttled.code).toBe(GrpcStatus.UNAVAILABLE);
     expect(throttled.details).toBe('otlp grpc receiver: interactions processor: 100000 pending traces');
@@ -198,7 +221,9 @@ describe('a failing pipeline', () => {
     expect(result.code).toBe(GrpcStatus.UNAVAILABLE);
     expect(result.details).toBe('otlp grpc receiver: the spans could not be stored (retry later)');
     expect(statusDetails(result.trailers)?.retryDelaySeconds).toBe(5);
-    expect(h.warnings).toEqual([expect.stringMatching(/storing 4 spans failed, answered UNAVAILABLE .*SQLITE_IOERR: disk I\/O error/)]);
+    expect(h.warnings).toEqual([
+      expect.stringMatching(/storing 4 spans failed, answered UNAVAILABLE .*SQLITE_IOERR: disk I\/O error/),
+    ]);
     await expectStillServing(h);
   });
 
@@ -220,7 +245,10 @@ describe('a failing pipeline', () => {
 
 describe('lifecycle', () => {
   it('shuts down safely without start and twice, and cannot start after shutdown', async () => {
-    const receiver = createOtlpGrpcReceiver({ host: '127.0.0.1', port: 0, maxRecvMsgBytes: 1024 }, new InMemorySpanConsumer());
+    const receiver = createOtlpGrpcReceiver(
+      { host: '127.0.0.1', port: 0, maxRecvMsgBytes: 1024 },
+      new InMemorySpanConsumer(),
+    );
     await receiver.shutdown();
     await receiver.shutdown();
     await expect(receiver.start()).rejects.toThrow('otlp grpc receiver: cannot start after shutdown');
@@ -244,8 +272,13 @@ describe('lifecycle', () => {
 
   it('reports the port in use when it cannot listen', async () => {
     const h = await startGrpcReceiver();
-    const second = createOtlpGrpcReceiver({ host: '127.0.0.1', port: h.port, maxRecvMsgBytes: 1024 }, new InMemorySpanConsumer());
-    await expect(second.start()).rejects.toThrow(new RegExp(`^otlp grpc receiver: cannot listen on 127.0.0.1:${h.port} \\(.*EADDRINUSE`));
+    const second = createOtlpGrpcReceiver(
+      { host: '127.0.0.1', port: h.port, maxRecvMsgBytes: 1024 },
+      new InMemorySpanConsumer(),
+    );
+    await expect(second.start()).rejects.toThrow(
+      new RegExp(`^otlp grpc receiver: cannot listen on 127.0.0.1:${h.port} \\(.*EADDRINUSE`),
+    );
     await second.shutdown();
   });
 });

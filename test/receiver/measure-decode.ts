@@ -36,7 +36,11 @@ function decodeWithReflection(body: Uint8Array): SpanData[] {
   for (const resourceSpans of request.resourceSpans) {
     const resource = toAttributes(resourceSpans.resource?.attributes ?? []);
     for (const scopeSpans of resourceSpans.scopeSpans) {
-      const origin = { resource, scopeName: scopeSpans.scope?.name ?? '', scopeVersion: scopeSpans.scope?.version || undefined };
+      const origin = {
+        resource,
+        scopeName: scopeSpans.scope?.name ?? '',
+        scopeVersion: scopeSpans.scope?.version || undefined,
+      };
       for (const s of scopeSpans.spans) {
         spans.push({
           traceId: hex(s.traceId),
@@ -47,8 +51,16 @@ function decodeWithReflection(body: Uint8Array): SpanData[] {
           startTimeUnixNano: toNumber(s.startTimeUnixNano),
           endTimeUnixNano: toNumber(s.endTimeUnixNano),
           attributes: toAttributes(s.attributes),
-          events: s.events.map((e: any) => ({ name: e.name, timeUnixNano: toNumber(e.timeUnixNano), attributes: toAttributes(e.attributes) })),
-          links: s.links.map((l: any) => ({ traceId: hex(l.traceId), spanId: hex(l.spanId), attributes: toAttributes(l.attributes) })),
+          events: s.events.map((e: any) => ({
+            name: e.name,
+            timeUnixNano: toNumber(e.timeUnixNano),
+            attributes: toAttributes(e.attributes),
+          })),
+          links: s.links.map((l: any) => ({
+            traceId: hex(l.traceId),
+            spanId: hex(l.spanId),
+            attributes: toAttributes(l.attributes),
+          })),
           status: { code: s.status?.code ?? 0, message: s.status?.message || undefined },
           flags: s.flags,
           origin,
@@ -65,25 +77,50 @@ const reflectedRequest = protobuf.Root.fromJSON({
   nested: {
     KeyValue: { fields: { key: field(1, 'string'), value: field(2, 'AnyValue') } },
     AnyValue: {
-      oneofs: { value: { oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'] } },
+      oneofs: {
+        value: {
+          oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'],
+        },
+      },
       fields: {
-        stringValue: field(1, 'string'), boolValue: field(2, 'bool'), intValue: field(3, 'int64'), doubleValue: field(4, 'double'),
-        arrayValue: field(5, 'ArrayValue'), kvlistValue: field(6, 'KeyValueList'), bytesValue: field(7, 'bytes'),
+        stringValue: field(1, 'string'),
+        boolValue: field(2, 'bool'),
+        intValue: field(3, 'int64'),
+        doubleValue: field(4, 'double'),
+        arrayValue: field(5, 'ArrayValue'),
+        kvlistValue: field(6, 'KeyValueList'),
+        bytesValue: field(7, 'bytes'),
       },
     },
     ArrayValue: { fields: { values: field(1, 'AnyValue', 'repeated') } },
     KeyValueList: { fields: { values: field(1, 'KeyValue', 'repeated') } },
     Resource: { fields: { attributes: field(1, 'KeyValue', 'repeated') } },
     Scope: { fields: { name: field(1, 'string'), version: field(2, 'string') } },
-    Event: { fields: { timeUnixNano: field(1, 'fixed64'), name: field(2, 'string'), attributes: field(3, 'KeyValue', 'repeated') } },
-    Link: { fields: { traceId: field(1, 'bytes'), spanId: field(2, 'bytes'), attributes: field(4, 'KeyValue', 'repeated') } },
+    Event: {
+      fields: {
+        timeUnixNano: field(1, 'fixed64'),
+        name: field(2, 'string'),
+        attributes: field(3, 'KeyValue', 'repeated'),
+      },
+    },
+    Link: {
+      fields: { traceId: field(1, 'bytes'), spanId: field(2, 'bytes'), attributes: field(4, 'KeyValue', 'repeated') },
+    },
     Status: { fields: { message: field(2, 'string'), code: field(3, 'int32') } },
     Span: {
       fields: {
-        traceId: field(1, 'bytes'), spanId: field(2, 'bytes'), parentSpanId: field(4, 'bytes'), name: field(5, 'string'),
-        kind: field(6, 'int32'), startTimeUnixNano: field(7, 'fixed64'), endTimeUnixNano: field(8, 'fixed64'),
-        attributes: field(9, 'KeyValue', 'repeated'), events: field(11, 'Event', 'repeated'), links: field(13, 'Link', 'repeated'),
-        status: field(15, 'Status'), flags: field(16, 'fixed32'),
+        traceId: field(1, 'bytes'),
+        spanId: field(2, 'bytes'),
+        parentSpanId: field(4, 'bytes'),
+        name: field(5, 'string'),
+        kind: field(6, 'int32'),
+        startTimeUnixNano: field(7, 'fixed64'),
+        endTimeUnixNano: field(8, 'fixed64'),
+        attributes: field(9, 'KeyValue', 'repeated'),
+        events: field(11, 'Event', 'repeated'),
+        links: field(13, 'Link', 'repeated'),
+        status: field(15, 'Status'),
+        flags: field(16, 'fixed32'),
       },
     },
     ScopeSpans: { fields: { scope: field(1, 'Scope'), spans: field(2, 'Span', 'repeated') } },
@@ -108,14 +145,22 @@ function toAttributes(list: { key: string; value?: any }[]): Attributes {
 
 function toValue(value: any): AttributeValue {
   switch (value.value) {
-    case 'stringValue': return value.stringValue;
-    case 'boolValue': return value.boolValue;
-    case 'intValue': return toNumber(value.intValue);
-    case 'doubleValue': return value.doubleValue;
-    case 'arrayValue': return value.arrayValue.values.map(toValue);
-    case 'kvlistValue': return toAttributes(value.kvlistValue.values);
-    case 'bytesValue': return new Uint8Array(value.bytesValue);
-    default: return null;
+    case 'stringValue':
+      return value.stringValue;
+    case 'boolValue':
+      return value.boolValue;
+    case 'intValue':
+      return toNumber(value.intValue);
+    case 'doubleValue':
+      return value.doubleValue;
+    case 'arrayValue':
+      return value.arrayValue.values.map(toValue);
+    case 'kvlistValue':
+      return toAttributes(value.kvlistValue.values);
+    case 'bytesValue':
+      return new Uint8Array(value.bytesValue);
+    default:
+      return null;
   }
 }
 
@@ -126,7 +171,8 @@ async function main(which: string | undefined): Promise<void> {
     }
   } else {
     const decode = decoders[which];
-    if (decode === undefined) throw new Error(`measure-decode: unknown decoder ${which} (one of ${Object.keys(decoders).join(', ')})`);
+    if (decode === undefined)
+      throw new Error(`measure-decode: unknown decoder ${which} (one of ${Object.keys(decoders).join(', ')})`);
     const recorded = await buildRealisticSpans(SPANS);
     const protobufBody = Buffer.from(serializeProtobuf(recorded));
     const jsonBody = Buffer.from(serializeJson(recorded));

@@ -62,7 +62,9 @@ describe('undecodable bodies', () => {
     harness = await startReceiver();
     const response = await harness.post(Uint8Array.from([0x08, 0x01]), PROTOBUF); // resource_spans as a varint
     expect(response.status).toBe(400);
-    expect(protobufStatus(response).message).toMatch(/^protobuf: ExportTraceServiceRequest.resource_spans has wire type varint/);
+    expect(protobufStatus(response).message).toMatch(
+      /^protobuf: ExportTraceServiceRequest.resource_spans has wire type varint/,
+    );
     await expectStillServing();
   });
 
@@ -86,7 +88,12 @@ describe('undecodable bodies', () => {
       details: [
         {
           '@type': 'type.googleapis.com/google.rpc.BadRequest',
-          fieldViolations: [{ field: 'resourceSpans[0].scopeSpans', description: 'json: resourceSpans[0].scopeSpans must be an array (got an object)' }],
+          fieldViolations: [
+            {
+              field: 'resourceSpans[0].scopeSpans',
+              description: 'json: resourceSpans[0].scopeSpans must be an array (got an object)',
+            },
+          ],
         },
       ],
     });
@@ -129,14 +136,20 @@ describe('content negotiation', () => {
     harness = await startReceiver();
     const response = await harness.post(goodJson(), { ...JSON_TYPE, 'Content-Encoding': 'br' });
     expect(response.status).toBe(415);
-    expect(jsonStatus(response).message).toBe('otlp receiver: unsupported Content-Encoding br (send gzip, deflate, identity)');
+    expect(jsonStatus(response).message).toBe(
+      'otlp receiver: unsupported Content-Encoding br (send gzip, deflate, identity)',
+    );
     await expectStillServing();
   });
 
   it('decompresses gzip, deflate and identity bodies', async () => {
     harness = await startReceiver();
-    expect((await harness.post(gzipSync(goodProtobuf()), { ...PROTOBUF, 'Content-Encoding': 'gzip' })).status).toBe(200);
-    expect((await harness.post(deflateSync(goodJson()), { ...JSON_TYPE, 'Content-Encoding': 'deflate' })).status).toBe(200);
+    expect((await harness.post(gzipSync(goodProtobuf()), { ...PROTOBUF, 'Content-Encoding': 'gzip' })).status).toBe(
+      200,
+    );
+    expect((await harness.post(deflateSync(goodJson()), { ...JSON_TYPE, 'Content-Encoding': 'deflate' })).status).toBe(
+      200,
+    );
     expect((await harness.post(goodJson(), { ...JSON_TYPE, 'Content-Encoding': 'identity' })).status).toBe(200);
     expect(harness.consumer.spans()).toHaveLength(12);
   });
@@ -145,7 +158,9 @@ describe('content negotiation', () => {
     harness = await startReceiver();
     const notFound = await harness.post(goodJson(), JSON_TYPE, '/v1/logs');
     expect(notFound.status).toBe(404);
-    expect(jsonStatus(notFound).message).toBe('otlp receiver: no endpoint at /v1/logs (traces are received at POST /v1/traces)');
+    expect(jsonStatus(notFound).message).toBe(
+      'otlp receiver: no endpoint at /v1/logs (traces are received at POST /v1/traces)',
+    );
     const wrongMethod = await fetch(harness.url, { method: 'GET' });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('POST');
@@ -159,7 +174,9 @@ describe('size limits', () => {
     harness = await startReceiver({ maxRequestBodyBytes: 64 * 1024 });
     const response = await harness.post(Buffer.alloc(100 * 1024), PROTOBUF);
     expect(response.status).toBe(413);
-    expect(protobufStatus(response).message).toMatch(/^request body: larger than 65536 bytes \(raise receivers::otlp::protocols::http::max_request_body_size/);
+    expect(protobufStatus(response).message).toMatch(
+      /^request body: larger than 65536 bytes \(raise receivers::otlp::protocols::http::max_request_body_size/,
+    );
     await expectStillServing();
   });
 
@@ -196,12 +213,17 @@ describe('authentication', () => {
     const missing = await harness.post(goodJson(), JSON_TYPE);
     expect(missing.status).toBe(401);
     expect(missing.headers.get('www-authenticate')).toBe('Bearer');
-    expect(jsonStatus(missing)).toMatchObject({ code: 16, message: expect.stringMatching(/missing or wrong bearer token/) });
+    expect(jsonStatus(missing)).toMatchObject({
+      code: 16,
+      message: expect.stringMatching(/missing or wrong bearer token/),
+    });
     for (const authorization of ['Bearer wrong', 'Bearer s3cret-token-longer', 'Basic s3cret-token', 's3cret-token']) {
       expect((await harness.post(goodProtobuf(), { ...PROTOBUF, Authorization: authorization })).status).toBe(401);
     }
     expect(harness.consumer.batches).toHaveLength(0);
-    expect((await harness.post(goodProtobuf(), { ...PROTOBUF, Authorization: 'Bearer s3cret-token' })).status).toBe(200);
+    expect((await harness.post(goodProtobuf(), { ...PROTOBUF, Authorization: 'Bearer s3cret-token' })).status).toBe(
+      200,
+    );
     expect((await harness.post(goodJson(), { ...JSON_TYPE, Authorization: 'bearer s3cret-token' })).status).toBe(200);
     expect(harness.consumer.batches).toHaveLength(2);
   });
@@ -223,9 +245,15 @@ describe('partial success', () => {
         Response: { fields: { partialSuccess: { id: 1, type: 'Partial' } } },
         Partial: { fields: { rejectedSpans: { id: 1, type: 'int64' }, errorMessage: { id: 2, type: 'string' } } },
       },
-    }).lookupType('Response').decode(response.body) as unknown as { partialSuccess: { rejectedSpans: { toNumber(): number }; errorMessage: string } };
+    })
+      .lookupType('Response')
+      .decode(response.body) as unknown as {
+      partialSuccess: { rejectedSpans: { toNumber(): number }; errorMessage: string };
+    };
     expect(partial.partialSuccess.rejectedSpans.toNumber()).toBe(1);
-    expect(partial.partialSuccess.errorMessage).toBe('resourceSpans[0].scopeSpans[0].spans[2]: spanId must be 8 bytes (got 1)');
+    expect(partial.partialSuccess.errorMessage).toBe(
+      'resourceSpans[0].scopeSpans[0].spans[2]: spanId must be 8 bytes (got 1)',
+    );
     expect(harness.consumer.spans()).toHaveLength(4);
     expect(harness.received).toEqual([{ accepted: 4, rejected: 1 }]);
   });
@@ -235,7 +263,10 @@ describe('partial success', () => {
     const response = await harness.post(JSON.stringify(withOneBadSpan()), JSON_TYPE);
     expect(response.status).toBe(200);
     expect(response.json()).toEqual({
-      partialSuccess: { rejectedSpans: '1', errorMessage: 'resourceSpans[0].scopeSpans[0].spans[2]: spanId must be 16 hex characters' },
+      partialSuccess: {
+        rejectedSpans: '1',
+        errorMessage: 'resourceSpans[0].scopeSpans[0].spans[2]: spanId must be 16 hex characters',
+      },
     });
     expect(harness.consumer.spans()).toHaveLength(4);
     await expectStillServing();
@@ -267,11 +298,16 @@ describe('empty requests', () => {
 describe('a failing pipeline', () => {
   it('answers a consumer BackpressureError with its status and Retry-After, and stores nothing', async () => {
     harness = await startReceiver();
-    harness.consumer.failNext(new BackpressureError('interactions processor: 100000 pending traces', { retryAfterSeconds: 7 }));
+    harness.consumer.failNext(
+      new BackpressureError('interactions processor: 100000 pending traces', { retryAfterSeconds: 7 }),
+    );
     const throttled = await harness.post(goodProtobuf(), PROTOBUF);
     expect(throttled.status).toBe(429);
     expect(throttled.headers.get('retry-after')).toBe('7');
-    expect(protobufStatus(throttled)).toMatchObject({ code: 8, message: 'otlp receiver: interactions processor: 100000 pending traces' });
+    expect(protobufStatus(throttled)).toMatchObject({
+      code: 8,
+      message: 'otlp receiver: interactions processor: 100000 pending traces',
+    });
 
     harness.consumer.failNext(new BackpressureError('ledger: not writable', { retryAfterSeconds: 0.2, status: 503 }));
     const unavailable = await harness.post(goodJson(), JSON_TYPE);
@@ -290,7 +326,9 @@ describe('a failing pipeline', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('5');
     expect(jsonStatus(response).message).toBe('otlp receiver: the spans could not be stored (retry later)');
-    expect(harness.warnings).toEqual([expect.stringMatching(/storing 4 spans failed, answered 503 .*SQLITE_IOERR: disk I\/O error/)]);
+    expect(harness.warnings).toEqual([
+      expect.stringMatching(/storing 4 spans failed, answered 503 .*SQLITE_IOERR: disk I\/O error/),
+    ]);
     await expectStillServing();
   });
 

@@ -125,7 +125,12 @@ describe('Expect: 100-continue', () => {
         let bodySent = false;
         const req = request(harness!.url, {
           method: 'POST',
-          headers: { ...PROTOBUF, Expect: '100-continue', 'Content-Length': String(body.length), Authorization: authorization },
+          headers: {
+            ...PROTOBUF,
+            Expect: '100-continue',
+            'Content-Length': String(body.length),
+            Authorization: authorization,
+          },
         });
         req.on('continue', () => {
           bodySent = true;

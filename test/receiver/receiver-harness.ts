@@ -26,7 +26,10 @@ export async function startReceiver(overrides: Partial<OtlpReceiverConfig> = {})
   const receiver = createOtlpReceiver(
     { host: '127.0.0.1', port: 0, maxRequestBodyBytes: 4 * 1024 * 1024, ...overrides },
     consumer,
-    { onReceived: (accepted, rejected) => received.push({ accepted, rejected }), logger: { warn: (message) => warnings.push(message) } },
+    {
+      onReceived: (accepted, rejected) => received.push({ accepted, rejected }),
+      logger: { warn: (message) => warnings.push(message) },
+    },
   );
   await receiver.start();
   const { port } = receiver.address();
@@ -51,7 +54,11 @@ export async function startReceiver(overrides: Partial<OtlpReceiverConfig> = {})
 }
 
 /** Posts with chunked transfer encoding (no Content-Length), as a streaming client would. */
-export function postChunked(url: string, headers: Record<string, string>, chunks: Buffer[]): Promise<{ status: number; body: string }> {
+export function postChunked(
+  url: string,
+  headers: Record<string, string>,
+  chunks: Buffer[],
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', headers }, (res) => {
       const parts: Buffer[] = [];

@@ -4,7 +4,12 @@
  */
 import { createAnthropicModelClient } from '../../src/judge/anthropic-model-client.ts';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../src/judge/model-client.ts';
-import { createScriptedModel, type RecordedRequest, type ScriptedModel, type ScriptedReply } from '../../src/testing/scripted-model.ts';
+import {
+  createScriptedModel,
+  type RecordedRequest,
+  type ScriptedModel,
+  type ScriptedReply,
+} from '../../src/testing/scripted-model.ts';
 
 export type Role = 'judge' | 'event_source' | 'participant' | 'agent';
 
@@ -41,7 +46,9 @@ export function lastUserText(request: RecordedRequest): string {
   const last = [...messages].reverse().find((message) => message.role === 'user');
   if (!last) return '';
   if (typeof last.content === 'string') return last.content;
-  return (last.content as Array<{ type: string; text?: string; content?: string }>).map((block) => block.text ?? block.content ?? '').join('\n');
+  return (last.content as Array<{ type: string; text?: string; content?: string }>)
+    .map((block) => block.text ?? block.content ?? '')
+    .join('\n');
 }
 
 export const PASS_VERDICT = '{"passed": true, "score": 1.0, "reasoning": "ok"}';
@@ -55,7 +62,12 @@ export interface ModelFixture {
 
 export async function startModel(): Promise<ModelFixture> {
   const scripted = await createScriptedModel();
-  const client = createAnthropicModelClient({ baseURL: scripted.baseURL, apiKey: 'test-key', model: 'scripted', maxRetries: 0 });
+  const client = createAnthropicModelClient({
+    baseURL: scripted.baseURL,
+    apiKey: 'test-key',
+    model: 'scripted',
+    maxRetries: 0,
+  });
   return {
     scripted,
     client,
@@ -63,7 +75,8 @@ export async function startModel(): Promise<ModelFixture> {
       scripted.respondWith((request) => {
         const role = roleOf(request);
         const handler = handlers[role];
-        if (role === 'participant' && handlers.participant) return handlers.participant(request, participantOf(request));
+        if (role === 'participant' && handlers.participant)
+          return handlers.participant(request, participantOf(request));
         if (handler) return (handler as (r: RecordedRequest) => ScriptedReply | string)(request);
         if (role === 'judge') return PASS_VERDICT;
         if (role === 'event_source') return '[]';
@@ -76,7 +89,11 @@ export async function startModel(): Promise<ModelFixture> {
 }
 
 /** A client that fails some calls the way real code can: by throwing synchronously, rejecting or returning nothing. */
-export function withFaults(client: ModelClient, fault: (request: ModelRequest) => 'throw' | 'reject' | 'null' | undefined, message = 'llm down'): ModelClient {
+export function withFaults(
+  client: ModelClient,
+  fault: (request: ModelRequest) => 'throw' | 'reject' | 'null' | undefined,
+  message = 'llm down',
+): ModelClient {
   return {
     defaultModel: client.defaultModel,
     createMessage(request): Promise<ModelResponse> {

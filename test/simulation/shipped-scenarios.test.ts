@@ -22,13 +22,34 @@ describe('the six shipped scenarios', () => {
     const err: string[] = [];
     const files = Object.keys(SHIPPED_SCRIPTS).map((name) => `scenarios/${name}.yaml`);
     const env = { ANTHROPIC_BASE_URL: model.scripted.baseURL, ANTHROPIC_API_KEY: 'test-key', EVALON_MODEL: 'scripted' };
-    const code = await runSimulateCommand([...files, '--trials', '2', '--json', '--no-save', '--no-delay', '--concurrency', '6'], { out: (l) => out.push(l), err: (l) => err.push(l) }, { env, color: false });
+    const code = await runSimulateCommand(
+      [...files, '--trials', '2', '--json', '--no-save', '--no-delay', '--concurrency', '6'],
+      { out: (l) => out.push(l), err: (l) => err.push(l) },
+      { env, color: false },
+    );
     const summary = JSON.parse(out.join('\n'));
-    const failures = summary.scenarios.flatMap((s: { name: string; runs: Array<{ passed: boolean; error?: string; criteria?: Array<{ name: string; passed: boolean }> }> }) =>
-      s.runs.filter((r) => !r.passed).map((r) => `${s.name}: ${r.error ?? r.criteria?.filter((c) => !c.passed).map((c) => c.name).join(', ')}`),
+    const failures = summary.scenarios.flatMap(
+      (s: {
+        name: string;
+        runs: Array<{ passed: boolean; error?: string; criteria?: Array<{ name: string; passed: boolean }> }>;
+      }) =>
+        s.runs
+          .filter((r) => !r.passed)
+          .map(
+            (r) =>
+              `${s.name}: ${
+                r.error ??
+                r.criteria
+                  ?.filter((c) => !c.passed)
+                  .map((c) => c.name)
+                  .join(', ')
+              }`,
+          ),
     );
     expect(failures).toEqual([]);
     expect(code).toBe(0);
-    expect(summary.scenarios.map((s: { name: string; passes: number }) => [s.name, s.passes])).toEqual(Object.keys(SHIPPED_SCRIPTS).map((name) => [name, 2]));
+    expect(summary.scenarios.map((s: { name: string; passes: number }) => [s.name, s.passes])).toEqual(
+      Object.keys(SHIPPED_SCRIPTS).map((name) => [name, 2]),
+    );
   });
 });

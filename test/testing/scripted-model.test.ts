@@ -12,10 +12,18 @@ describe('scripted model', () => {
     model = await createScriptedModel();
     model.enqueue({ toolUse: [{ name: 'lookup', input: { q: 'x' } }] }).fixedResponse('done');
     const client = new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 });
-    const first = await client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const first = await client.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(first.stop_reason).toBe('tool_use');
     expect(first.content[0]).toMatchObject({ type: 'tool_use', name: 'lookup', input: { q: 'x' } });
-    const second = await client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const second = await client.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(second.content[0]).toMatchObject({ type: 'text', text: 'done' });
     expect(model.requests).toHaveLength(2);
   });
@@ -24,15 +32,24 @@ describe('scripted model', () => {
     model = await createScriptedModel();
     model.fixedResponse({ text: 'streamed', toolUse: [{ name: 't', input: { a: 1 } }] });
     const client = new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 });
-    const message = await client.messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).finalMessage();
-    expect(message.content).toMatchObject([{ type: 'text', text: 'streamed' }, { type: 'tool_use', name: 't', input: { a: 1 } }]);
+    const message = await client.messages
+      .stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .finalMessage();
+    expect(message.content).toMatchObject([
+      { type: 'text', text: 'streamed' },
+      { type: 'tool_use', name: 't', input: { a: 1 } },
+    ]);
   });
 
   it('injects errors that the SDK retries, honouring retry-after', async () => {
     model = await createScriptedModel();
     model.enqueue({ errorStatus: 529, retryAfter: 0 }, { errorStatus: 429, retryAfter: 0 }).fixedResponse('recovered');
     const client = new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 3 });
-    const message = await client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const message = await client.messages.create({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(message.content[0]).toMatchObject({ text: 'recovered' });
     expect(model.requests).toHaveLength(3);
   });
@@ -41,6 +58,8 @@ describe('scripted model', () => {
     model = await createScriptedModel();
     model.fixedResponse({ malformed: true });
     const client = new Anthropic({ apiKey: 'test', baseURL: model.baseURL, maxRetries: 0 });
-    await expect(client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })).rejects.toThrow();
+    await expect(
+      client.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toThrow();
   });
 });

@@ -24,7 +24,10 @@ const envBefore = process.env.ANTHROPIC_BASE_URL;
 beforeAll(async () => {
   agentModel = await createScriptedModel();
   judgeModel = await createScriptedModel();
-  kit = await TestKit.start({ additionalConfig: ADDITIONAL_CONFIG, modelProviders: { agent: agentModel, judges: { 'llm-judge': judgeModel } } });
+  kit = await TestKit.start({
+    additionalConfig: ADDITIONAL_CONFIG,
+    modelProviders: { agent: agentModel, judges: { 'llm-judge': judgeModel } },
+  });
 });
 afterAll(async () => {
   await kit?.close();
@@ -36,14 +39,25 @@ afterAll(async () => {
 async function askActivityAgent(question: string) {
   const client = kit.agentClient();
   return kit.invokeAgent({ id: 'activity-agent', input: question }, async () => {
-    const message = await client.messages.create({ model: 'claude-test', max_tokens: 256, messages: [{ role: 'user', content: question }] });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: question }],
+    });
     return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   });
 }
 
 it('records the verdict of the judge bound to the agent, from the judge scripted model', async () => {
   agentModel.fixedResponse('Try the hiking trail by the lake.');
-  judgeModel.fixedResponse({ toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, label: 'good', explanation: 'relevant and specific' } }] });
+  judgeModel.fixedResponse({
+    toolUse: [
+      {
+        name: 'record_verdict',
+        input: { passed: true, score: 0.9, label: 'good', explanation: 'relevant and specific' },
+      },
+    ],
+  });
 
   const reply = await askActivityAgent('What can I do this weekend?');
   expect(reply.result).toBe('Try the hiking trail by the lake.');
@@ -70,9 +84,13 @@ it('points judges at their models without changing the process environment', () 
 });
 
 it('says why when no evaluation is recorded in time', async () => {
-  const error = await kit.awaitEvaluations('0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331', { atMost: 100 }).catch((e: unknown) => e);
+  const error = await kit
+    .awaitEvaluations('0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331', { atMost: 100 })
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(TestKitError);
-  expect((error as Error).message).toMatch(/the interaction is not recorded: did its spans reach http:\/\/127\.0\.0\.1:\d+\/v1\/traces\?/);
+  expect((error as Error).message).toMatch(
+    /the interaction is not recorded: did its spans reach http:\/\/127\.0\.0\.1:\d+\/v1\/traces\?/,
+  );
 });
 
 it('sets the judge model environment for evaluators from modules only while the kit runs', async () => {

@@ -42,7 +42,11 @@ afterAll(async () => {
 function queryActivityAgent(question: string, conversationId: string) {
   const client = kit.agentClient();
   return kit.invokeAgent({ id: 'activity-agent', conversationId, input: question }, async () => {
-    const message = await client.messages.create({ model: 'claude-test', max_tokens: 256, messages: [{ role: 'user', content: question }] });
+    const message = await client.messages.create({
+      model: 'claude-test',
+      max_tokens: 256,
+      messages: [{ role: 'user', content: question }],
+    });
     return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('');
   });
 }

@@ -25,13 +25,16 @@ const NOT_A_DEFAULT = 'has no default (set it on each evaluator entry or binding
 
 /** A connection URL; messages never echo it, since it usually holds a password. */
 function postgresUrl() {
-  return z.unknown().superRefine((value, context) => {
-    if (value === undefined) {
-      context.addIssue({ code: 'custom', message: 'is required' });
-    } else if (typeof value !== 'string' || !/^postgres(ql)?:\/\/\S+$/.test(value)) {
-      context.addIssue({ code: 'custom', message: 'must be a postgres:// or postgresql:// URL' });
-    }
-  }).transform((value) => value as string);
+  return z
+    .unknown()
+    .superRefine((value, context) => {
+      if (value === undefined) {
+        context.addIssue({ code: 'custom', message: 'is required' });
+      } else if (typeof value !== 'string' || !/^postgres(ql)?:\/\/\S+$/.test(value)) {
+        context.addIssue({ code: 'custom', message: 'must be a postgres:// or postgresql:// URL' });
+      }
+    })
+    .transform((value) => value as string);
 }
 
 /** This replica's id on a shared ledger: printable, at most 200 characters (the store checks the same). */
@@ -77,7 +80,9 @@ const defaultsSchema = section({
     {
       'sampling-ratio': ratio().default(DEFAULT_SAMPLING_RATIO),
       'trigger-on-failure': z.boolean().default(DEFAULT_TRIGGER_ON_FAILURE),
-      enabled: forbidden('is not a binding default (bindings are enabled unless they say otherwise; to disable evaluators by default set defaults::evaluator::enabled: false)'),
+      enabled: forbidden(
+        'is not a binding default (bindings are enabled unless they say otherwise; to disable evaluators by default set defaults::evaluator::enabled: false)',
+      ),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),
       agents: forbidden(NOT_A_DEFAULT),

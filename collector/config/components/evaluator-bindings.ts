@@ -10,7 +10,15 @@ import { emptyAsMapping, forbidden } from '../schema-kit.ts';
 import { ratio, text } from '../values.ts';
 
 /** Keys the runtime reads; never passed to an evaluator as properties. */
-export const RESERVED_KEYS = ['enabled', 'trigger', 'sampling-ratio', 'trigger-on-failure', 'control-id', 'agents', 'agent-roles'] as const;
+export const RESERVED_KEYS = [
+  'enabled',
+  'trigger',
+  'sampling-ratio',
+  'trigger-on-failure',
+  'control-id',
+  'agents',
+  'agent-roles',
+] as const;
 
 export const DEFAULT_TRIGGER = 'interaction';
 
@@ -56,7 +64,9 @@ export const evaluatorEntrySchema = emptyAsMapping(
     'agent-roles': roleBindingsSchema,
     'sampling-ratio': forbidden(WHERE_BINDING_SETTINGS_GO),
     'trigger-on-failure': forbidden(WHERE_BINDING_SETTINGS_GO),
-    trigger: forbidden('is not allowed on an evaluator entry (each binding under agents or agent-roles declares its trigger)'),
+    trigger: forbidden(
+      'is not allowed on an evaluator entry (each binding under agents or agent-roles declares its trigger)',
+    ),
   }),
 ).transform((entry): EvaluatorEntryConfig => {
   const { agents, 'agent-roles': agentRoles, ...rest } = entry;

@@ -31,5 +31,8 @@ export const otlpHttpExporterSchema = section({
 );
 
 export const prometheusExporterSchema = section({
-  endpoint: listenEndpoint({ allowScheme: true }).default({ host: DEFAULT_PROMETHEUS_HOST, port: DEFAULT_PROMETHEUS_PORT }),
+  endpoint: listenEndpoint({ allowScheme: true }).default({
+    host: DEFAULT_PROMETHEUS_HOST,
+    port: DEFAULT_PROMETHEUS_PORT,
+  }),
 }).transform((exporter): HostPort => exporter.endpoint);

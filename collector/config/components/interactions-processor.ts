@@ -14,15 +14,18 @@ export const interactionsProcessorSchema = section({
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
 })
-  .superRefine((processor, context) => {
-    if (processor.settle >= processor.decision_wait) {
-      context.addIssue({
-        code: 'custom',
-        path: ['settle'],
-        message: `must be shorter than decision_wait (settle ${processor.settle}ms, decision_wait ${processor.decision_wait}ms)`,
-      });
-    }
-  }, whenRead('settle', 'decision_wait'))
+  .superRefine(
+    (processor, context) => {
+      if (processor.settle >= processor.decision_wait) {
+        context.addIssue({
+          code: 'custom',
+          path: ['settle'],
+          message: `must be shorter than decision_wait (settle ${processor.settle}ms, decision_wait ${processor.decision_wait}ms)`,
+        });
+      }
+    },
+    whenRead('settle', 'decision_wait'),
+  )
   .transform(
     (processor): InteractionsProcessorConfig => ({
       settleMs: processor.settle,

@@ -21,22 +21,26 @@ const httpSchema = section({
   endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_HTTP_HOST, port: DEFAULT_OTLP_HTTP_PORT }),
   max_request_body_size: size().default(DEFAULT_MAX_REQUEST_BODY_BYTES),
   auth: section({ bearer_token: text().optional() }),
-}).transform((http): OtlpHttpReceiverConfig => ({
-  ...http.endpoint,
-  maxRequestBodyBytes: http.max_request_body_size,
-  ...(http.auth.bearer_token !== undefined ? { bearerToken: http.auth.bearer_token } : {}),
-}));
+}).transform(
+  (http): OtlpHttpReceiverConfig => ({
+    ...http.endpoint,
+    maxRequestBodyBytes: http.max_request_body_size,
+    ...(http.auth.bearer_token !== undefined ? { bearerToken: http.auth.bearer_token } : {}),
+  }),
+);
 
 /** `grpc:` with nothing after it (YAML null, not absent) enables gRPC with these defaults. */
 const grpcSchema = section({
   endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_GRPC_HOST, port: DEFAULT_OTLP_GRPC_PORT }),
   max_recv_msg_size_mib: count(1).default(DEFAULT_MAX_RECV_MSG_SIZE_MIB),
   auth: section({ bearer_token: text().optional() }),
-}).transform((grpc): OtlpGrpcReceiverConfig => ({
-  ...grpc.endpoint,
-  maxRecvMsgBytes: grpc.max_recv_msg_size_mib * MIB,
-  ...(grpc.auth.bearer_token !== undefined ? { bearerToken: grpc.auth.bearer_token } : {}),
-}));
+}).transform(
+  (grpc): OtlpGrpcReceiverConfig => ({
+    ...grpc.endpoint,
+    maxRecvMsgBytes: grpc.max_recv_msg_size_mib * MIB,
+    ...(grpc.auth.bearer_token !== undefined ? { bearerToken: grpc.auth.bearer_token } : {}),
+  }),
+);
 
 export const otlpReceiverSchema = section({
   protocols: section({ http: httpSchema, grpc: grpcSchema.optional() }),

@@ -35,7 +35,12 @@ export function reservedKeyWarnings(config: Record<string, unknown>): Finding[] 
   return warnings;
 }
 
-function checkKeys(mapping: Record<string, unknown>, path: YamlPath, level: 'entry' | 'binding', warnings: Finding[]): void {
+function checkKeys(
+  mapping: Record<string, unknown>,
+  path: YamlPath,
+  level: 'entry' | 'binding',
+  warnings: Finding[],
+): void {
   const reserved: readonly string[] = RESERVED_KEYS;
   for (const key of Object.keys(mapping)) {
     if (reserved.includes(key)) continue;
@@ -43,7 +48,8 @@ function checkKeys(mapping: Record<string, unknown>, path: YamlPath, level: 'ent
     if (meant === undefined) continue;
     const at = [...path, key];
     let placement = '';
-    if (level === 'entry' && BINDING_ONLY.includes(meant)) placement = ' It belongs on a binding or under defaults::agent.';
+    if (level === 'entry' && BINDING_ONLY.includes(meant))
+      placement = ' It belongs on a binding or under defaults::agent.';
     if (level === 'binding' && ENTRY_ONLY.includes(meant)) placement = ' It belongs on the evaluator entry.';
     warnings.push({
       at,

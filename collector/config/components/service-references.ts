@@ -40,17 +40,29 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
   const pipelines = asRecord(service.pipelines);
   const used = { receivers: new Set<string>(), processors: new Set<string>(), exporters: new Set<string>() };
 
-  const checkNames = (path: YamlPath, kind: Kind | 'extensions', value: unknown, accept: (name: string, at: YamlPath) => void) => {
+  const checkNames = (
+    path: YamlPath,
+    kind: Kind | 'extensions',
+    value: unknown,
+    accept: (name: string, at: YamlPath) => void,
+  ) => {
     const seen = new Set<string>();
     const defined = configured(kind);
     asList(value).forEach((name, index) => {
       if (typeof name !== 'string') return; // the schema reports it
       const at = [...path, index];
-      if (seen.has(name)) problems.push({ at, message: `${subjectOf(at)} lists ${JSON.stringify(name)} a second time` });
+      if (seen.has(name))
+        problems.push({ at, message: `${subjectOf(at)} lists ${JSON.stringify(name)} a second time` });
       seen.add(name);
       if (!defined.includes(name)) {
-        const hint = defined.length > 0 ? suggestionHint(name, defined, 'configured') : ` (no ${kind} are configured; define it under ${kind}::${name})`;
-        problems.push({ at, message: `${subjectOf(at)} references ${SINGULAR[kind]} ${JSON.stringify(name)}, which is not configured${hint}` });
+        const hint =
+          defined.length > 0
+            ? suggestionHint(name, defined, 'configured')
+            : ` (no ${kind} are configured; define it under ${kind}::${name})`;
+        problems.push({
+          at,
+          message: `${subjectOf(at)} references ${SINGULAR[kind]} ${JSON.stringify(name)}, which is not configured${hint}`,
+        });
         return;
       }
       accept(name, at);
@@ -74,7 +86,11 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
 
   const traces = isRecord(pipelines.traces) ? pipelines.traces : undefined;
   if (traces) checkTracesPipeline(traces, problems, warnings);
-  else warnings.push({ at: ['service', 'pipelines'], message: 'pipelines has no traces pipeline: the collector receives no spans' });
+  else
+    warnings.push({
+      at: ['service', 'pipelines'],
+      message: 'pipelines has no traces pipeline: the collector receives no spans',
+    });
 
   const ofKnownType = (kind: Kind) => configured(kind).filter((name) => COMPONENT_TYPES[kind].includes(name));
   for (const exporter of ofKnownType('exporters')) {
@@ -87,7 +103,10 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
   }
   for (const receiver of ofKnownType('receivers')) {
     if (!used.receivers.has(receiver)) {
-      warnings.push({ at: ['receivers', receiver], message: `${receiver} is not used by any pipeline (add it to service::pipelines::traces::receivers)` });
+      warnings.push({
+        at: ['receivers', receiver],
+        message: `${receiver} is not used by any pipeline (add it to service::pipelines::traces::receivers)`,
+      });
     }
   }
 
@@ -95,7 +114,10 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
   checkNames(['service', 'extensions'], 'extensions', service.extensions, (name) => started.add(name));
   for (const extension of configured('extensions').filter((name) => COMPONENT_TYPES.extensions.includes(name))) {
     if (!started.has(extension)) {
-      warnings.push({ at: ['extensions', extension], message: `${extension} is configured but not started (add it to service::extensions)` });
+      warnings.push({
+        at: ['extensions', extension],
+        message: `${extension} is configured but not started (add it to service::extensions)`,
+      });
     }
   }
 
@@ -103,7 +125,8 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
   if (Object.keys(evaluators).length > 0 && !asList(traces?.processors).includes('evaluation')) {
     warnings.push({
       at: ['processors', 'evaluation', 'evaluators'],
-      message: 'evaluators are configured, but the traces pipeline does not run the evaluation processor (add evaluation to service::pipelines::traces::processors)',
+      message:
+        'evaluators are configured, but the traces pipeline does not run the evaluation processor (add evaluation to service::pipelines::traces::processors)',
     });
   }
   return { problems, warnings };
@@ -117,13 +140,25 @@ function checkTracesPipeline(traces: Record<string, unknown>, problems: Finding[
   if (evaluation >= 0 && interactions < 0) {
     problems.push({
       at: [...path, 'processors'],
-      message: 'processors lists evaluation without interactions (evaluation judges the interaction records that interactions builds)',
+      message:
+        'processors lists evaluation without interactions (evaluation judges the interaction records that interactions builds)',
     });
   } else if (evaluation >= 0 && interactions > evaluation) {
-    problems.push({ at: [...path, 'processors'], message: 'processors must list interactions before evaluation (spans become interactions before they are evaluated)' });
+    problems.push({
+      at: [...path, 'processors'],
+      message:
+        'processors must list interactions before evaluation (spans become interactions before they are evaluated)',
+    });
   }
-  if (traces.receivers === undefined || traces.receivers === null || (Array.isArray(traces.receivers) && traces.receivers.length === 0)) {
-    warnings.push({ at: [...path, 'receivers'], message: 'receivers is empty: no spans reach the traces pipeline (add otlp)' });
+  if (
+    traces.receivers === undefined ||
+    traces.receivers === null ||
+    (Array.isArray(traces.receivers) && traces.receivers.length === 0)
+  ) {
+    warnings.push({
+      at: [...path, 'receivers'],
+      message: 'receivers is empty: no spans reach the traces pipeline (add otlp)',
+    });
   }
   if (traces.forward === true && asList(traces.exporters).length === 0) {
     warnings.push({ at: [...path, 'forward'], message: 'forward has no effect: the traces pipeline has no exporters' });

@@ -11,11 +11,23 @@
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BatchSpanProcessor, RandomIdGenerator, TracerProvider, type IdGenerator, type SpanExporter } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  RandomIdGenerator,
+  TracerProvider,
+  type IdGenerator,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
 import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
 import { evaluationSpanId } from '../evaluation-span-id.ts';
 import type { JudgeCall } from '../judge-calls.ts';
-import { EVALUATION_RESULT_EVENT, evaluationSpanAttributes, type EvaluatedSpan, type VerdictAttributes } from '../verdict-attributes.ts';
+import {
+  EVALUATION_RESULT_EVENT,
+  evaluationSpanAttributes,
+  type EvaluatedSpan,
+  type VerdictAttributes,
+} from '../verdict-attributes.ts';
 import { emitJudgeCallSpan } from './judge-call-spans.ts';
 import { MAX_ATTRIBUTE_LENGTH, MAX_QUEUED_RECORDS, SCOPE_NAME } from './verdict-events.ts';
 
@@ -48,7 +60,11 @@ function createFixableIdGenerator(): IdGenerator & { next?: string } {
   return generator;
 }
 
-export function createEvaluationSpans(options: { exporter: SpanExporter; resource: Resource; scopeVersion?: string }): EvaluationSpans {
+export function createEvaluationSpans(options: {
+  exporter: SpanExporter;
+  resource: Resource;
+  scopeVersion?: string;
+}): EvaluationSpans {
   const ids = createFixableIdGenerator();
   const provider = new TracerProvider({
     idGenerator: ids,
@@ -61,7 +77,11 @@ export function createEvaluationSpans(options: { exporter: SpanExporter; resourc
   const tracer = provider.getTracer(SCOPE_NAME, options.scopeVersion);
   return {
     emit(record, attributes, evaluated) {
-      const parent = trace.setSpanContext(ROOT_CONTEXT, { ...evaluated, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+      const parent = trace.setSpanContext(ROOT_CONTEXT, {
+        ...evaluated,
+        traceFlags: TraceFlags.SAMPLED,
+        isRemote: true,
+      });
       const startedAt = Date.parse(record.startedAt);
       // A clock step between the two stamps must not give a span that ends before it starts.
       const completedAt = Math.max(startedAt, Date.parse(record.completedAt));

@@ -23,7 +23,9 @@ export function logExportFailures<T, E extends Exporter<T>>(exporter: E, what: s
         const now = Date.now();
         if (now - lastLog >= LOG_INTERVAL_MS) {
           const more = suppressed > 0 ? ` (${suppressed} more failed exports since the last report)` : '';
-          logger.warn(`exporters::otlphttp: exporting ${what} to ${url} failed: ${result.error?.message ?? 'unknown error'}${more}`);
+          logger.warn(
+            `exporters::otlphttp: exporting ${what} to ${url} failed: ${result.error?.message ?? 'unknown error'}${more}`,
+          );
           lastLog = now;
           suppressed = 0;
         } else suppressed++;

@@ -14,7 +14,15 @@
  * it comes back to a collector it is recorded, never evaluated. No message content is captured
  * (opt-in in semconv; a judge's prompt holds the judged interaction's text).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type Tracer,
+} from '@opentelemetry/api';
 import { EVALUATION_ID_ATTRIBUTE } from '../../processor/evaluation/loop-safety.ts';
 import { evaluationSpanId } from '../evaluation-span-id.ts';
 import type { JudgeCall } from '../judge-calls.ts';
@@ -51,7 +59,11 @@ export function emitJudgeCallSpan(tracer: Tracer, call: JudgeCall): void {
     attributes['gen_ai.usage.output_tokens'] = response.usage.output_tokens;
   }
   if (call.error) attributes['error.type'] = call.error.type;
-  const span = tracer.startSpan(judgeCallSpanName(call), { kind: SpanKind.CLIENT, startTime: call.startTimeMs, attributes }, parent);
+  const span = tracer.startSpan(
+    judgeCallSpanName(call),
+    { kind: SpanKind.CLIENT, startTime: call.startTimeMs, attributes },
+    parent,
+  );
   for (const retry of call.retries) {
     span.addEvent(
       RETRY_EVENT,

@@ -10,11 +10,17 @@
  * `trace_state`, dropped counts, schema URLs, scope attributes, link flags, and whether a
  * whole-number attribute was an int or a double (JS has one number type; it goes out as an int).
  */
-import { SpanKind as ApiSpanKind, type Attributes as ApiAttributes, type HrTime } from '@opentelemetry/api';
+import type { SpanKind as ApiSpanKind, Attributes as ApiAttributes, HrTime } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { SPAN_FLAGS_HAS_IS_REMOTE, hasRemoteParent, type Attributes, type SpanData, type SpanOrigin } from '../../model/span.ts';
+import {
+  SPAN_FLAGS_HAS_IS_REMOTE,
+  hasRemoteParent,
+  type Attributes,
+  type SpanData,
+  type SpanOrigin,
+} from '../../model/span.ts';
 
 /** Unix nanoseconds (a double) as [seconds, nanoseconds], exactly: `%` on doubles does not round. */
 export function hrTimeOf(nanos: number): HrTime {
@@ -40,7 +46,10 @@ export function createReadableSpanAdapter(): (span: SpanData) => ReadableSpan {
       // A plain object, not `resourceFromAttributes`: that drops map-valued attributes, and the
       // serializer reads only `attributes` and `schemaUrl`.
       const resource = { attributes: origin.resource, schemaUrl: undefined } as unknown as Resource;
-      const scope: InstrumentationScope = origin.scopeVersion !== undefined ? { name: origin.scopeName, version: origin.scopeVersion } : { name: origin.scopeName };
+      const scope: InstrumentationScope =
+        origin.scopeVersion !== undefined
+          ? { name: origin.scopeName, version: origin.scopeVersion }
+          : { name: origin.scopeName };
       known = { resource, scope };
       origins.set(origin, known);
     }
@@ -54,7 +63,12 @@ function toReadableSpan(span: SpanData, origin: Origin): ReadableSpan {
   const spanContext = { traceId: span.traceId, spanId: span.spanId, traceFlags };
   const parentSpanContext =
     span.parentSpanId !== undefined
-      ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags, ...((span.flags & SPAN_FLAGS_HAS_IS_REMOTE) !== 0 ? { isRemote: hasRemoteParent(span) } : {}) }
+      ? {
+          traceId: span.traceId,
+          spanId: span.parentSpanId,
+          traceFlags,
+          ...((span.flags & SPAN_FLAGS_HAS_IS_REMOTE) !== 0 ? { isRemote: hasRemoteParent(span) } : {}),
+        }
       : undefined;
   const startTime = hrTimeOf(span.startTimeUnixNano);
   const endTime = hrTimeOf(span.endTimeUnixNano);
@@ -67,10 +81,20 @@ function toReadableSpan(span: SpanData, origin: Origin): ReadableSpan {
     startTime,
     endTime,
     duration: hrTimeOf(Math.max(0, span.endTimeUnixNano - span.startTimeUnixNano)),
-    status: span.status.message !== undefined ? { code: span.status.code, message: span.status.message } : { code: span.status.code },
+    status:
+      span.status.message !== undefined
+        ? { code: span.status.code, message: span.status.message }
+        : { code: span.status.code },
     attributes: apiAttributes(span.attributes),
-    links: span.links.map((link) => ({ context: { traceId: link.traceId, spanId: link.spanId, traceFlags: 0 }, attributes: apiAttributes(link.attributes) })),
-    events: span.events.map((event) => ({ name: event.name, time: hrTimeOf(event.timeUnixNano), attributes: apiAttributes(event.attributes) })),
+    links: span.links.map((link) => ({
+      context: { traceId: link.traceId, spanId: link.spanId, traceFlags: 0 },
+      attributes: apiAttributes(link.attributes),
+    })),
+    events: span.events.map((event) => ({
+      name: event.name,
+      time: hrTimeOf(event.timeUnixNano),
+      attributes: apiAttributes(event.attributes),
+    })),
     ended: true,
     resource: origin.resource,
     instrumentationScope: origin.scope,

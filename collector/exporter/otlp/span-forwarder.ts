@@ -88,11 +88,15 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
         const batch = queue.slice(0, maxBatch);
         queue = queue.slice(batch.length);
         stats.queued = queue.length;
-        const result = await new Promise<{ code: ExportResultCode; error?: Error }>((resolve) => exporter.export(batch, resolve));
+        const result = await new Promise<{ code: ExportResultCode; error?: Error }>((resolve) =>
+          exporter.export(batch, resolve),
+        );
         if (result.code === ExportResultCode.SUCCESS) stats.forwarded += batch.length;
         else {
           stats.failed += batch.length;
-          complain(`exporters::otlphttp: forwarding ${batch.length} spans failed: ${result.error?.message ?? 'unknown error'} (${stats.failed} spans not forwarded so far)`);
+          complain(
+            `exporters::otlphttp: forwarding ${batch.length} spans failed: ${result.error?.message ?? 'unknown error'} (${stats.failed} spans not forwarded so far)`,
+          );
         }
       }
     })().finally(() => {

@@ -22,7 +22,11 @@ export interface VerdictEvents {
   shutdown(): Promise<void>;
 }
 
-export function createVerdictEvents(options: { exporter: LogRecordExporter; resource: Resource; scopeVersion?: string }): VerdictEvents {
+export function createVerdictEvents(options: {
+  exporter: LogRecordExporter;
+  resource: Resource;
+  scopeVersion?: string;
+}): VerdictEvents {
   const provider = new LoggerProvider({
     resource: options.resource,
     logRecordLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },

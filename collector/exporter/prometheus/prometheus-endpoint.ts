@@ -49,7 +49,8 @@ export function createPrometheusEndpoint(config: HostPort, options: { logger: Lo
     }
     try {
       const { resourceMetrics, errors } = await reader.collect();
-      if (errors.length > 0) options.logger.warn(`exporters::prometheus: collecting metrics: ${errors.map(String).join('; ')}`);
+      if (errors.length > 0)
+        options.logger.warn(`exporters::prometheus: collecting metrics: ${errors.map(String).join('; ')}`);
       const body = serializer.serialize(resourceMetrics);
       response.writeHead(200, { 'content-type': CONTENT_TYPE });
       response.end(request.method === 'HEAD' ? undefined : body);

@@ -15,13 +15,24 @@ export const IDLE_TIMEOUT_MS = 30_000;
 
 /** Driver and server error codes that mean "no usable connection" rather than "this statement failed". */
 const CONNECTION_ERROR_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
   '28000', // invalid authorization specification
   '28P01', // invalid password
   '3D000', // database does not exist
   '57P01', // admin shutdown
   '57P03', // cannot connect now (starting up, shutting down)
-  '08000', '08001', '08003', '08004', '08006', // connection exceptions
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006', // connection exceptions
 ]);
 
 /**

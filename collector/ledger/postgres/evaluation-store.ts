@@ -51,7 +51,8 @@ const ENQUEUE = `
   ORDER BY u.ord
   ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
   RETURNING evaluation_id, seq`;
-const TAKE_IN = 'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
+const TAKE_IN =
+  'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
 const RECORD = `
   INSERT INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
   SELECT u.evaluation_id, u.interaction_id, u.evaluator_id, u.evaluator_version, u.agent_id, u.outcome, u.completed_at_ms, u.record::json
@@ -78,7 +79,8 @@ const RENEW = `
   UPDATE evaluation_queue SET lease_until = to_timestamp($3::bigint / 1000.0)
   WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text
   RETURNING seq`;
-const RELEASE = 'UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text';
+const RELEASE =
+  'UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text';
 const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
 const SAVE_PROGRESS = `
   UPDATE evaluation_queue q SET progress = u.progress::json
@@ -93,7 +95,11 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
   function since(value: string | undefined): number | undefined {
     if (value === undefined) return undefined;
     const ms = parseIsoTime(value);
-    if (ms === undefined) throw new LedgerQueryError('since', `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(value)})`);
+    if (ms === undefined)
+      throw new LedgerQueryError(
+        'since',
+        `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(value)})`,
+      );
     return ms;
   }
 
@@ -153,7 +159,13 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async loadQueuedEvaluations(options = {}) {
       return run('loadQueuedEvaluations', async () => {
         const claimable = options.claimableBy;
-        const { rows } = await pool.query<{ seq: string; task: QueuedEvaluation; attempts: number; started_at_ms: string | null; progress: DurableProgress | null }>(
+        const { rows } = await pool.query<{
+          seq: string;
+          task: QueuedEvaluation;
+          attempts: number;
+          started_at_ms: string | null;
+          progress: DurableProgress | null;
+        }>(
           claimable
             ? `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
                WHERE seq > $1 AND (lease_owner IS NULL OR lease_owner = $3::text OR lease_until <= to_timestamp($4::bigint / 1000.0))
@@ -162,7 +174,12 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           [
             options.afterSeq ?? 0,
             options.limit ?? DEFAULT_QUEUE_PAGE,
-            ...(claimable ? [requireText(claimable.owner, 'lease owner', 'query', where), isoMs(claimable.at, 'claimableBy.at', 'query', where)] : []),
+            ...(claimable
+              ? [
+                  requireText(claimable.owner, 'lease owner', 'query', where),
+                  isoMs(claimable.at, 'claimableBy.at', 'query', where),
+                ]
+              : []),
           ],
         );
         return rows.map((row) => {
@@ -247,7 +264,11 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
             checked.map((r) => r.completedAtMs),
             checked.map((r) => r.json),
           ]);
-          await client.query(DEQUEUE, [checked.map((r) => r.interactionId), checked.map((r) => r.evaluatorId), checked.map((r) => r.evaluatorVersion)]);
+          await client.query(DEQUEUE, [
+            checked.map((r) => r.interactionId),
+            checked.map((r) => r.evaluatorId),
+            checked.map((r) => r.evaluatorVersion),
+          ]);
           const written = new Set(rows.map((row) => row.evaluation_id));
           return [...new Set(checked.map((r) => r.evaluationId))].filter((id) => written.has(id));
         });
@@ -268,7 +289,11 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
       return run('pageInteractions', async () => {
         const limit = pageLimit(query.limit);
         const after = query.cursor === undefined ? 0 : Number(query.cursor);
-        if (!Number.isSafeInteger(after) || after < 0) throw new LedgerQueryError('cursor', `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`);
+        if (!Number.isSafeInteger(after) || after < 0)
+          throw new LedgerQueryError(
+            'cursor',
+            `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`,
+          );
         const params: unknown[] = [after];
         const conditions = ['seq > $1', ...filters(query, params)];
         params.push(limit);
@@ -313,6 +338,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
 function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
   return Math.min(limit, MAX_INTERACTION_LIMIT);
 }

@@ -106,7 +106,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     try {
       return await body();
     } catch (error) {
-      if (error instanceof LedgerStoreError || error instanceof LedgerQueryError || error instanceof LedgerSchemaError) throw error;
+      if (error instanceof LedgerStoreError || error instanceof LedgerQueryError || error instanceof LedgerSchemaError)
+        throw error;
       throw ledgerError(where, `${what} failed`, error);
     }
   };
@@ -140,11 +141,17 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     loadPendingSpans() {
-      return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans WHERE replica_id = $1 ORDER BY id', [replicaId]);
+      return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans WHERE replica_id = $1 ORDER BY id', [
+        replicaId,
+      ]);
     },
 
     loadTraceSpans(traceId) {
-      return loadSpans('loadTraceSpans', 'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 AND replica_id = $2 ORDER BY id', [traceId, replicaId]);
+      return loadSpans(
+        'loadTraceSpans',
+        'SELECT codec, spans FROM pending_spans WHERE trace_id = $1 AND replica_id = $2 ORDER BY id',
+        [traceId, replicaId],
+      );
     },
 
     loadSpansOfTraces(traceIds) {
@@ -225,7 +232,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     getInteraction(interactionId) {
       return run('getInteraction', async () => {
-        const { rows } = await pool.query<{ record: InteractionRecord }>('SELECT record FROM interactions WHERE interaction_id = $1', [interactionId]);
+        const { rows } = await pool.query<{ record: InteractionRecord }>(
+          'SELECT record FROM interactions WHERE interaction_id = $1',
+          [interactionId],
+        );
         return rows[0]?.record;
       });
     },
@@ -235,7 +245,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const q = normalizeInteractionQuery(query);
         const params: unknown[] = [];
         const conditions: string[] = [];
-        for (const [column, value] of [['agent_id', q.agentId], ['conversation_id', q.conversationId], ['end_time_ms', q.sinceMs]] as const) {
+        for (const [column, value] of [
+          ['agent_id', q.agentId],
+          ['conversation_id', q.conversationId],
+          ['end_time_ms', q.sinceMs],
+        ] as const) {
           if (value === undefined) continue;
           params.push(value);
           conditions.push(`${column} ${column === 'end_time_ms' ? '>=' : '='} $${params.length}`);
@@ -253,7 +267,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     existingInteractionIds(ids) {
       return run('existingInteractionIds', async () => {
         if (ids.length === 0) return new Set<string>();
-        const { rows } = await pool.query<{ interaction_id: string }>('SELECT interaction_id FROM interactions WHERE interaction_id = ANY($1::text[])', [ids]);
+        const { rows } = await pool.query<{ interaction_id: string }>(
+          'SELECT interaction_id FROM interactions WHERE interaction_id = ANY($1::text[])',
+          [ids],
+        );
         return new Set(rows.map((row) => row.interaction_id));
       });
     },

@@ -50,7 +50,9 @@ export class ReplicaIdInUseError extends LedgerStoreError {
 export function resolveReplicaId(configured?: string, env: NodeJS.ProcessEnv = process.env): string {
   const id = configured ?? (env.EVALON_REPLICA_ID || undefined) ?? hostname();
   if (id.length === 0 || id.length > MAX_REPLICA_ID_LENGTH || /[\u0000-\u001f]/.test(id)) {
-    throw new LedgerStoreError(`ledger: replica id ${JSON.stringify(id)} is not usable (1 to ${MAX_REPLICA_ID_LENGTH} printable characters; set replica_id or EVALON_REPLICA_ID)`);
+    throw new LedgerStoreError(
+      `ledger: replica id ${JSON.stringify(id)} is not usable (1 to ${MAX_REPLICA_ID_LENGTH} printable characters; set replica_id or EVALON_REPLICA_ID)`,
+    );
   }
   return id;
 }
@@ -113,7 +115,9 @@ export async function claimReplica(options: ClaimOptions): Promise<ReplicaClaim>
     await client.query(UPSERT, [replicaId, process.pid, hostname()]);
   } catch (error) {
     await client.end().catch(() => {});
-    throw error instanceof LedgerStoreError ? error : ledgerError(where, `cannot claim replica id "${replicaId}"`, error);
+    throw error instanceof LedgerStoreError
+      ? error
+      : ledgerError(where, `cannot claim replica id "${replicaId}"`, error);
   }
 
   // The heartbeat runs on the lock's connection: a fresh heartbeat means the lock is held too.
@@ -128,16 +132,23 @@ export async function claimReplica(options: ClaimOptions): Promise<ReplicaClaim>
       } catch (error) {
         lost = true;
         await client.end().catch(() => {});
-        logger.error(`ledger ${where}: lost the connection holding replica id "${replicaId}" (${(error as Error).message}); taking it again`);
+        logger.error(
+          `ledger ${where}: lost the connection holding replica id "${replicaId}" (${(error as Error).message}); taking it again`,
+        );
       }
     }
     // The lock went with the connection: take it again, unless another process has meanwhile.
     try {
       const next = await connect(options);
-      const { rows } = await next.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [REPLICA_LOCK_CLASS, key]);
+      const { rows } = await next.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+        REPLICA_LOCK_CLASS,
+        key,
+      ]);
       if (!rows[0].locked) {
         await next.end().catch(() => {});
-        logger.error(`ledger ${where}: replica id "${replicaId}" is now held by another process; stop this collector or give one of them another replica_id`);
+        logger.error(
+          `ledger ${where}: replica id "${replicaId}" is now held by another process; stop this collector or give one of them another replica_id`,
+        );
         return;
       }
       await next.query(UPSERT, [replicaId, process.pid, hostname()]);
@@ -186,7 +197,10 @@ async function acquire(client: pg.Client, options: ClaimOptions, key: number, st
   const started = Date.now();
   let first: string | undefined;
   for (;;) {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [REPLICA_LOCK_CLASS, key]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+      REPLICA_LOCK_CLASS,
+      key,
+    ]);
     if (rows[0].locked) return;
     const holder = await readHolder(client, replicaId);
     first ??= holder?.heartbeat;
@@ -199,7 +213,10 @@ async function acquire(client: pg.Client, options: ClaimOptions, key: number, st
       // The holder's connection is alive but its process no longer heartbeats (its host vanished).
       await client.query(TERMINATE_HOLDERS, [REPLICA_LOCK_CLASS, key]).catch(() => {});
       await sleep(CLAIM_POLL_MS);
-      const retry = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [REPLICA_LOCK_CLASS, key]);
+      const retry = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [
+        REPLICA_LOCK_CLASS,
+        key,
+      ]);
       if (retry.rows[0].locked) return;
       throw new ReplicaIdInUseError(
         `ledger ${where}: replica id "${replicaId}" is held by a connection whose process no longer heartbeats` +
@@ -214,13 +231,29 @@ async function acquire(client: pg.Client, options: ClaimOptions, key: number, st
 }
 
 async function readHolder(client: pg.Client, replicaId: string): Promise<Holder | undefined> {
-  const { rows } = await client.query<{ pid: number; host: string; backend_pid: number; heartbeat: string; age_ms: number }>(HOLDER, [replicaId]);
+  const { rows } = await client.query<{
+    pid: number;
+    host: string;
+    backend_pid: number;
+    heartbeat: string;
+    age_ms: number;
+  }>(HOLDER, [replicaId]);
   const row = rows[0];
-  return row && { pid: row.pid, host: row.host, backendPid: row.backend_pid, heartbeat: row.heartbeat, ageMs: Number(row.age_ms) };
+  return (
+    row && {
+      pid: row.pid,
+      host: row.host,
+      backendPid: row.backend_pid,
+      heartbeat: row.heartbeat,
+      ageMs: Number(row.age_ms),
+    }
+  );
 }
 
 function inUse(where: string, replicaId: string, holder: Holder | undefined): ReplicaIdInUseError {
-  const who = holder ? ` by process ${holder.pid} on ${holder.host} (last heartbeat ${Math.round(holder.ageMs)} ms ago)` : '';
+  const who = holder
+    ? ` by process ${holder.pid} on ${holder.host} (last heartbeat ${Math.round(holder.ageMs)} ms ago)`
+    : '';
   return new ReplicaIdInUseError(
     `ledger ${where}: replica id "${replicaId}" is in use${who} ` +
       `(each replica needs its own id: set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID; ` +

@@ -122,7 +122,11 @@ export const MIGRATIONS: readonly Migration[] = [
  * Brings the database to the last version of `migrations` and returns it, in one transaction on
  * `client`. `where` names the ledger in messages (its redacted URL).
  */
-export async function migrate(client: pg.ClientBase, where: string, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+export async function migrate(
+  client: pg.ClientBase,
+  where: string,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<number> {
   checkMigrationList(migrations);
   const latest = migrations.length;
   await client.query('BEGIN');
@@ -130,9 +134,13 @@ export async function migrate(client: pg.ClientBase, where: string, migrations: 
     // The lock comes before anything else: a second replica waits here until the first commits.
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     // Created only when missing: a user without CREATE on the schema can open a migrated ledger.
-    const { rows: found } = await client.query<{ exists: boolean }>("SELECT to_regclass('schema_version') IS NOT NULL AS exists");
+    const { rows: found } = await client.query<{ exists: boolean }>(
+      "SELECT to_regclass('schema_version') IS NOT NULL AS exists",
+    );
     if (!found[0].exists) await client.query('CREATE TABLE schema_version (version integer NOT NULL)');
-    const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM schema_version');
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM schema_version',
+    );
     const current = Number(rows[0]?.version ?? 0);
     if (current > latest) {
       throw new LedgerSchemaError(

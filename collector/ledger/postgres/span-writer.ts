@@ -98,7 +98,15 @@ export function createSpanWriter(pool: pg.Pool, replicaId: string, maxFlushBytes
       return;
     }
     const { blob, offsets, lengths } = packBytes(rows.map((row) => row.bytes));
-    const values = [rows.map((r) => r.traceId), rows.map((r) => r.count), rows.map((r) => r.codec), offsets, blob, lengths, replicaId];
+    const values = [
+      rows.map((r) => r.traceId),
+      rows.map((r) => r.count),
+      rows.map((r) => r.codec),
+      offsets,
+      blob,
+      lengths,
+      replicaId,
+    ];
     if (traceIds.length === 0) await pool.query(INSERT_SPANS, values);
     else await pool.query(DELETE_AND_INSERT, [...values, traceIds]);
   }

@@ -13,10 +13,19 @@ const ELSEWHERE = `
   SELECT trace_id, recorded_by, interaction_id, seq
   FROM interactions WHERE trace_id = ANY($1::text[]) AND recorded_by <> $2`;
 
-export async function queryTracesElsewhere(pool: pg.Pool, replicaId: string, traceIds: string[]): Promise<TracesElsewhere> {
+export async function queryTracesElsewhere(
+  pool: pg.Pool,
+  replicaId: string,
+  traceIds: string[],
+): Promise<TracesElsewhere> {
   const traces = new Map<string, TraceElsewhere>();
   if (traceIds.length === 0) return { replicaId, traces };
-  const { rows } = await pool.query<{ trace_id: string; replica: string; interaction_id: string | null; seq: string | null }>(ELSEWHERE, [traceIds, replicaId]);
+  const { rows } = await pool.query<{
+    trace_id: string;
+    replica: string;
+    interaction_id: string | null;
+    seq: string | null;
+  }>(ELSEWHERE, [traceIds, replicaId]);
   rows.sort((a, b) => Number(a.seq ?? 0) - Number(b.seq ?? 0));
   for (const row of rows) {
     let entry = traces.get(row.trace_id);

@@ -32,11 +32,16 @@ export function takeCollectorLock(ledgerPath: string): CollectorLock {
       fd = openSync(lockPath, 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new LedgerStoreError(`ledger ${ledgerPath}: cannot create its lock file ${lockPath}: ${(error as Error).message}`, { cause: error });
+        throw new LedgerStoreError(
+          `ledger ${ledgerPath}: cannot create its lock file ${lockPath}: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       const holder = readLock(lockPath);
       if (!holder && justWritten(lockPath)) {
-        throw new LedgerStoreError(`ledger ${ledgerPath}: another collector is starting on this ledger (lock file ${lockPath} was just created)`);
+        throw new LedgerStoreError(
+          `ledger ${ledgerPath}: another collector is starting on this ledger (lock file ${lockPath} was just created)`,
+        );
       }
       if (holder && isAlive(holder)) {
         throw new LedgerStoreError(
@@ -59,17 +64,22 @@ export function takeCollectorLock(ledgerPath: string): CollectorLock {
         if (released) return;
         released = true;
         // Only our own lock: a stale-lock takeover by another process must not be undone.
-        if (readLock(lockPath)?.pid === mine.pid && readLock(lockPath)?.host === mine.host) rmSync(lockPath, { force: true });
+        if (readLock(lockPath)?.pid === mine.pid && readLock(lockPath)?.host === mine.host)
+          rmSync(lockPath, { force: true });
       },
     };
   }
-  throw new LedgerStoreError(`ledger ${ledgerPath}: could not take its lock file ${lockPath} (another collector keeps taking it)`);
+  throw new LedgerStoreError(
+    `ledger ${ledgerPath}: could not take its lock file ${lockPath} (another collector keeps taking it)`,
+  );
 }
 
 function readLock(lockPath: string): LockContent | undefined {
   try {
     const parsed = JSON.parse(readFileSync(lockPath, 'utf8')) as Partial<LockContent>;
-    return typeof parsed.pid === 'number' && typeof parsed.host === 'string' ? { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?') } : undefined;
+    return typeof parsed.pid === 'number' && typeof parsed.host === 'string'
+      ? { pid: parsed.pid, host: parsed.host, since: String(parsed.since ?? '?') }
+      : undefined;
   } catch {
     // Unreadable or half written (its writer died between create and write): treated as stale.
     return undefined;

@@ -32,7 +32,12 @@ export type EvaluationStoreMethods = Pick<
 
 const DEFAULT_QUEUE_PAGE = 1000;
 
-export function createEvaluationStoreMethods(db: DatabaseSync, path: string, writer: WriterClient, ensureOpen: () => void): EvaluationStoreMethods {
+export function createEvaluationStoreMethods(
+  db: DatabaseSync,
+  path: string,
+  writer: WriterClient,
+  ensureOpen: () => void,
+): EvaluationStoreMethods {
   const selectAwaiting = db.prepare(
     'SELECT record FROM interactions WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?',
   );
@@ -42,7 +47,9 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
     SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
     WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
   const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
-  const selectEvaluations = db.prepare('SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id');
+  const selectEvaluations = db.prepare(
+    'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
+  );
   // A bare column beside max() comes from the row holding the maximum: the newest record's roles.
   const selectAgents = db.prepare(`
     SELECT agent_id, count(*) AS n, max(end_time_ms) AS last, json_extract(record, '$.roles') AS roles
@@ -53,10 +60,14 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
     const key = `${kind}${+agent}${+since}`;
     let statement = statements.get(key);
     if (!statement) {
-      const conditions = [kind === 'page' && 'rowid > ?', agent && 'agent_id = ?', since && 'end_time_ms >= ?'].filter(Boolean);
+      const conditions = [kind === 'page' && 'rowid > ?', agent && 'agent_id = ?', since && 'end_time_ms >= ?'].filter(
+        Boolean,
+      );
       const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
       statement = db.prepare(
-        kind === 'page' ? `SELECT rowid, record FROM interactions ${where} ORDER BY rowid LIMIT ?` : `SELECT count(*) AS n FROM interactions ${where}`,
+        kind === 'page'
+          ? `SELECT rowid, record FROM interactions ${where} ORDER BY rowid LIMIT ?`
+          : `SELECT count(*) AS n FROM interactions ${where}`,
       );
       statements.set(key, statement);
     }
@@ -66,7 +77,11 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
   function sinceMs(since: string | undefined): number | undefined {
     if (since === undefined) return undefined;
     const ms = parseIsoTime(since);
-    if (ms === undefined) throw new LedgerQueryError('since', `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(since)})`);
+    if (ms === undefined)
+      throw new LedgerQueryError(
+        'since',
+        `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(since)})`,
+      );
     return ms;
   }
 
@@ -86,7 +101,9 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
 
     async loadInteractionsAwaitingIntake(limit) {
       ensureOpen();
-      return (selectAwaiting.all(limit) as { record: string }[]).map((row) => JSON.parse(row.record) as InteractionRecord);
+      return (selectAwaiting.all(limit) as { record: string }[]).map(
+        (row) => JSON.parse(row.record) as InteractionRecord,
+      );
     },
 
     async loadQueuedEvaluations(options = {}) {
@@ -94,9 +111,11 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
       const afterSeq = options.afterSeq ?? 0;
       const limit = options.limit ?? DEFAULT_QUEUE_PAGE;
       const claimable = options.claimableBy;
-      const rows = (claimable
-        ? selectClaimable.all(afterSeq, claimable.owner, isoMs(claimable.at, 'claimableBy.at', 'query', path), limit)
-        : selectQueued.all(afterSeq, limit)) as {
+      const rows = (
+        claimable
+          ? selectClaimable.all(afterSeq, claimable.owner, isoMs(claimable.at, 'claimableBy.at', 'query', path), limit)
+          : selectQueued.all(afterSeq, limit)
+      ) as {
         seq: number;
         task: string;
         attempts: number;
@@ -131,43 +150,66 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
     async renewEvaluationLeases(lease, seqs) {
       ensureOpen();
       if (seqs.length === 0) return [];
-      return (await writer.write({ op: 'renewEvaluationLeases', lease: leaseRow(lease, path), seqs: [...seqs] })) as number[];
+      return (await writer.write({
+        op: 'renewEvaluationLeases',
+        lease: leaseRow(lease, path),
+        seqs: [...seqs],
+      })) as number[];
     },
 
     async releaseEvaluationLeases(owner, seqs) {
       ensureOpen();
       if (seqs.length === 0) return;
-      await writer.write({ op: 'releaseEvaluationLeases', owner: requireText(owner, 'lease owner', 'lease', path), seqs: [...seqs] });
+      await writer.write({
+        op: 'releaseEvaluationLeases',
+        owner: requireText(owner, 'lease owner', 'lease', path),
+        seqs: [...seqs],
+      });
     },
 
     async saveEvaluationProgress(updates) {
       ensureOpen();
       if (updates.length === 0) return;
-      await writer.write({ op: 'saveEvaluationProgress', updates: updates.map((u) => ({ seq: u.seq, json: progressJson(u.progress, u.seq, path) })) });
+      await writer.write({
+        op: 'saveEvaluationProgress',
+        updates: updates.map((u) => ({ seq: u.seq, json: progressJson(u.progress, u.seq, path) })),
+      });
     },
 
     async recordEvaluations(records) {
       ensureOpen();
       if (records.length === 0) return [];
-      return (await writer.write({ op: 'recordEvaluations', rows: records.map((record) => recordRow(record, path)) })) as RecordResult;
+      return (await writer.write({
+        op: 'recordEvaluations',
+        rows: records.map((record) => recordRow(record, path)),
+      })) as RecordResult;
     },
 
     async getEvaluations(interactionId) {
       ensureOpen();
-      return (selectEvaluations.all(interactionId) as { record: string }[]).map((row) => JSON.parse(row.record) as EvaluationRecord);
+      return (selectEvaluations.all(interactionId) as { record: string }[]).map(
+        (row) => JSON.parse(row.record) as EvaluationRecord,
+      );
     },
 
     async pageInteractions(query) {
       ensureOpen();
       const limit = pageLimit(query.limit);
       const after = query.cursor === undefined ? 0 : Number(query.cursor);
-      if (!Number.isSafeInteger(after) || after < 0) throw new LedgerQueryError('cursor', `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`);
+      if (!Number.isSafeInteger(after) || after < 0)
+        throw new LedgerQueryError(
+          'cursor',
+          `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`,
+        );
       const since = sinceMs(query.since);
       const params: (string | number)[] = [after];
       if (query.agentId !== undefined) params.push(query.agentId);
       if (since !== undefined) params.push(since);
       params.push(limit);
-      const rows = filtered('page', query.agentId !== undefined, since !== undefined).all(...params) as { rowid: number; record: string }[];
+      const rows = filtered('page', query.agentId !== undefined, since !== undefined).all(...params) as {
+        rowid: number;
+        record: string;
+      }[];
       const records = rows.map((row) => JSON.parse(row.record) as InteractionRecord);
       return rows.length === limit ? { records, nextCursor: String(rows[rows.length - 1].rowid) } : { records };
     },
@@ -178,7 +220,9 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
       const params: (string | number)[] = [];
       if (query.agentId !== undefined) params.push(query.agentId);
       if (since !== undefined) params.push(since);
-      return Number((filtered('count', query.agentId !== undefined, since !== undefined).get(...params) as { n: number }).n);
+      return Number(
+        (filtered('count', query.agentId !== undefined, since !== undefined).get(...params) as { n: number }).n,
+      );
     },
 
     async listAgents() {
@@ -196,7 +240,7 @@ export function createEvaluationStoreMethods(db: DatabaseSync, path: string, wri
 
 function pageLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
+  if (!Number.isInteger(limit) || limit < 1)
+    throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
   return Math.min(limit, MAX_INTERACTION_LIMIT);
 }
-

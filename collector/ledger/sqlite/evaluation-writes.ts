@@ -14,7 +14,11 @@ export type { EvaluationRecordRow, QueuedEvaluationRow } from '../ledger-rows.ts
 
 export type EvaluationWriteRequest =
   | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }
-  | { op: 'startEvaluations'; starts: { seq: number; startedAtMs: number }[]; lease?: { owner: string; untilMs: number } }
+  | {
+      op: 'startEvaluations';
+      starts: { seq: number; startedAtMs: number }[];
+      lease?: { owner: string; untilMs: number };
+    }
   | { op: 'renewEvaluationLeases'; lease: { owner: string; untilMs: number }; seqs: number[] }
   | { op: 'releaseEvaluationLeases'; owner: string; seqs: number[] }
   | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] }
@@ -40,12 +44,16 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
     UPDATE evaluation_queue SET attempts = attempts + 1, started_at_ms = ?, lease_owner = ?, lease_until_ms = ?
     WHERE seq = ? AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
   const renew = db.prepare('UPDATE evaluation_queue SET lease_until_ms = ? WHERE seq = ? AND lease_owner = ?');
-  const release = db.prepare('UPDATE evaluation_queue SET lease_owner = NULL, lease_until_ms = NULL WHERE seq = ? AND lease_owner = ?');
+  const release = db.prepare(
+    'UPDATE evaluation_queue SET lease_owner = NULL, lease_until_ms = NULL WHERE seq = ? AND lease_owner = ?',
+  );
   const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-  const dequeue = db.prepare('DELETE FROM evaluation_queue WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?');
+  const dequeue = db.prepare(
+    'DELETE FROM evaluation_queue WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?',
+  );
 
   return (request) => {
     switch (request.op) {
@@ -53,8 +61,15 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
         const queued: EnqueueResult = [];
         for (const r of request.rows) {
           const result = enqueue.run(
-            r.evaluationId, r.interactionId, r.evaluatorId, r.evaluatorVersion, r.triggeredAtMs, r.json,
-            r.interactionId, r.evaluatorId, r.evaluatorVersion,
+            r.evaluationId,
+            r.interactionId,
+            r.evaluatorId,
+            r.evaluatorVersion,
+            r.triggeredAtMs,
+            r.json,
+            r.interactionId,
+            r.evaluatorId,
+            r.evaluatorVersion,
           );
           if (Number(result.changes) === 1) queued.push([r.evaluationId, Number(result.lastInsertRowid)]);
         }
@@ -66,12 +81,15 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
         const owner = request.lease?.owner ?? null;
         const until = request.lease?.untilMs ?? null;
         for (const s of request.starts) {
-          if (Number(start.run(s.startedAtMs, owner, until, s.seq, owner, s.startedAtMs).changes) === 1) started.push(s.seq);
+          if (Number(start.run(s.startedAtMs, owner, until, s.seq, owner, s.startedAtMs).changes) === 1)
+            started.push(s.seq);
         }
         return started;
       }
       case 'renewEvaluationLeases':
-        return request.seqs.filter((seq) => Number(renew.run(request.lease.untilMs, seq, request.lease.owner).changes) === 1);
+        return request.seqs.filter(
+          (seq) => Number(renew.run(request.lease.untilMs, seq, request.lease.owner).changes) === 1,
+        );
       case 'releaseEvaluationLeases':
         for (const seq of request.seqs) release.run(seq, request.owner);
         return undefined;
@@ -81,7 +99,16 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
       case 'recordEvaluations': {
         const written: RecordResult = [];
         for (const r of request.rows) {
-          const result = record.run(r.evaluationId, r.interactionId, r.evaluatorId, r.evaluatorVersion, r.agentId, r.outcome, r.completedAtMs, r.json);
+          const result = record.run(
+            r.evaluationId,
+            r.interactionId,
+            r.evaluatorId,
+            r.evaluatorVersion,
+            r.agentId,
+            r.outcome,
+            r.completedAtMs,
+            r.json,
+          );
           if (Number(result.changes) === 1) written.push(r.evaluationId);
           dequeue.run(r.interactionId, r.evaluatorId, r.evaluatorVersion);
         }

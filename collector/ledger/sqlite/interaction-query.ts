@@ -33,7 +33,10 @@ export function normalizeInteractionQuery(query: InteractionQuery): NormalizedIn
   if (query.since !== undefined) {
     const sinceMs = parseIsoTime(query.since);
     if (sinceMs === undefined) {
-      throw new LedgerQueryError('since', `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(query.since)})`);
+      throw new LedgerQueryError(
+        'since',
+        `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(query.since)})`,
+      );
     }
     normalized.sinceMs = sinceMs;
   }

@@ -52,13 +52,15 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
         return;
       case 'putInteractions':
-        for (const r of request.rows) insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
+        for (const r of request.rows)
+          insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
         return;
       case 'releaseTraces':
         deleteSpans.run(JSON.stringify(request.traceIds));
         return;
       case 'putLateSpans':
-        for (const r of request.rows) insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
+        for (const r of request.rows)
+          insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
       default:
         return applyEvaluationWrite(request);

@@ -41,16 +41,24 @@ export interface OpenOptions {
   autocheckpointPages?: number;
 }
 
-export function openDatabase({ path, synchronous, autocheckpointPages = WAL_AUTOCHECKPOINT_PAGES }: OpenOptions): DatabaseSync {
+export function openDatabase({
+  path,
+  synchronous,
+  autocheckpointPages = WAL_AUTOCHECKPOINT_PAGES,
+}: OpenOptions): DatabaseSync {
   if (synchronous !== 'normal' && synchronous !== 'full') {
-    throw new LedgerStoreError(`ledger ${path}: synchronous must be 'normal' or 'full' (got ${JSON.stringify(synchronous)})`);
+    throw new LedgerStoreError(
+      `ledger ${path}: synchronous must be 'normal' or 'full' (got ${JSON.stringify(synchronous)})`,
+    );
   }
   let db: DatabaseSync;
   try {
     if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
     db = new DatabaseSync(path);
   } catch (error) {
-    throw new LedgerStoreError(`ledger ${path}: cannot open the ledger file: ${(error as Error).message}`, { cause: error });
+    throw new LedgerStoreError(`ledger ${path}: cannot open the ledger file: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -63,9 +71,12 @@ export function openDatabase({ path, synchronous, autocheckpointPages = WAL_AUTO
     db.exec(`PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
   } catch (error) {
     db.close();
-    throw new LedgerStoreError(`ledger ${path}: cannot use the ledger file: ${(error as Error).message} (is it an SQLite file?)`, {
-      cause: error,
-    });
+    throw new LedgerStoreError(
+      `ledger ${path}: cannot use the ledger file: ${(error as Error).message} (is it an SQLite file?)`,
+      {
+        cause: error,
+      },
+    );
   }
   return db;
 }

@@ -141,7 +141,9 @@ export function migrate(db: DatabaseSync, where: string, migrations: readonly Mi
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec('CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)');
-    const row = db.prepare('SELECT max(version) AS version FROM schema_version').get() as { version: number | null } | undefined;
+    const row = db.prepare('SELECT max(version) AS version FROM schema_version').get() as
+      | { version: number | null }
+      | undefined;
     const current = Number(row?.version ?? 0);
     if (current > latest) {
       throw new LedgerSchemaError(

@@ -19,7 +19,10 @@ export function encodeSpans(spans: SpanData[]): Uint8Array {
   try {
     return serialize(spans);
   } catch (error) {
-    throw new LedgerStoreError(`ledger: cannot encode spans: ${(error as Error).message} (span values must be OTLP attribute values)`, { cause: error });
+    throw new LedgerStoreError(
+      `ledger: cannot encode spans: ${(error as Error).message} (span values must be OTLP attribute values)`,
+      { cause: error },
+    );
   }
 }
 

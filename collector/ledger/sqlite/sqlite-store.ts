@@ -61,7 +61,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   const selectAllPending = db.prepare('SELECT codec, spans FROM pending_spans ORDER BY id');
   const selectTracePending = db.prepare('SELECT codec, spans FROM pending_spans WHERE trace_id = ? ORDER BY id');
   const selectInteraction = db.prepare('SELECT record FROM interactions WHERE interaction_id = ?');
-  const selectExisting = db.prepare('SELECT interaction_id FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))');
+  const selectExisting = db.prepare(
+    'SELECT interaction_id FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))',
+  );
   const selectLate = db.prepare('SELECT codec, span FROM late_spans WHERE interaction_id = ? ORDER BY id');
   const listStatements = new Map<string, StatementSync>();
   let closing: Promise<void> | undefined;
@@ -84,9 +86,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     const key = `${+agent}${+conversation}${+since}`;
     let statement = listStatements.get(key);
     if (!statement) {
-      const conditions = [agent && 'agent_id = ?', conversation && 'conversation_id = ?', since && 'end_time_ms >= ?'].filter(Boolean);
+      const conditions = [
+        agent && 'agent_id = ?',
+        conversation && 'conversation_id = ?',
+        since && 'end_time_ms >= ?',
+      ].filter(Boolean);
       const where = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-      statement = db.prepare(`SELECT record FROM interactions ${where} ORDER BY end_time_ms DESC, interaction_id DESC LIMIT ?`);
+      statement = db.prepare(
+        `SELECT record FROM interactions ${where} ORDER BY end_time_ms DESC, interaction_id DESC LIMIT ?`,
+      );
       listStatements.set(key, statement);
     }
     return statement;
@@ -147,7 +155,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       const receivedAtMs = Date.now();
       const rows = late.map(({ interactionId, span }) => {
         const [row] = spanRows([span], path);
-        return { interactionId, traceId: span.traceId, spanId: span.spanId, receivedAtMs, codec: row.codec, bytes: row.bytes };
+        return {
+          interactionId,
+          traceId: span.traceId,
+          spanId: span.spanId,
+          receivedAtMs,
+          codec: row.codec,
+          bytes: row.bytes,
+        };
       });
       await writer.write({ op: 'putLateSpans', rows });
     },
@@ -173,7 +188,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       if (q.sinceMs !== undefined) params.push(q.sinceMs);
       params.push(q.limit);
       const statement = listStatement(q.agentId !== undefined, q.conversationId !== undefined, q.sinceMs !== undefined);
-      return (statement.all(...params) as { record: string }[]).map((row) => JSON.parse(row.record) as InteractionRecord);
+      return (statement.all(...params) as { record: string }[]).map(
+        (row) => JSON.parse(row.record) as InteractionRecord,
+      );
     },
 
     async existingInteractionIds(ids) {
@@ -196,4 +213,3 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     },
   };
 }
-

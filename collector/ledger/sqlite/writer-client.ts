@@ -19,7 +19,11 @@ export interface WriterClient {
   close(): Promise<void>;
 }
 
-function writeError(path: string, error: { message: string; errcode?: number; errstr?: string }, cause: unknown): LedgerStoreError {
+function writeError(
+  path: string,
+  error: { message: string; errcode?: number; errstr?: string },
+  cause: unknown,
+): LedgerStoreError {
   const code = error.errstr ? ` (${error.errstr})` : '';
   return new LedgerStoreError(`ledger ${path}: write failed: ${error.message}${code}`, { cause });
 }
@@ -45,7 +49,9 @@ const CHECKPOINT_THREAD_URL = new URL(`./checkpoint-thread${EXTENSION}`, import.
 
 export function createThreadWriter(options: OpenOptions): WriterClient {
   // The WAL is copied back by the checkpoint thread; the writer's own threshold is a safety net.
-  const worker = new Worker(WRITER_THREAD_URL, { workerData: { ...options, autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES } satisfies OpenOptions });
+  const worker = new Worker(WRITER_THREAD_URL, {
+    workerData: { ...options, autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES } satisfies OpenOptions,
+  });
   const checkpointer = startCheckpointer(options);
   // Hold the process open only while writes are in flight, like a socket with pending requests.
   worker.unref();
@@ -65,7 +71,8 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     if (!waiter) return;
     pending.delete(reply.id);
     if (pending.size === 0) worker.unref();
-    if (reply.error) waiter.reject(writeError(options.path, reply.error, Object.assign(new Error(reply.error.message), reply.error)));
+    if (reply.error)
+      waiter.reject(writeError(options.path, reply.error, Object.assign(new Error(reply.error.message), reply.error)));
     else waiter.resolve(reply.result);
   });
   worker.on('error', (error: unknown) => {
@@ -107,11 +114,16 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
  * so they are reported on stderr once, naming the ledger.
  */
 function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
-  const worker = new Worker(CHECKPOINT_THREAD_URL, { workerData: { ...options, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerOptions });
+  const worker = new Worker(CHECKPOINT_THREAD_URL, {
+    workerData: { ...options, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerOptions,
+  });
   worker.unref();
   let stopped = false;
   const warn = (text: string) => {
-    if (!stopped) process.stderr.write(`ledger ${options.path}: the checkpoint thread ${text} (the writer checkpoints on its own)\n`);
+    if (!stopped)
+      process.stderr.write(
+        `ledger ${options.path}: the checkpoint thread ${text} (the writer checkpoints on its own)\n`,
+      );
   };
   const closed = new Promise<void>((resolve) => {
     worker.on('message', (reply: CheckpointerReply) => {

@@ -8,7 +8,11 @@ import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
 
 export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
-export type WriterReply = { id: number; result?: unknown; error?: { name: string; message: string; errcode?: number; errstr?: string } };
+export type WriterReply = {
+  id: number;
+  result?: unknown;
+  error?: { name: string; message: string; errcode?: number; errstr?: string };
+};
 
 const port = parentPort;
 if (!port) throw new Error('ledger writer thread: must run as a worker thread');

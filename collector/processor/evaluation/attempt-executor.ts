@@ -21,7 +21,12 @@ export interface Executed {
   error?: unknown;
 }
 
-export type AttemptExecutor = (evaluation: QueuedEvaluation, startedAt: string, slot: StepSlot, markDurable: () => void) => Promise<Executed | undefined>;
+export type AttemptExecutor = (
+  evaluation: QueuedEvaluation,
+  startedAt: string,
+  slot: StepSlot,
+  markDurable: () => void,
+) => Promise<Executed | undefined>;
 
 export function createAttemptExecutor(options: {
   registry: EvaluatorRegistry;
@@ -66,7 +71,12 @@ export function createAttemptExecutor(options: {
       });
       if (!outcome) return undefined;
       // The control id as configured when the evaluation finished.
-      const record = attemptRecord(evaluation, outcome, { startedAt, completedAt: iso(clock()) }, resolve(evaluation).controlId);
+      const record = attemptRecord(
+        evaluation,
+        outcome,
+        { startedAt, completedAt: iso(clock()) },
+        resolve(evaluation).controlId,
+      );
       return { record, error: outcome.error };
     }
     if (createError !== undefined) {
@@ -83,7 +93,11 @@ export function createAttemptExecutor(options: {
       result = await runEvaluator({
         evaluatorId: evaluation.evaluatorId,
         makeEvaluator: () => evaluator!,
-        subject: { interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) },
+        subject: {
+          interactionId: evaluation.interactionId,
+          agentId: evaluation.agentId,
+          ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
+        },
         evaluationId: evaluation.evaluationId,
         config,
         ledger,
@@ -92,6 +106,9 @@ export function createAttemptExecutor(options: {
       });
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;
-    return { record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId), error: result.error };
+    return {
+      record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId),
+      error: result.error,
+    };
   };
 }

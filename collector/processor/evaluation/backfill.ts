@@ -55,9 +55,13 @@ export class BackfillError extends Error {
 export async function runBackfill(options: BackfillOptions): Promise<BackfillProgress> {
   const { store, config, registry, evaluatorId, logger } = options;
   const definition = registry.get(evaluatorId);
-  if (!definition) throw new BackfillError(`evaluator "${evaluatorId}" is not defined (known: ${registry.ids().join(', ')})`);
+  if (!definition)
+    throw new BackfillError(`evaluator "${evaluatorId}" is not defined (known: ${registry.ids().join(', ')})`);
   const entry = config.evaluators[evaluatorId];
-  if (!entry) throw new BackfillError(`evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)`);
+  if (!entry)
+    throw new BackfillError(
+      `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)`,
+    );
   const version = options.version ?? definition.version;
   const runtime = createEvaluationRuntime({
     store,
@@ -66,10 +70,23 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     logger,
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
     // Its own evaluations only, an interrupted run of the same backfill included.
-    accept: (evaluation) => evaluation.source === 'backfill' && evaluation.evaluatorId === evaluatorId && evaluation.evaluatorVersion === version,
+    accept: (evaluation) =>
+      evaluation.source === 'backfill' &&
+      evaluation.evaluatorId === evaluatorId &&
+      evaluation.evaluatorVersion === version,
   });
-  const query = { ...(options.agentId !== undefined ? { agentId: options.agentId } : {}), ...(options.since !== undefined ? { since: options.since } : {}) };
-  const progress: BackfillProgress = { total: await store.countInteractions(query), scanned: 0, notTriggered: 0, alreadyRecorded: 0, queued: 0, runtime: runtime.stats };
+  const query = {
+    ...(options.agentId !== undefined ? { agentId: options.agentId } : {}),
+    ...(options.since !== undefined ? { since: options.since } : {}),
+  };
+  const progress: BackfillProgress = {
+    total: await store.countInteractions(query),
+    scanned: 0,
+    notTriggered: 0,
+    alreadyRecorded: 0,
+    queued: 0,
+    runtime: runtime.stats,
+  };
   const report = () => options.onProgress?.({ ...progress, runtime: { ...runtime.stats } });
   const ticker = setInterval(report, 200);
   try {
@@ -83,8 +100,14 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
       const candidates = [];
       for (const record of page.records) {
         progress.scanned++;
-        const binding = resolveBinding(evaluatorId, entry, config.defaults, { agentId: record.agentId, roles: record.roles ?? [] });
-        if (triggerVerdict(record, binding) !== 'triggered' || (await isInsideEvaluation(record, (id) => store.getInteraction(id)))) {
+        const binding = resolveBinding(evaluatorId, entry, config.defaults, {
+          agentId: record.agentId,
+          roles: record.roles ?? [],
+        });
+        if (
+          triggerVerdict(record, binding) !== 'triggered' ||
+          (await isInsideEvaluation(record, (id) => store.getInteraction(id)))
+        ) {
           progress.notTriggered++;
           continue;
         }

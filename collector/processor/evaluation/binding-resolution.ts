@@ -101,9 +101,14 @@ export function resolveBinding(
   let disabledBecause: string | undefined;
   if (!entryEnabled) {
     disabledBecause =
-      entry.enabled === false ? 'the evaluator entry sets enabled: false' : 'defaults::evaluator::enabled is false and the evaluator entry does not set enabled';
+      entry.enabled === false
+        ? 'the evaluator entry sets enabled: false'
+        : 'defaults::evaluator::enabled is false and the evaluator entry does not set enabled';
   } else if (!binding) {
-    disabledBecause = agent.roles.length > 0 ? 'no entry under agents or agent-roles matches the agent or its roles' : 'no entry under agents matches the agent, and it has no role';
+    disabledBecause =
+      agent.roles.length > 0
+        ? 'no entry under agents or agent-roles matches the agent or its roles'
+        : 'no entry under agents matches the agent, and it has no role';
   } else if (binding.enabled === false) {
     disabledBecause = `the binding ${describeSource(source)} sets enabled: false`;
   }
@@ -124,7 +129,10 @@ export function resolveBinding(
 }
 
 /** The binding over the entry, key by key; `agents`/`agent-roles` are never in `raw`. */
-export function effectiveConfig(entry: EvaluatorEntryConfig, binding: BindingConfig | undefined): Record<string, unknown> {
+export function effectiveConfig(
+  entry: EvaluatorEntryConfig,
+  binding: BindingConfig | undefined,
+): Record<string, unknown> {
   return structuredClone({ ...entry.raw, ...(binding?.raw ?? {}) });
 }
 

@@ -45,7 +45,11 @@ export interface DurableExecution {
 export async function executeDurable(execution: DurableExecution): Promise<AttemptResult | undefined> {
   const { evaluation, slot } = execution;
   const where = `evaluator ${evaluation.evaluatorId}`;
-  const subject = Object.freeze({ interactionId: evaluation.interactionId, agentId: evaluation.agentId, ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}) });
+  const subject = Object.freeze({
+    interactionId: evaluation.interactionId,
+    agentId: evaluation.agentId,
+    ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
+  });
   const result = await runDurableEvaluation({
     evaluator: execution.evaluator,
     evaluatorId: evaluation.evaluatorId,
@@ -54,7 +58,14 @@ export async function executeDurable(execution: DurableExecution): Promise<Attem
     defaultTimeoutMs: execution.timeoutMs,
     contextFor(signal): EvaluationContext {
       const config = new EvaluatorConfig(execution.resolveConfig(), where);
-      return { subject, evaluationId: evaluation.evaluationId, evaluatorId: evaluation.evaluatorId, config: () => config, ledger: execution.ledger, signal };
+      return {
+        subject,
+        evaluationId: evaluation.evaluationId,
+        evaluatorId: evaluation.evaluatorId,
+        config: () => config,
+        ledger: execution.ledger,
+        signal,
+      };
     },
     save: (progress) => execution.saveProgress(progress),
     async holdSlot(run) {
@@ -74,5 +85,9 @@ export async function executeDurable(execution: DurableExecution): Promise<Attem
     clock: execution.clock,
   });
   if (result.stopped) return undefined;
-  return { outcome: result.outcome, ...(result.evaluation ? { evaluation: result.evaluation } : {}), ...(result.error !== undefined ? { error: result.error } : {}) };
+  return {
+    outcome: result.outcome,
+    ...(result.evaluation ? { evaluation: result.evaluation } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
 }

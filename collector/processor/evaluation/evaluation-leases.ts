@@ -70,7 +70,9 @@ export function createEvaluationLeases(options: {
           );
         }
       })
-      .catch((error: unknown) => logger.warn(`evaluation: renewing ${bySeq.size} evaluation lease(s) failed: ${errorText(error)} (retrying)`))
+      .catch((error: unknown) =>
+        logger.warn(`evaluation: renewing ${bySeq.size} evaluation lease(s) failed: ${errorText(error)} (retrying)`),
+      )
       .finally(() => (renewing = undefined));
   }
 
@@ -97,7 +99,9 @@ export function createEvaluationLeases(options: {
       const seqs = [...leased.values()];
       leased.clear();
       await store.releaseEvaluationLeases(lease.owner, seqs).catch((error: unknown) => {
-        logger.warn(`evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ${lease.durationMs} ms)`);
+        logger.warn(
+          `evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ${lease.durationMs} ms)`,
+        );
       });
     },
   };

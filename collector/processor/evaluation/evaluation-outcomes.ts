@@ -32,7 +32,11 @@ export function attemptRecord(
 }
 
 /** Attempts exhausted by restarts: failed, without running it again. */
-export function abandonedRecord(evaluation: QueuedEvaluation, now: string, controlId: string | undefined): EvaluationRecord {
+export function abandonedRecord(
+  evaluation: QueuedEvaluation,
+  now: string,
+  controlId: string | undefined,
+): EvaluationRecord {
   const error = `evaluator ${evaluation.evaluatorId}: ${evaluation.attempts} attempts started and none finished (the collector stopped during each); not run again`;
   return {
     evaluationId: evaluation.evaluationId,
@@ -50,7 +54,10 @@ export function abandonedRecord(evaluation: QueuedEvaluation, now: string, contr
 }
 
 /** The seed: the runtime logs the exception. At most one line per evaluator a minute, with a count. */
-export function createFailureLog(logger: Logger, clock: () => number): (record: EvaluationRecord, error: string) => void {
+export function createFailureLog(
+  logger: Logger,
+  clock: () => number,
+): (record: EvaluationRecord, error: string) => void {
   const last = new Map<string, { at: number; suppressed: number }>();
   return (record, error) => {
     const now = clock();
@@ -59,7 +66,10 @@ export function createFailureLog(logger: Logger, clock: () => number): (record: 
       previous.suppressed++;
       return;
     }
-    const more = previous && previous.suppressed > 0 ? ` (${previous.suppressed} more failed evaluations of this evaluator since the last report)` : '';
+    const more =
+      previous && previous.suppressed > 0
+        ? ` (${previous.suppressed} more failed evaluations of this evaluator since the last report)`
+        : '';
     last.set(record.evaluatorId, { at: now, suppressed: 0 });
     logger.warn(`evaluation ${record.evaluationId} of interaction ${record.interactionId} failed: ${error}${more}`);
   };

@@ -66,7 +66,8 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 
 export interface EvaluationProcessorOptions {
   store: LedgerStore;
-  config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> & Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
+  config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
+    Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
   registry: EvaluatorRegistry;
   clock?: () => number;
   logger: Logger;
@@ -98,7 +99,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     ...(governor ? { governor } : {}),
     registry,
     concurrency: config.concurrency,
-    ...(config.modelUnavailableRetryForMs !== undefined ? { unavailableRetryForMs: config.modelUnavailableRetryForMs } : {}),
+    ...(config.modelUnavailableRetryForMs !== undefined
+      ? { unavailableRetryForMs: config.modelUnavailableRetryForMs }
+      : {}),
     ...(options.unavailableBackoff ? { unavailableBackoff: options.unavailableBackoff } : {}),
     ...(options.lease ? { lease: options.lease } : {}),
     clock,
@@ -143,7 +146,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         evaluations.push(queuedEvaluation(record, definition.id, definition.version, triggeredAt, 'interaction'));
       }
     }
-    const queued = await store.enqueueEvaluations(evaluations, { intake: records.map((record) => record.interactionId) });
+    const queued = await store.enqueueEvaluations(evaluations, {
+      intake: records.map((record) => record.interactionId),
+    });
     counters.triggered += queued.length;
     if (queued.length > 0) {
       const evaluated = new Set(queued.map((q) => q.interactionId));
@@ -161,7 +166,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       total += page.length;
     }
     catchUpNeeded = false;
-    if (total > 0) logger.info(`evaluation: took in ${total} recorded interactions whose evaluations had not been queued`);
+    if (total > 0)
+      logger.info(`evaluation: took in ${total} recorded interactions whose evaluations had not been queued`);
   }
 
   /**
@@ -180,7 +186,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       } catch (error) {
         // The interactions are recorded: catching up from the ledger takes them in later.
         catchUpNeeded = true;
-        logger.error(`evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`);
+        logger.error(
+          `evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`,
+        );
         clearTimeout(retry);
         retry = setTimeout(queueCatchUp, CATCH_UP_RETRY_MS);
         retry.unref();

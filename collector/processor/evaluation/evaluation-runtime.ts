@@ -145,7 +145,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   /** Moving average of evaluator run times (ms); unknown until the first evaluations finish. */
   let averageRunMs: number | undefined;
   const claimWindow = () =>
-    averageRunMs === undefined ? concurrency : Math.round(Math.min(MAX_CLAIM_WINDOW, Math.max(concurrency, (concurrency * CLAIM_AHEAD_MS) / Math.max(averageRunMs, 0.01))));
+    averageRunMs === undefined
+      ? concurrency
+      : Math.round(
+          Math.min(
+            MAX_CLAIM_WINDOW,
+            Math.max(concurrency, (concurrency * CLAIM_AHEAD_MS) / Math.max(averageRunMs, 0.01)),
+          ),
+        );
   const clock = options.clock ?? Date.now;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const maxInMemory = Math.max(1, options.maxInMemory ?? DEFAULT_MAX_IN_MEMORY);
@@ -155,8 +162,20 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   const logFailure = createFailureLog(logger, clock);
   const stopAll = new AbortController();
   const stats: RuntimeStats = {
-    waiting: 0, claimed: 0, running: 0, overflow: false, started: 0, recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0, deferred: 0,
-    takenElsewhere: 0, leasesLost: 0,
+    waiting: 0,
+    claimed: 0,
+    running: 0,
+    overflow: false,
+    started: 0,
+    recorded: 0,
+    verdicts: 0,
+    passed: 0,
+    inconclusive: 0,
+    failed: 0,
+    duplicates: 0,
+    deferred: 0,
+    takenElsewhere: 0,
+    leasesLost: 0,
   };
   const execute = createAttemptExecutor({
     registry,
@@ -166,7 +185,13 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     signal: stopAll.signal,
     clock,
   });
-  const leases = createEvaluationLeases({ store, ...(options.lease ? { lease: options.lease } : {}), clock, logger, stats });
+  const leases = createEvaluationLeases({
+    store,
+    ...(options.lease ? { lease: options.lease } : {}),
+    clock,
+    logger,
+    stats,
+  });
   const outages = createOutageDeferrals({
     retryForMs: options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS,
     ...(options.unavailableBackoff ? { backoff: options.unavailableBackoff } : {}),
@@ -267,7 +292,9 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         }
       })
       .catch((error: unknown) => {
-        logger.error(`evaluation: reading the evaluation queue failed: ${errorText(error)} (retrying in ${QUEUE_READ_RETRY_MS} ms)`);
+        logger.error(
+          `evaluation: reading the evaluation queue failed: ${errorText(error)} (retrying in ${QUEUE_READ_RETRY_MS} ms)`,
+        );
         readRetry = setTimeout(() => {
           readRetry = undefined;
           pump();
@@ -294,7 +321,12 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     }
     // Run: a slot is held only while the evaluator (or a durable evaluator's step) runs; started
     // durable evaluations go first, so they finish before new ones take the slots.
-    while (stats.running < concurrency && (stepWaiters.length > 0 || ready.length > 0) && !stopAll.signal.aborted && governor.tryStart()) {
+    while (
+      stats.running < concurrency &&
+      (stepWaiters.length > 0 || ready.length > 0) &&
+      !stopAll.signal.aborted &&
+      governor.tryStart()
+    ) {
       if (stepWaiters.length > 0) {
         stats.running++;
         stepWaiters.shift()!(true);
@@ -313,7 +345,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   function isIdle(): boolean {
-    return waitingCount() === 0 && stats.claimed === 0 && stats.deferred === 0 && inFlight.size === 0 && !reading && (!stats.overflow || stopping);
+    return (
+      waitingCount() === 0 &&
+      stats.claimed === 0 &&
+      stats.deferred === 0 &&
+      inFlight.size === 0 &&
+      !reading &&
+      (!stats.overflow || stopping)
+    );
   }
 
   function claim(evaluation: QueuedEvaluation): void {
@@ -335,7 +374,9 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       (error: unknown) => {
         stats.claimed--;
         held.delete(evaluation.evaluationId);
-        logger.error(`evaluation ${evaluation.evaluationId}: counting its attempt failed: ${errorText(error)} (it runs at the next start)`);
+        logger.error(
+          `evaluation ${evaluation.evaluationId}: counting its attempt failed: ${errorText(error)} (it runs at the next start)`,
+        );
         pump();
       },
     );
@@ -348,13 +389,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     const began = performance.now();
     const slot: StepSlot = {
       held: true,
-      acquire: () => new Promise<boolean>((resolve) => {
-        if (stopAll.signal.aborted) resolve(false);
-        else {
-          stepWaiters.push(resolve);
-          pump();
-        }
-      }),
+      acquire: () =>
+        new Promise<boolean>((resolve) => {
+          if (stopAll.signal.aborted) resolve(false);
+          else {
+            stepWaiters.push(resolve);
+            pump();
+          }
+        }),
       release: () => {
         stats.running--;
         pump();
@@ -372,7 +414,11 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
           }
           // Stopped by shutdown: not an outcome. The evaluation stays queued and runs after the restart.
           if (!executed) held.delete(evaluation.evaluationId);
-          else if (executed.record.outcome.type !== 'failed' || stopping || !outages.defer(evaluation, executed.error)) {
+          else if (
+            executed.record.outcome.type !== 'failed' ||
+            stopping ||
+            !outages.defer(evaluation, executed.error)
+          ) {
             outages.forget(evaluation.evaluationId);
             if (executed.record.outcome.type === 'failed') logFailure(executed.record, executed.record.outcome.error);
             track(recordOutcome(executed.record));
@@ -398,7 +444,9 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   function abandon(evaluation: QueuedEvaluation): void {
     const { controlId } = options.resolve(evaluation);
     const record = abandonedRecord(evaluation, iso(clock()), controlId);
-    logger.warn(`evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ${record.outcome.type === 'failed' ? record.outcome.error : ''}`);
+    logger.warn(
+      `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ${record.outcome.type === 'failed' ? record.outcome.error : ''}`,
+    );
     held.add(evaluation.evaluationId);
     track(recordOutcome(record));
   }
@@ -409,7 +457,9 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       try {
         written = await outcomes.add(record);
       } catch (error) {
-        logger.error(`evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at the next start)`);
+        logger.error(
+          `evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at the next start)`,
+        );
         return;
       }
       if (!written) {
@@ -485,4 +535,3 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-

@@ -24,7 +24,9 @@ export function createEvaluatorRegistry(evaluators: readonly RegisteredEvaluator
   for (const registered of evaluators) {
     const existing = byId.get(registered.definition.id);
     if (existing && existing.definition !== registered.definition) {
-      throw new Error(`evaluator id "${registered.definition.id}" is defined twice: by ${existing.origin} and by ${registered.origin}`);
+      throw new Error(
+        `evaluator id "${registered.definition.id}" is defined twice: by ${existing.origin} and by ${registered.origin}`,
+      );
     }
     byId.set(registered.definition.id, registered);
   }

@@ -9,7 +9,12 @@ import { pathToFileURL } from 'node:url';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
 import { closestKey } from '../../config/key-suggestions.ts';
-import { BUILT_IN, createEvaluatorRegistry, type EvaluatorRegistry, type RegisteredEvaluator } from './evaluator-registry.ts';
+import {
+  BUILT_IN,
+  createEvaluatorRegistry,
+  type EvaluatorRegistry,
+  type RegisteredEvaluator,
+} from './evaluator-registry.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -70,7 +75,12 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
   for (const id of options.configuredIds) {
     if (byId.has(id)) continue;
     const meant = closestKey(id, known);
-    const hint = meant !== undefined ? `did you mean "${meant}"?` : known.length > 0 ? `known evaluators: ${known.join(', ')}` : 'no evaluator is defined';
+    const hint =
+      meant !== undefined
+        ? `did you mean "${meant}"?`
+        : known.length > 0
+          ? `known evaluators: ${known.join(', ')}`
+          : 'no evaluator is defined';
     problems.push({
       path: `${EVALUATORS_PATH}::${id}`,
       message: `no evaluator with id "${id}" is defined by a built-in or by a module in ${MODULES_PATH} (${hint})`,

@@ -44,8 +44,10 @@ export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGover
   const listeners: Array<() => void> = [];
   const timer = setInterval(() => {
     const utilisation = sample();
-    if (utilisation > HIGH_UTILISATION && started > 0) budget = Math.max(MIN_PER_WINDOW, Math.floor(Math.min(budget, started) / 2));
-    else if (utilisation < LOW_UTILISATION && budget !== Number.POSITIVE_INFINITY) budget = budget >= 100_000 ? Number.POSITIVE_INFINITY : budget * 2;
+    if (utilisation > HIGH_UTILISATION && started > 0)
+      budget = Math.max(MIN_PER_WINDOW, Math.floor(Math.min(budget, started) / 2));
+    else if (utilisation < LOW_UTILISATION && budget !== Number.POSITIVE_INFINITY)
+      budget = budget >= 100_000 ? Number.POSITIVE_INFINITY : budget * 2;
     started = 0;
     // Whoever was refused is told the window is over, whatever the new budget: a runtime that was
     // refused starts nothing until it is told, so a missed call would stall it for good.
@@ -71,4 +73,9 @@ export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGover
 }
 
 /** A governor that never limits (backfill, tests). */
-export const UNLIMITED: LoadGovernor = { tryStart: () => true, onWindow() {}, budget: () => Number.POSITIVE_INFINITY, stop() {} };
+export const UNLIMITED: LoadGovernor = {
+  tryStart: () => true,
+  onWindow() {},
+  budget: () => Number.POSITIVE_INFINITY,
+  stop() {},
+};

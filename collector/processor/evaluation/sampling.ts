@@ -13,7 +13,9 @@ const TRACE_ID = /^[0-9a-f]{32}$/i;
 
 /** R: the lower 56 bits of the trace id (its last 14 hex digits). */
 export function samplingRandomness(traceId: string): bigint {
-  const hex = TRACE_ID.test(traceId) ? traceId.slice(-14) : createHash('sha256').update(traceId).digest('hex').slice(0, 14);
+  const hex = TRACE_ID.test(traceId)
+    ? traceId.slice(-14)
+    : createHash('sha256').update(traceId).digest('hex').slice(0, 14);
   return BigInt(`0x${hex}`);
 }
 

@@ -54,7 +54,8 @@ export function createStoreLedgerClient(store: LedgerStore, options: { cacheSize
       const storeQuery: InteractionQuery = {};
       if (query.agentId !== undefined) storeQuery.agentId = query.agentId;
       if (query.conversationId !== undefined) storeQuery.conversationId = query.conversationId;
-      if (query.since !== undefined) storeQuery.since = query.since instanceof Date ? query.since.toISOString() : query.since;
+      if (query.since !== undefined)
+        storeQuery.since = query.since instanceof Date ? query.since.toISOString() : query.since;
       if (query.limit !== undefined) storeQuery.limit = query.limit;
       return store.listInteractions(storeQuery);
     },

@@ -23,7 +23,10 @@ export interface BindingTable {
   resolve(agent: AgentIdentity): ResolvedBinding[];
 }
 
-export function createBindingTable(evaluators: Record<string, EvaluatorEntryConfig>, defaults: EvaluationDefaultsConfig): BindingTable {
+export function createBindingTable(
+  evaluators: Record<string, EvaluatorEntryConfig>,
+  defaults: EvaluationDefaultsConfig,
+): BindingTable {
   const cache = new Map<string, ResolvedBinding[]>();
   return {
     resolve(agent) {
@@ -40,7 +43,10 @@ export function createBindingTable(evaluators: Record<string, EvaluatorEntryConf
 }
 
 /** Whether `binding` triggers its evaluator for `record`. */
-export function triggerVerdict(record: Pick<InteractionRecord, 'traceId' | 'failed'>, binding: ResolvedBinding): TriggerVerdict {
+export function triggerVerdict(
+  record: Pick<InteractionRecord, 'traceId' | 'failed'>,
+  binding: ResolvedBinding,
+): TriggerVerdict {
   if (!binding.enabled) return 'disabled';
   if (record.failed && !binding.triggerOnFailure) return 'failed-interaction';
   return isSampled(record.traceId, binding.samplingRatio) ? 'triggered' : 'not-sampled';

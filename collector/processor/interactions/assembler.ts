@@ -233,7 +233,13 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   /** 'ready', 'blocked' (waits for spans), or the time at which its settle window ends. */
-  function readiness(trace: TraceState, ownership: Ownership, root: string, memberIds: string[], now: number): 'ready' | 'blocked' | number {
+  function readiness(
+    trace: TraceState,
+    ownership: Ownership,
+    root: string,
+    memberIds: string[],
+    now: number,
+  ): 'ready' | 'blocked' | number {
     const ancestors = ownership.ancestors.get(root)!;
     for (const orphan of ownership.orphans) {
       // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.

@@ -57,7 +57,12 @@ export const RECORD_ATTRIBUTES: readonly string[] = [
 /** Root attributes under this prefix are copied too (the application's own annotations). */
 export const RECORD_ATTRIBUTE_PREFIX = 'evalon.';
 /** Resource attributes copied into `record.attributes`. */
-export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = ['service.name', 'service.version', 'deployment.environment.name', 'evalon.evaluation.id'];
+export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = [
+  'service.name',
+  'service.version',
+  'deployment.environment.name',
+  'evalon.evaluation.id',
+];
 const MAX_ATTRIBUTE_STRING = 1024;
 const MAX_PREFIXED_ATTRIBUTES = 32;
 
@@ -128,7 +133,8 @@ export function buildInteractionRecord(input: InteractionSpans): InteractionReco
   const agentName =
     str(root.attributes, 'gen_ai.agent.name') ?? (invocation ? dialectAgentName(invocation.dialect, root) : undefined);
   if (agentName !== undefined) record.agentName = agentName;
-  const conversationId = conversationIdOf(root.attributes) ?? firstDefined(views, (view) => conversationIdOf(view.span.attributes));
+  const conversationId =
+    conversationIdOf(root.attributes) ?? firstDefined(views, (view) => conversationIdOf(view.span.attributes));
   if (conversationId !== undefined) record.conversationId = conversationId;
   if (input.flowId !== undefined) record.flowId = input.flowId;
   if (failed) {
@@ -137,7 +143,8 @@ export function buildInteractionRecord(input: InteractionSpans): InteractionReco
   }
   const model = firstDefined(invocations, (view) => view.model) ?? lastDefined(modelCalls, (view) => view.model);
   if (model !== undefined) record.model = model;
-  const provider = firstDefined(invocations, (view) => view.provider) ?? lastDefined(modelCalls, (view) => view.provider);
+  const provider =
+    firstDefined(invocations, (view) => view.provider) ?? lastDefined(modelCalls, (view) => view.provider);
   if (provider !== undefined) record.provider = provider;
   return record;
 }

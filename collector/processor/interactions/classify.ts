@@ -88,9 +88,7 @@ export function dialectAgentName(dialect: Dialect, span: SpanData): string | und
  */
 export function agentIdOf(root: SpanData): string {
   return (
-    classifyInvocation(root)?.agentIdentity ??
-    nonEmptyString(root.origin.resource['service.name']) ??
-    UNKNOWN_AGENT
+    classifyInvocation(root)?.agentIdentity ?? nonEmptyString(root.origin.resource['service.name']) ?? UNKNOWN_AGENT
   );
 }
 

@@ -86,7 +86,14 @@ export function createInteractionsProcessor(options: {
       }
     },
   });
-  const stats: InteractionsProcessorStats = { spansReceived: 0, interactions: 0, interactionsFailed: 0, lateSpans: 0, evictedTraces: 0, tracesSplit: 0 };
+  const stats: InteractionsProcessorStats = {
+    spansReceived: 0,
+    interactions: 0,
+    interactionsFailed: 0,
+    lateSpans: 0,
+    evictedTraces: 0,
+    tracesSplit: 0,
+  };
   const splits = createSplitTraces({ store, logger, clock });
   let timer: NodeJS.Timeout | undefined;
   let started = false;
@@ -100,11 +107,21 @@ export function createInteractionsProcessor(options: {
   const inFlight = new Set<Promise<void>>();
 
   async function consume(spans: SpanData[]): Promise<void> {
-    if (stopped) throw new BackpressureError('interactions: the collector is shutting down', { retryAfterSeconds: 5, status: 503 });
-    if (!started) throw new BackpressureError('interactions: the collector is still recovering pending spans', { retryAfterSeconds: 1, status: 503 });
+    if (stopped)
+      throw new BackpressureError('interactions: the collector is shutting down', {
+        retryAfterSeconds: 5,
+        status: 503,
+      });
+    if (!started)
+      throw new BackpressureError('interactions: the collector is still recovering pending spans', {
+        retryAfterSeconds: 1,
+        status: 503,
+      });
     if (spans.length === 0) return;
     if (inFlight.size >= maxQueued) {
-      throw new BackpressureError(`interactions: ${inFlight.size} batches are waiting for the ledger store`, { retryAfterSeconds: 1 });
+      throw new BackpressureError(`interactions: ${inFlight.size} batches are waiting for the ledger store`, {
+        retryAfterSeconds: 1,
+      });
     }
     // Recording is not keeping up (a slow ledger): senders wait and retry rather than the pending
     // traces growing until the oldest are evicted undecided.
@@ -184,7 +201,10 @@ export function createInteractionsProcessor(options: {
       for (const decision of list) {
         const built = buildFromDecision(decision, spans);
         if (built) records.push(built);
-        else logger.error(`interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`);
+        else
+          logger.error(
+            `interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`,
+          );
       }
     }
     // Spans of a split trace that belong to no interaction here join the other replica's record.
@@ -195,7 +215,8 @@ export function createInteractionsProcessor(options: {
       const late = splits.keepAsLate(traceId, unassigned, await spansOf(traceId), found);
       if (late.length > 0) kept.set(traceId, late);
     }
-    const existing = records.length > 0 ? await store.existingInteractionIds(records.map((r) => r.interactionId)) : new Set<string>();
+    const existing =
+      records.length > 0 ? await store.existingInteractionIds(records.map((r) => r.interactionId)) : new Set<string>();
     if (records.length > 0) await store.putInteractions(records);
     const late = [...kept.values()].flat();
     if (late.length > 0) {
@@ -239,7 +260,9 @@ export function createInteractionsProcessor(options: {
       const replay = await store.loadPendingSpans();
       if (replay.length > 0) {
         assembler.add(replay, clock());
-        logger.info(`interactions: recovered ${replay.length} stored spans of ${assembler.pendingTraces()} pending traces`);
+        logger.info(
+          `interactions: recovered ${replay.length} stored spans of ${assembler.pendingTraces()} pending traces`,
+        );
       }
       started = true;
       // Completed interactions are handed on within ~50 ms of their decision (verdict lag), whatever
@@ -279,5 +302,11 @@ function buildFromDecision(decision: InteractionDecision, spans: Map<string, Spa
     const span = spans.get(spanId);
     return span ? [{ span, interactionId, agentId: agentIdOf(span) }] : [];
   });
-  return buildInteractionRecord({ root, spans: members, nested, flowId: decision.flowId, completion: decision.completion });
+  return buildInteractionRecord({
+    root,
+    spans: members,
+    nested,
+    flowId: decision.flowId,
+    completion: decision.completion,
+  });
 }

@@ -27,7 +27,12 @@ export interface SplitTraces {
    * another replica recorded: of the nearest recorded ancestor when their parents show it, else
    * of the first interaction recorded.
    */
-  keepAsLate(traceId: string, spanIds: readonly string[], spans: ReadonlyMap<string, SpanData>, elsewhere: TraceElsewhere): LateSpan[];
+  keepAsLate(
+    traceId: string,
+    spanIds: readonly string[],
+    spans: ReadonlyMap<string, SpanData>,
+    elsewhere: TraceElsewhere,
+  ): LateSpan[];
   /** Counts and logs the split traces found; `kept` is the late spans kept per trace. */
   report(found: TracesElsewhere, kept: ReadonlyMap<string, LateSpan[]>): void;
   /** Split traces found so far. */
@@ -55,7 +60,9 @@ export function createSplitTraces(options: { store: LedgerStore; logger: Logger;
         const now = clock();
         if (now - lastFailureLog >= LOG_INTERVAL_MS) {
           lastFailureLog = now;
-          logger.warn(`interactions: could not check ${traceIds.length} decided traces for spans on other replicas: ${String(error)}`);
+          logger.warn(
+            `interactions: could not check ${traceIds.length} decided traces for spans on other replicas: ${String(error)}`,
+          );
         }
         return undefined;
       }
@@ -91,7 +98,10 @@ export function createSplitTraces(options: { store: LedgerStore; logger: Logger;
         if (elsewhere.recorded.length > 0) {
           const recorders = [...new Set(elsewhere.recorded.map((r) => r.replicaId))];
           const late = kept.get(traceId) ?? [];
-          const keptText = late.length > 0 ? `; ${late.length} spans received here kept as late spans of ${[...new Set(late.map((l) => l.interactionId))].join(', ')}` : '';
+          const keptText =
+            late.length > 0
+              ? `; ${late.length} spans received here kept as late spans of ${[...new Set(late.map((l) => l.interactionId))].join(', ')}`
+              : '';
           parts.push(`interactions recorded by ${names(recorders)}${keptText}`);
         }
         const more = unlogged > 0 ? `; ${unlogged} more split traces since the last report` : '';
@@ -105,7 +115,11 @@ export function createSplitTraces(options: { store: LedgerStore; logger: Logger;
   };
 }
 
-function recordedAncestor(span: SpanData, spans: ReadonlyMap<string, SpanData>, byRoot: ReadonlyMap<string, string>): string | undefined {
+function recordedAncestor(
+  span: SpanData,
+  spans: ReadonlyMap<string, SpanData>,
+  byRoot: ReadonlyMap<string, string>,
+): string | undefined {
   const seen = new Set<string>();
   let current: SpanData | undefined = span;
   while (current) {

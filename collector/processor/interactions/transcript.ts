@@ -90,7 +90,8 @@ export function buildTranscript(input: TranscriptInput): { transcript: Transcrip
   const requested: Requested[] = [];
   for (const reply of replies) {
     for (const message of reply.messages) {
-      for (const part of message.parts) if (isToolCallPart(part)) requested.push({ part, at: reply.at, timed: reply.timed });
+      for (const part of message.parts)
+        if (isToolCallPart(part)) requested.push({ part, at: reply.at, timed: reply.timed });
     }
   }
   const { calls, byRequest } = matchToolCalls(input.tools, requested);
@@ -167,7 +168,9 @@ function hasContent(message: Message): boolean {
 
 /** A tool message answering only calls the transcript lists: their results are on those calls' entries. */
 function onlyAnswers(message: Message, callIds: ReadonlySet<string>): boolean {
-  return message.parts.every((part) => part.type === 'tool_call_response' && typeof part.id === 'string' && callIds.has(part.id));
+  return message.parts.every(
+    (part) => part.type === 'tool_call_response' && typeof part.id === 'string' && callIds.has(part.id),
+  );
 }
 
 function messageEntry(message: Message): TranscriptEntry {
@@ -186,7 +189,13 @@ function matchToolCalls(tools: SpanView[], requested: Requested[]): { calls: Pen
   const byId = new Map<string, PendingCall>();
   for (const view of tools) {
     if (!view.tool) continue;
-    const pending: PendingCall = { at: view.span.startTimeUnixNano, call: { ...view.tool }, fromSpan: true, matched: false, placed: false };
+    const pending: PendingCall = {
+      at: view.span.startTimeUnixNano,
+      call: { ...view.tool },
+      fromSpan: true,
+      matched: false,
+      placed: false,
+    };
     calls.push(pending);
     if (pending.call.callId !== undefined && !byId.has(pending.call.callId)) byId.set(pending.call.callId, pending);
   }
@@ -250,6 +259,7 @@ function fillResults(calls: PendingCall[], input: TranscriptInput): void {
   for (const view of input.invocations) collect(view.output());
   for (const pending of calls) {
     const id = pending.call.callId;
-    if (pending.call.result === undefined && id !== undefined && responses.has(id)) pending.call.result = responses.get(id);
+    if (pending.call.result === undefined && id !== undefined && responses.has(id))
+      pending.call.result = responses.get(id);
   }
 }

@@ -50,7 +50,8 @@ export function decodeJsonRequest(body: Uint8Array, rejections: SpanRejections):
     const resourceSpans = readArray(root.resourceSpans, 'resourceSpans');
     for (let i = 0; i < resourceSpans.length; i++) decodeResourceSpans(resourceSpans[i], i, spans, rejections);
   } catch (error) {
-    if (error instanceof JsonShapeError) throw new OtlpDecodeError(`json: ${error.message}`, { field: error.path, cause: error });
+    if (error instanceof JsonShapeError)
+      throw new OtlpDecodeError(`json: ${error.message}`, { field: error.path, cause: error });
     throw error;
   }
   return spans;

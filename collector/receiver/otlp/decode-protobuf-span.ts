@@ -5,7 +5,16 @@
  */
 import type { Attributes, SpanData, SpanEvent, SpanLink, SpanOrigin } from '../../model/span.ts';
 import { decodeKeyValue } from './decode-protobuf-values.ts';
-import { WireType, enterMessage, leaveMessage, readFixed64, skipBytes, skipField, wrongWireType, type WireReader } from './protobuf-wire.ts';
+import {
+  WireType,
+  enterMessage,
+  leaveMessage,
+  readFixed64,
+  skipBytes,
+  skipField,
+  wrongWireType,
+  type WireReader,
+} from './protobuf-wire.ts';
 import { spanPath, type SpanRejections } from './span-rejections.ts';
 
 const TRACE_ID_BYTES = 16;
@@ -241,4 +250,3 @@ function decodeStatus(r: WireReader): SpanData['status'] {
   }
   return { code, message };
 }
-

@@ -17,7 +17,16 @@
 import type { Attributes, SpanData, SpanOrigin } from '../../model/span.ts';
 import { decodeProtobufSpan } from './decode-protobuf-span.ts';
 import { decodeKeyValue } from './decode-protobuf-values.ts';
-import { WireType, createWireReader, enterMessage, leaveMessage, skipField, toDecodeError, wrongWireType, type WireReader } from './protobuf-wire.ts';
+import {
+  WireType,
+  createWireReader,
+  enterMessage,
+  leaveMessage,
+  skipField,
+  toDecodeError,
+  wrongWireType,
+  type WireReader,
+} from './protobuf-wire.ts';
 import type { SpanRejections } from './span-rejections.ts';
 
 const { LEN } = WireType;
@@ -52,7 +61,8 @@ function decodeResourceSpans(r: WireReader, out: SpanData[], rejections: SpanRej
     const tag = r.tag();
     const field = tag >>> 3;
     if (field === 1 || field === 2) {
-      if ((tag & 7) !== LEN) throw wrongWireType(r, field === 1 ? 'ResourceSpans.resource' : 'ResourceSpans.scope_spans', tag & 7, LEN);
+      if ((tag & 7) !== LEN)
+        throw wrongWireType(r, field === 1 ? 'ResourceSpans.resource' : 'ResourceSpans.scope_spans', tag & 7, LEN);
       const outer = enterMessage(r);
       if (field === 1) decodeResource(r, resource);
       else decodeScopeSpans(r, resource, out, rejections, resourceIndex, scopeIndex++);
@@ -92,7 +102,8 @@ function decodeScopeSpans(
     const tag = r.tag();
     const field = tag >>> 3;
     if (field === 1 || field === 2) {
-      if ((tag & 7) !== LEN) throw wrongWireType(r, field === 1 ? 'ScopeSpans.scope' : 'ScopeSpans.spans', tag & 7, LEN);
+      if ((tag & 7) !== LEN)
+        throw wrongWireType(r, field === 1 ? 'ScopeSpans.scope' : 'ScopeSpans.spans', tag & 7, LEN);
       const outer = enterMessage(r);
       if (field === 1) {
         decodeScope(r, origin);
@@ -112,7 +123,13 @@ function decodeScope(r: WireReader, origin: SpanOrigin): void {
     const tag = r.tag();
     const field = tag >>> 3;
     if (field === 1 || field === 2) {
-      if ((tag & 7) !== LEN) throw wrongWireType(r, field === 1 ? 'InstrumentationScope.name' : 'InstrumentationScope.version', tag & 7, LEN);
+      if ((tag & 7) !== LEN)
+        throw wrongWireType(
+          r,
+          field === 1 ? 'InstrumentationScope.name' : 'InstrumentationScope.version',
+          tag & 7,
+          LEN,
+        );
       const text = r.string();
       if (field === 1) origin.scopeName = text;
       else origin.scopeVersion = text === '' ? undefined : text;
@@ -121,4 +138,3 @@ function decodeScope(r: WireReader, origin: SpanOrigin): void {
     }
   }
 }
-

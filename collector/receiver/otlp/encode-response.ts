@@ -61,7 +61,12 @@ export function encodeStatus(format: OtlpFormat, status: RpcStatus): Uint8Array 
     const details =
       violation === undefined
         ? []
-        : [{ '@type': BAD_REQUEST_TYPE_URL, fieldViolations: [{ field: violation.field, description: clip(violation.description) }] }];
+        : [
+            {
+              '@type': BAD_REQUEST_TYPE_URL,
+              fieldViolations: [{ field: violation.field, description: clip(violation.description) }],
+            },
+          ];
     return Buffer.from(JSON.stringify({ code: status.code, message, details }));
   }
   const writer = protobuf.Writer.create();

@@ -15,7 +15,13 @@ import {
 } from './content-negotiation.ts';
 import { decodeTraceRequest, type DecodedTraceRequest, type OtlpFormat } from './decode.ts';
 import { RpcCode, encodeExportResponse } from './encode-response.ts';
-import { BodyEncodingError, BodyTooLargeError, InFlightLimitError, OtlpDecodeError, RequestAbortedError } from './errors.ts';
+import {
+  BodyEncodingError,
+  BodyTooLargeError,
+  InFlightLimitError,
+  OtlpDecodeError,
+  RequestAbortedError,
+} from './errors.ts';
 import { reply, replyStatus } from './http-reply.ts';
 import type { InFlightBudget } from './in-flight-budget.ts';
 import { readBody } from './read-body.ts';
@@ -50,30 +56,57 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
 
     const path = pathOf(req.url);
     if (path !== TRACES_PATH) {
-      return refuse(404, RpcCode.NOT_FOUND, `otlp receiver: no endpoint at ${path} (traces are received at POST ${TRACES_PATH})`);
+      return refuse(
+        404,
+        RpcCode.NOT_FOUND,
+        `otlp receiver: no endpoint at ${path} (traces are received at POST ${TRACES_PATH})`,
+      );
     }
     if (req.method !== 'POST') {
-      return refuse(405, RpcCode.UNIMPLEMENTED, `otlp receiver: ${req.method} is not allowed on ${TRACES_PATH} (use POST)`, {
-        Allow: 'POST',
-      });
+      return refuse(
+        405,
+        RpcCode.UNIMPLEMENTED,
+        `otlp receiver: ${req.method} is not allowed on ${TRACES_PATH} (use POST)`,
+        {
+          Allow: 'POST',
+        },
+      );
     }
     if (options.isShuttingDown()) {
-      return refuse(503, RpcCode.UNAVAILABLE, 'otlp receiver: shutting down (retry against another instance or later)', {
-        'Retry-After': String(RETRY_AFTER_FAILURE_SECONDS),
-        Connection: 'close',
-      });
+      return refuse(
+        503,
+        RpcCode.UNAVAILABLE,
+        'otlp receiver: shutting down (retry against another instance or later)',
+        {
+          'Retry-After': String(RETRY_AFTER_FAILURE_SECONDS),
+          Connection: 'close',
+        },
+      );
     }
     if (!options.isAuthorized(req.headers.authorization)) {
-      return refuse(401, RpcCode.UNAUTHENTICATED, 'otlp receiver: missing or wrong bearer token (send Authorization: Bearer <token>)', {
-        'WWW-Authenticate': 'Bearer',
-      });
+      return refuse(
+        401,
+        RpcCode.UNAUTHENTICATED,
+        'otlp receiver: missing or wrong bearer token (send Authorization: Bearer <token>)',
+        {
+          'WWW-Authenticate': 'Bearer',
+        },
+      );
     }
     if (format === undefined) {
-      return refuse(415, RpcCode.INVALID_ARGUMENT, `otlp receiver: unsupported Content-Type ${contentType ?? '(none)'} (send ${ACCEPTED_CONTENT_TYPES})`);
+      return refuse(
+        415,
+        RpcCode.INVALID_ARGUMENT,
+        `otlp receiver: unsupported Content-Type ${contentType ?? '(none)'} (send ${ACCEPTED_CONTENT_TYPES})`,
+      );
     }
     const encoding = parseContentEncoding(req.headers['content-encoding']);
     if (encoding === undefined) {
-      return refuse(415, RpcCode.INVALID_ARGUMENT, `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ${ACCEPTED_CONTENT_ENCODINGS})`);
+      return refuse(
+        415,
+        RpcCode.INVALID_ARGUMENT,
+        `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ${ACCEPTED_CONTENT_ENCODINGS})`,
+      );
     }
     const declaredBytes = Number(req.headers['content-length'] ?? 0);
     if (declaredBytes > maxRequestBodyBytes) {
@@ -90,7 +123,11 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       if (expectsContinue) res.writeContinue();
       let body: Buffer | undefined;
       try {
-        body = await readBody(req, { encoding, maxBytes: maxRequestBodyBytes, onHeld: (bytes) => reservation.grow(bytes) });
+        body = await readBody(req, {
+          encoding,
+          maxBytes: maxRequestBodyBytes,
+          onHeld: (bytes) => reservation.grow(bytes),
+        });
       } catch (error) {
         if (error instanceof BodyTooLargeError) return await refuse(413, RpcCode.RESOURCE_EXHAUSTED, error.message);
         if (error instanceof BodyEncodingError) return await refuse(400, RpcCode.INVALID_ARGUMENT, error.message);
@@ -131,9 +168,14 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
     /** The spans were not stored: tell the client to retry (the spec's retryable 429/503). */
     function refuseUnstored(error: unknown, count: number): Promise<void> {
       if (error instanceof BackpressureError) {
-        return refuse(error.status, error.status === 429 ? RpcCode.RESOURCE_EXHAUSTED : RpcCode.UNAVAILABLE, `otlp receiver: ${error.message}`, {
-          'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
-        });
+        return refuse(
+          error.status,
+          error.status === 429 ? RpcCode.RESOURCE_EXHAUSTED : RpcCode.UNAVAILABLE,
+          `otlp receiver: ${error.message}`,
+          {
+            'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
+          },
+        );
       }
       const what = error instanceof Error ? error.message : String(error);
       hooks.logger?.warn(`otlp receiver: storing ${count} spans failed, answered 503 so the client retries (${what})`);

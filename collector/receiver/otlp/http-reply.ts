@@ -25,7 +25,11 @@ export function reply(
   return new Promise((resolve) => {
     if (res.headersSent || res.destroyed) return resolve();
     res.once('close', () => resolve());
-    res.writeHead(httpStatus, { ...headers, 'Content-Type': contentTypeOf(format), 'Content-Length': String(body.length) });
+    res.writeHead(httpStatus, {
+      ...headers,
+      'Content-Type': contentTypeOf(format),
+      'Content-Length': String(body.length),
+    });
     res.end(body);
     if (!req.complete) limitLinger(req);
   });

@@ -23,7 +23,10 @@ export class JsonShapeError extends Error {
   /** The same problem seen from the enclosing value: `segment` is `attributes[2]` or `value`. */
   within(segment: string): JsonShapeError {
     if (this.path === '') return new JsonShapeError(segment, this.problem);
-    return new JsonShapeError(this.path.startsWith('[') ? segment + this.path : `${segment}.${this.path}`, this.problem);
+    return new JsonShapeError(
+      this.path.startsWith('[') ? segment + this.path : `${segment}.${this.path}`,
+      this.problem,
+    );
   }
 }
 
@@ -68,7 +71,8 @@ export function readInt64(value: unknown, field: string): number {
 /** A uint32 (flags, counts): a number, or a decimal string from lenient senders. */
 export function readUint32(value: unknown, field: string): number {
   const number = readInt64(value, field);
-  if (number < 0 || number > 0xffffffff) throw new JsonShapeError(field, `must fit in 32 unsigned bits (got ${number})`);
+  if (number < 0 || number > 0xffffffff)
+    throw new JsonShapeError(field, `must fit in 32 unsigned bits (got ${number})`);
   return number;
 }
 
@@ -120,9 +124,7 @@ export function readHexId(value: unknown, field: string, hexLength: number): str
 /** Standard proto3 JSON would have sent base64: say so, it is the likely mistake. */
 function looksLikeBase64Id(value: unknown, bytes: number): boolean {
   return (
-    typeof value === 'string' &&
-    /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) &&
-    Buffer.from(value, 'base64').length === bytes
+    typeof value === 'string' && /^[A-Za-z0-9+/_-]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === bytes
   );
 }
 

@@ -25,7 +25,11 @@ export interface OtlpReceiver extends Lifecycle {
   address(): { host: string; port: number };
 }
 
-export function createOtlpReceiver(config: OtlpReceiverConfig, next: SpanConsumer, hooks: OtlpReceiverHooks = {}): OtlpReceiver {
+export function createOtlpReceiver(
+  config: OtlpReceiverConfig,
+  next: SpanConsumer,
+  hooks: OtlpReceiverHooks = {},
+): OtlpReceiver {
   let server: Server | undefined;
   let starting: Promise<void> | undefined;
   let stopping: Promise<void> | undefined;
@@ -56,21 +60,30 @@ export function createOtlpReceiver(config: OtlpReceiverConfig, next: SpanConsume
       return Promise.resolve();
     }
     const format = formatOfContentType(req.headers['content-type']) ?? 'json';
-    return replyStatus(req, res, 500, format, { code: RpcCode.INTERNAL, message: 'otlp receiver: internal error (see the collector log)' });
+    return replyStatus(req, res, 500, format, {
+      code: RpcCode.INTERNAL,
+      message: 'otlp receiver: internal error (see the collector log)',
+    });
   }
 
   function start(): Promise<void> {
-    if (stopping !== undefined) return Promise.reject(new ReceiverStartError('otlp receiver: cannot start after shutdown'));
+    if (stopping !== undefined)
+      return Promise.reject(new ReceiverStartError('otlp receiver: cannot start after shutdown'));
     starting ??= new Promise<void>((resolve, reject) => {
       // Node's own bounds on slow clients, spelled out: headers within 60 s, a whole request within 5 min.
-      const created = createServer({ requestTimeout: 300_000, headersTimeout: 60_000 }, (req, res) => track(req, res, false));
+      const created = createServer({ requestTimeout: 300_000, headersTimeout: 60_000 }, (req, res) =>
+        track(req, res, false),
+      );
       // Answer `Expect: 100-continue` ourselves, so refused requests never get to send their body.
       created.on('checkContinue', (req, res) => track(req, res, true));
       created.once('error', (error: NodeJS.ErrnoException) => {
         reject(
-          new ReceiverStartError(`otlp receiver: cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})`, {
-            cause: error,
-          }),
+          new ReceiverStartError(
+            `otlp receiver: cannot listen on ${config.host}:${config.port} (${error.code ?? error.message})`,
+            {
+              cause: error,
+            },
+          ),
         );
       });
       created.listen(config.port, config.host, () => {

@@ -78,7 +78,8 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       fail(new RequestAbortedError(`request body: the connection failed (${error.message})`, { cause: error }));
     }
     function onRequestClose() {
-      if (!req.complete) fail(new RequestAbortedError('request body: the client closed the connection before sending it all'));
+      if (!req.complete)
+        fail(new RequestAbortedError('request body: the client closed the connection before sending it all'));
     }
 
     output.on('data', onData);

@@ -80,8 +80,17 @@ export interface Agent {
   readonly replayable?: boolean;
 }
 
-export function sendAction(sender: string, content: string, toolInteractions: ToolInteraction[] = [], trace?: JsonValue): SendAction {
-  return { type: 'send', message: trace === undefined ? { sender, content } : { sender, content, trace }, toolInteractions };
+export function sendAction(
+  sender: string,
+  content: string,
+  toolInteractions: ToolInteraction[] = [],
+  trace?: JsonValue,
+): SendAction {
+  return {
+    type: 'send',
+    message: trace === undefined ? { sender, content } : { sender, content, trace },
+    toolInteractions,
+  };
 }
 
 export const END_ACTION: EndAction = Object.freeze({ type: 'end' }) as EndAction;

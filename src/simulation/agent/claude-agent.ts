@@ -5,7 +5,13 @@
  * and thrown errors come back to the model as error results.
  */
 import { compactJson, type JsonObject } from '../../judge/json-value.ts';
-import type { ModelClient, ModelContentBlock, ModelMessage, ModelRequest, ModelToolUseBlock } from '../../judge/model-client.ts';
+import type {
+  ModelClient,
+  ModelContentBlock,
+  ModelMessage,
+  ModelRequest,
+  ModelToolUseBlock,
+} from '../../judge/model-client.ts';
 import { NO_ACTION_SIGNAL } from '../runtime/signals.ts';
 import type { Tool } from '../tools/tool.ts';
 import { executeTool } from '../tools/tool-registry.ts';
@@ -37,7 +43,15 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
     ...(options.modelName ? { model: options.modelName } : {}),
     max_tokens: options.maxTokens ?? AGENT_MAX_TOKENS,
     system: options.systemPrompt ?? DEFAULT_AGENT_PROMPT,
-    ...(tools.length > 0 ? { tools: tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: tool.inputSchema })) } : {}),
+    ...(tools.length > 0
+      ? {
+          tools: tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            input_schema: tool.inputSchema,
+          })),
+        }
+      : {}),
   };
 
   return {
@@ -54,8 +68,13 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
           content = trimmed.endsWith(NO_ACTION_SIGNAL) ? trimmed.slice(0, -NO_ACTION_SIGNAL.length).trim() : block.text;
         }
         const uses = response.content.filter((block): block is ModelToolUseBlock => block.type === 'tool_use');
-        const assistant: ModelContentBlock[] = response.content.filter((block) => block.type !== 'text' || block.text.trim() !== '');
-        messages.push({ role: 'assistant', content: assistant.length > 0 ? assistant : [{ type: 'text', text: '(no content)' }] });
+        const assistant: ModelContentBlock[] = response.content.filter(
+          (block) => block.type !== 'text' || block.text.trim() !== '',
+        );
+        messages.push({
+          role: 'assistant',
+          content: assistant.length > 0 ? assistant : [{ type: 'text', text: '(no content)' }],
+        });
         if (uses.length === 0) return sendAction(agentName, content.trim() === '' ? '' : content, trace);
         const results = await Promise.all(uses.map((use) => executeTool(tools, use.name, use.input ?? {}, context)));
         trace.push(...results);
@@ -69,7 +88,11 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
           })),
         });
       }
-      return sendAction(agentName, `Reached the maximum of ${maxRounds} tool-use rounds without completing the request.`, trace);
+      return sendAction(
+        agentName,
+        `Reached the maximum of ${maxRounds} tool-use rounds without completing the request.`,
+        trace,
+      );
     },
   };
 }
@@ -79,7 +102,11 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
  * past tool uses as a note), merged into one user message, then the nudge to respond, preceded by
  * any events.
  */
-export function agentMessages(history: readonly HistoryEntry[], events: readonly SimulationEvent[], respondIn: string): ModelMessage[] {
+export function agentMessages(
+  history: readonly HistoryEntry[],
+  events: readonly SimulationEvent[],
+  respondIn: string,
+): ModelMessage[] {
   const lines = history.map((entry) => {
     if (entry.type === 'turn') return `[${entry.sender} in ${entry.conversation}]: ${entry.content}`;
     const { call, result } = entry.interaction;
@@ -87,7 +114,13 @@ export function agentMessages(history: readonly HistoryEntry[], events: readonly
     return `[you previously called tool '${call.toolName}' in ${entry.conversation} with arguments ${compactJson(call.arguments)} → result: ${outcome}]`;
   });
   const eventLines = events.map((event) => `[System event: ${event.name}] ${compactJson(event.data)}`);
-  const nudge = history.length === 0 ? `The "${respondIn}" conversation is starting. Please begin.` : `[system]: Respond now in the "${respondIn}" conversation.`;
-  const parts = [...(lines.length > 0 ? [lines.join('\n')] : []), [...eventLines, ...(eventLines.length > 0 ? [''] : []), nudge].join('\n')];
+  const nudge =
+    history.length === 0
+      ? `The "${respondIn}" conversation is starting. Please begin.`
+      : `[system]: Respond now in the "${respondIn}" conversation.`;
+  const parts = [
+    ...(lines.length > 0 ? [lines.join('\n')] : []),
+    [...eventLines, ...(eventLines.length > 0 ? [''] : []), nudge].join('\n'),
+  ];
   return [{ role: 'user', content: parts.join('\n\n') }];
 }

@@ -71,7 +71,11 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           });
         } catch (error) {
           const code = (error as { cause?: { code?: string } }).cause?.code;
-          throw new RemoteAgentError(options.endpoint, `cannot reach ${url}${code ? ` (${code})` : ''} (is the agent server running?)`, { cause: error });
+          throw new RemoteAgentError(
+            options.endpoint,
+            `cannot reach ${url}${code ? ` (${code})` : ''} (is the agent server running?)`,
+            { cause: error },
+          );
         }
         const text = await response.text();
         if (response.ok) {
@@ -79,12 +83,20 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           try {
             parsed = JSON.parse(text);
           } catch (error) {
-            throw new RemoteAgentError(options.endpoint, `response is not JSON\nBody: ${text}`, { status: response.status, body: text, cause: error });
+            throw new RemoteAgentError(options.endpoint, `response is not JSON\nBody: ${text}`, {
+              status: response.status,
+              body: text,
+              cause: error,
+            });
           }
           try {
             return decodeStepResponse(parsed, agentName);
           } catch (error) {
-            throw new RemoteAgentError(options.endpoint, `response is not a valid step response (${(error as Error).message})\nBody: ${text}`, { status: response.status, body: text, cause: error });
+            throw new RemoteAgentError(
+              options.endpoint,
+              `response is not a valid step response (${(error as Error).message})\nBody: ${text}`,
+              { status: response.status, body: text, cause: error },
+            );
           }
         }
         if (isRetryableStatus(response.status) && attempt < maxRetries) {
@@ -92,7 +104,10 @@ export function createRemoteAgent(options: RemoteAgentOptions): Agent {
           continue;
         }
         const retried = isRetryableStatus(response.status) ? ` after ${attempt} retries` : '';
-        throw new RemoteAgentError(options.endpoint, `HTTP ${response.status}${retried}: ${text}`, { status: response.status, body: text });
+        throw new RemoteAgentError(options.endpoint, `HTTP ${response.status}${retried}: ${text}`, {
+          status: response.status,
+          body: text,
+        });
       }
     },
   };

@@ -37,13 +37,24 @@ export interface StepRequest {
   respond_in: string;
 }
 
-export function encodeStepRequest(history: readonly HistoryEntry[], events: readonly SimulationEvent[], respondIn: string): StepRequest {
+export function encodeStepRequest(
+  history: readonly HistoryEntry[],
+  events: readonly SimulationEvent[],
+  respondIn: string,
+): StepRequest {
   return {
     protocol_version: PROTOCOL_VERSION,
-    history: history.map((entry): WireHistoryItem =>
-      entry.type === 'turn'
-        ? { type: 'turn', conversation: entry.conversation, sender: entry.sender, content: entry.content, ...(entry.trace !== undefined ? { trace: entry.trace } : {}) }
-        : { type: 'tool_use', conversation: entry.conversation, interaction: encodeInteraction(entry.interaction) },
+    history: history.map(
+      (entry): WireHistoryItem =>
+        entry.type === 'turn'
+          ? {
+              type: 'turn',
+              conversation: entry.conversation,
+              sender: entry.sender,
+              content: entry.content,
+              ...(entry.trace !== undefined ? { trace: entry.trace } : {}),
+            }
+          : { type: 'tool_use', conversation: entry.conversation, interaction: encodeInteraction(entry.interaction) },
     ),
     events: events.map((event) => ({ name: event.name, data: event.data })),
     respond_in: respondIn,
@@ -54,27 +65,42 @@ export function encodeInteraction(interaction: ToolInteraction): WireInteraction
   const { call, result } = interaction;
   return {
     call: { tool_name: call.toolName, arguments: call.arguments },
-    result: { tool_name: result.toolName, arguments: result.arguments, result: result.result, ...(result.error !== undefined ? { error: result.error } : {}) },
+    result: {
+      tool_name: result.toolName,
+      arguments: result.arguments,
+      result: result.result,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    },
   };
 }
 
 const json = z.json();
-const args = z.record(z.string(), json).nullish().transform((value) => (value ?? {}) as JsonObject);
+const args = z
+  .record(z.string(), json)
+  .nullish()
+  .transform((value) => (value ?? {}) as JsonObject);
 
 const wireInteraction = z
   .object({
     call: z.object({ tool_name: z.string(), arguments: args }),
-    result: z.object({ tool_name: z.string(), arguments: args, result: json.nullish().transform((value) => value ?? null), error: z.string().nullish() }),
+    result: z.object({
+      tool_name: z.string(),
+      arguments: args,
+      result: json.nullish().transform((value) => value ?? null),
+      error: z.string().nullish(),
+    }),
   })
-  .transform(({ call, result }): ToolInteraction => ({
-    call: { toolName: call.tool_name, arguments: call.arguments },
-    result: {
-      toolName: result.tool_name,
-      arguments: result.arguments,
-      result: result.result as JsonValue,
-      ...(typeof result.error === 'string' ? { error: result.error } : {}),
-    },
-  }));
+  .transform(
+    ({ call, result }): ToolInteraction => ({
+      call: { toolName: call.tool_name, arguments: call.arguments },
+      result: {
+        toolName: result.tool_name,
+        arguments: result.arguments,
+        result: result.result as JsonValue,
+        ...(typeof result.error === 'string' ? { error: result.error } : {}),
+      },
+    }),
+  );
 
 const sendSchema = z.object({
   type: z.literal('send'),

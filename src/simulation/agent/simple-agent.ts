@@ -23,7 +23,10 @@ export type AgentReply =
 /** A trace string that is not valid JSON. */
 export class InvalidTraceError extends Error {
   constructor(trace: string, cause: unknown) {
-    super(`agent reply: the trace is not valid JSON (${JSON.stringify(trace.length > 60 ? `${trace.slice(0, 60)}…` : trace)})`, { cause });
+    super(
+      `agent reply: the trace is not valid JSON (${JSON.stringify(trace.length > 60 ? `${trace.slice(0, 60)}…` : trace)})`,
+      { cause },
+    );
     this.name = 'InvalidTraceError';
   }
 }
@@ -31,7 +34,9 @@ export class InvalidTraceError extends Error {
 export const AgentReply = {
   /** Say `content` (empty content is silence), with an optional trace as a JSON string. */
   send(content: string, traceJson?: string): AgentReply {
-    return traceJson === undefined ? { kind: 'send', content } : { kind: 'send', content, trace: parseTrace(traceJson) };
+    return traceJson === undefined
+      ? { kind: 'send', content }
+      : { kind: 'send', content, trace: parseTrace(traceJson) };
   },
   /** End the simulation. */
   end(): AgentReply {
@@ -39,7 +44,9 @@ export const AgentReply = {
   },
   /** Say `content`, then end the simulation. */
   endAfter(content: string, traceJson?: string): AgentReply {
-    return traceJson === undefined ? { kind: 'end_after', content } : { kind: 'end_after', content, trace: parseTrace(traceJson) };
+    return traceJson === undefined
+      ? { kind: 'end_after', content }
+      : { kind: 'end_after', content, trace: parseTrace(traceJson) };
   },
 };
 
@@ -53,15 +60,28 @@ export function fromSimpleAgent(simple: SimpleAgent, agentName: string): Agent {
     async step(history: readonly HistoryEntry[], events: readonly SimulationEvent[], respondIn: string) {
       const turns: HistoryTurn[] = history.flatMap((entry) =>
         entry.type === 'turn'
-          ? [{ conversation: entry.conversation, sender: entry.sender, content: entry.content, ...(entry.trace !== undefined ? { trace: compactJson(entry.trace) } : {}) }]
+          ? [
+              {
+                conversation: entry.conversation,
+                sender: entry.sender,
+                content: entry.content,
+                ...(entry.trace !== undefined ? { trace: compactJson(entry.trace) } : {}),
+              },
+            ]
           : [],
       );
       const lines = events.map((event) => `${event.name}: ${compactJson(event.data)}`);
       const reply = await simple.step(respondIn, turns, lines);
       if (reply === null || reply === undefined) throw new TypeError('the SimpleAgent step returned no reply');
       if (reply.kind === 'end') return END_ACTION;
-      if (reply.kind !== 'send' && reply.kind !== 'end_after') throw new TypeError(`the SimpleAgent step returned an unknown reply kind ${JSON.stringify((reply as { kind?: unknown }).kind)}`);
-      const message = reply.trace === undefined ? { sender: agentName, content: reply.content ?? '' } : { sender: agentName, content: reply.content ?? '', trace: reply.trace };
+      if (reply.kind !== 'send' && reply.kind !== 'end_after')
+        throw new TypeError(
+          `the SimpleAgent step returned an unknown reply kind ${JSON.stringify((reply as { kind?: unknown }).kind)}`,
+        );
+      const message =
+        reply.trace === undefined
+          ? { sender: agentName, content: reply.content ?? '' }
+          : { sender: agentName, content: reply.content ?? '', trace: reply.trace };
       return { type: 'send', message, toolInteractions: [], ...(reply.kind === 'end_after' ? { endAfter: true } : {}) };
     },
   };

@@ -1,7 +1,16 @@
 /** ANSI styling that can be switched off (NO_COLOR, --no-color, output that is not a terminal). */
 export type Style = 'blue' | 'green' | 'magenta' | 'cyan' | 'yellow' | 'red' | 'dim' | 'bold';
 
-const CODES: Record<Style, number> = { blue: 34, green: 32, magenta: 35, cyan: 36, yellow: 33, red: 31, dim: 2, bold: 1 };
+const CODES: Record<Style, number> = {
+  blue: 34,
+  green: 32,
+  magenta: 35,
+  cyan: 36,
+  yellow: 33,
+  red: 31,
+  dim: 2,
+  bold: 1,
+};
 
 export type Paint = (style: Style, text: string) => string;
 

@@ -17,7 +17,9 @@ export interface PlanStep {
 
 /** The tool calls of a transcript, in order, numbered from 1. */
 export function toPlan(transcript: readonly TranscriptEntry[]): PlanStep[] {
-  return transcript.flatMap((entry) => (entry.type === 'tool_call' ? [{ tool: entry.tool, arguments: entry.arguments }] : [])).map((call, index) => ({ step: index + 1, ...call }));
+  return transcript
+    .flatMap((entry) => (entry.type === 'tool_call' ? [{ tool: entry.tool, arguments: entry.arguments }] : []))
+    .map((call, index) => ({ step: index + 1, ...call }));
 }
 
 /** The evaluation as JSON: the reference's fields, plus the overall pass and per-criterion detail. */
@@ -44,11 +46,18 @@ export function evaluationJson(scenarioName: string, verdict: JudgeVerdict) {
 
 /** `20260323T140000Z` for a UTC instant. */
 export function utcStamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** Writes the run's dataset entry and returns its path. A taken name gets a `_2`, `_3`... suffix. */
-export async function saveDatasetEntry(result: ScenarioRunResult, outputDir: string, now: Date = new Date()): Promise<string> {
+export async function saveDatasetEntry(
+  result: ScenarioRunResult,
+  outputDir: string,
+  now: Date = new Date(),
+): Promise<string> {
   const dir = join(outputDir, result.scenarioName);
   await mkdir(dir, { recursive: true });
   const body = `${JSON.stringify(

@@ -9,7 +9,11 @@ export function progressLine(outcome: RunOutcome, done: number, total: number, p
   const filled = Math.round((done / total) * PROGRESS_WIDTH);
   const bar = `[${'#'.repeat(filled)}${'-'.repeat(PROGRESS_WIDTH - filled)}]`;
   const count = `${String(done).padStart(String(total).length)}/${total}`;
-  const verdict = outcome.error ? paint('red', 'ERROR') : outcome.passed ? paint('green', 'PASS ') : paint('red', 'FAIL ');
+  const verdict = outcome.error
+    ? paint('red', 'ERROR')
+    : outcome.passed
+      ? paint('green', 'PASS ')
+      : paint('red', 'FAIL ');
   const score = outcome.result ? outcome.result.evaluation.overallScore.toFixed(2) : '  - ';
   const detail = outcome.error ? `  ${outcome.error.message.split('\n')[0]}` : '';
   return `${bar} ${count}  ${outcome.scenario} #${outcome.trial}  ${verdict} ${score}  (${(outcome.durationMs / 1000).toFixed(1)}s)${detail}`;
@@ -20,13 +24,18 @@ export function summaryLines(batch: BatchResult, paint: Paint): string[] {
   const lines = [paint('bold', '=== Summary ===')];
   for (const scenario of batch.scenarios) {
     const k = scenario.trials;
-    const passHat = k > 1 ? `   pass^1 ${scenario.passHatK['1'].toFixed(2)}   pass^${k} ${scenario.passHatK[String(k)].toFixed(2)}` : '';
+    const passHat =
+      k > 1
+        ? `   pass^1 ${scenario.passHatK['1'].toFixed(2)}   pass^${k} ${scenario.passHatK[String(k)].toFixed(2)}`
+        : '';
     const mark = scenario.passes === scenario.trials ? paint('green', 'PASS') : paint('red', 'FAIL');
     lines.push(`  ${mark}  ${scenario.scenario.padEnd(width)}  ${scenario.passes}/${scenario.trials} passed${passHat}`);
   }
   const runs = batch.scenarios.flatMap((s) => s.runs);
   const failed = runs.filter((run) => !run.passed).length;
-  lines.push(`  Result: ${failed === 0 ? paint('green', 'PASS') : paint('red', `FAIL (${failed} of ${runs.length} runs failed)`)}  in ${(batch.wallMs / 1000).toFixed(1)}s`);
+  lines.push(
+    `  Result: ${failed === 0 ? paint('green', 'PASS') : paint('red', `FAIL (${failed} of ${runs.length} runs failed)`)}  in ${(batch.wallMs / 1000).toFixed(1)}s`,
+  );
   return lines;
 }
 
@@ -51,7 +60,12 @@ export function summaryJson(batch: BatchResult, seed: number) {
               run_id: run.result.runId,
               overall_score: run.result.evaluation.overallScore,
               end_reason: run.result.endReason,
-              criteria: run.result.evaluation.criteria.map((c) => ({ name: c.name, passed: c.passed, score: c.score, outcome: c.outcome })),
+              criteria: run.result.evaluation.criteria.map((c) => ({
+                name: c.name,
+                passed: c.passed,
+                score: c.score,
+                outcome: c.outcome,
+              })),
             }
           : {}),
         ...(run.datasetPath ? { dataset: run.datasetPath } : {}),

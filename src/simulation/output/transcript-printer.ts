@@ -42,10 +42,13 @@ export function createTranscriptPrinter(options: TranscriptPrinterOptions): Tran
   }
 
   function line(tag: string, style: Style, content: string, conversation: string | undefined): void {
-    if (conversation !== undefined && lastConversation !== undefined && conversation !== lastConversation) options.write('');
+    if (conversation !== undefined && lastConversation !== undefined && conversation !== lastConversation)
+      options.write('');
     if (conversation !== undefined) lastConversation = conversation;
     const paddedTag = paint(style, tag.padEnd(TAG_WIDTH));
-    const column = options.showConversation ? ` | ${(conversation ?? '').slice(0, CONVERSATION_WIDTH).padEnd(CONVERSATION_WIDTH)}` : '';
+    const column = options.showConversation
+      ? ` | ${(conversation ?? '').slice(0, CONVERSATION_WIDTH).padEnd(CONVERSATION_WIDTH)}`
+      : '';
     options.write(`${paddedTag}${column} | ${content}`);
     options.write('');
   }
@@ -54,7 +57,12 @@ export function createTranscriptPrinter(options: TranscriptPrinterOptions): Tran
     entry(entry) {
       switch (entry.type) {
         case 'message':
-          return line(`${iconOf(entry.sender)} ${entry.sender.toUpperCase()}`, senderStyle(entry.sender), entry.content, entry.conversation);
+          return line(
+            `${iconOf(entry.sender)} ${entry.sender.toUpperCase()}`,
+            senderStyle(entry.sender),
+            entry.content,
+            entry.conversation,
+          );
         case 'tool_call':
           return line('⚙ CALL', 'yellow', `${entry.tool}(${compactJson(entry.arguments)})`, entry.conversation);
         case 'tool_result':

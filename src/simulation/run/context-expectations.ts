@@ -7,7 +7,10 @@ import { canonicalJson } from '../runtime/completion-gate.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../judge/json-value.ts';
 import type { ContextExpectation } from '../scenario/scenario.ts';
 
-export function checkContextExpectations(expectations: readonly ContextExpectation[], context: JsonObject): CriterionResult[] {
+export function checkContextExpectations(
+  expectations: readonly ContextExpectation[],
+  context: JsonObject,
+): CriterionResult[] {
   return expectations.map((expectation) => {
     const actual = valueAt(context, expectation.path);
     const where = expectation.path.join('.');
@@ -29,7 +32,8 @@ function verdict(expectation: ContextExpectation, actual: JsonValue | undefined,
   const shown = actual === undefined ? 'nothing' : canonicalJson(actual);
   if (expectation.absent !== undefined) {
     const absent = actual === undefined || actual === null;
-    if (expectation.absent) return [absent, absent ? `${where} is absent` : `${where} is ${shown}, expected it to be absent`];
+    if (expectation.absent)
+      return [absent, absent ? `${where} is absent` : `${where} is ${shown}, expected it to be absent`];
     return [!absent, !absent ? `${where} is ${shown}` : `${where} is absent, expected a value`];
   }
   if (expectation.equals !== undefined) {
@@ -37,11 +41,17 @@ function verdict(expectation: ContextExpectation, actual: JsonValue | undefined,
     return [ok, ok ? `${where} is ${shown}` : `${where} is ${shown}, expected ${canonicalJson(expectation.equals)}`];
   }
   const ok = actual !== undefined && includes(actual, expectation.includes!);
-  return [ok, ok ? `${where} includes ${canonicalJson(expectation.includes!)}` : `${where} is ${shown}, expected it to include ${canonicalJson(expectation.includes!)}`];
+  return [
+    ok,
+    ok
+      ? `${where} includes ${canonicalJson(expectation.includes!)}`
+      : `${where} is ${shown}, expected it to include ${canonicalJson(expectation.includes!)}`,
+  ];
 }
 
 function describe(expectation: ContextExpectation, where: string): string {
-  if (expectation.absent !== undefined) return expectation.absent ? `context ${where} is absent` : `context ${where} exists`;
+  if (expectation.absent !== undefined)
+    return expectation.absent ? `context ${where} is absent` : `context ${where} exists`;
   if (expectation.equals !== undefined) return `context ${where} equals ${canonicalJson(expectation.equals)}`;
   return `context ${where} includes ${canonicalJson(expectation.includes!)}`;
 }
@@ -59,7 +69,10 @@ export function valueAt(root: JsonValue, path: readonly string[]): JsonValue | u
 /** Objects: every expected key is included recursively; arrays: every expected element is found; strings: substring; else equality. */
 function includes(actual: JsonValue, expected: JsonValue): boolean {
   if (isJsonObject(expected)) {
-    return isJsonObject(actual) && Object.entries(expected).every(([key, value]) => Object.hasOwn(actual, key) && includes(actual[key], value));
+    return (
+      isJsonObject(actual) &&
+      Object.entries(expected).every(([key, value]) => Object.hasOwn(actual, key) && includes(actual[key], value))
+    );
   }
   if (Array.isArray(expected)) {
     return Array.isArray(actual) && expected.every((item) => actual.some((candidate) => includes(candidate, item)));

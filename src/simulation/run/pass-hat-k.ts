@@ -3,7 +3,10 @@
  * passes out of n. pass^1 is the pass rate; pass^n is 1 only when every trial passed.
  */
 export function passHatK(trials: number, passes: number, k: number): number {
-  if (k < 1 || k > trials || passes < 0 || passes > trials) throw new RangeError(`pass^k: need 1 <= k <= trials and 0 <= passes <= trials (k=${k}, trials=${trials}, passes=${passes})`);
+  if (k < 1 || k > trials || passes < 0 || passes > trials)
+    throw new RangeError(
+      `pass^k: need 1 <= k <= trials and 0 <= passes <= trials (k=${k}, trials=${trials}, passes=${passes})`,
+    );
   return choose(passes, k) / choose(trials, k);
 }
 

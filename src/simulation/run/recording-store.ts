@@ -45,7 +45,9 @@ export async function loadRecording(dir: string, scenario: string, trial: number
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new RecordingError(path, `no recording for ${scenario} trial ${trial} (record it first with --record)`, { cause: error });
+    throw new RecordingError(path, `no recording for ${scenario} trial ${trial} (record it first with --record)`, {
+      cause: error,
+    });
   }
   let parsed: Partial<RecordingFile>;
   try {
@@ -53,7 +55,11 @@ export async function loadRecording(dir: string, scenario: string, trial: number
   } catch (error) {
     throw new RecordingError(path, 'not valid JSON (record it again)', { cause: error });
   }
-  if (parsed.format !== RECORDING_FORMAT || parsed.version !== RECORDING_VERSION || !Array.isArray(parsed.completions)) {
+  if (
+    parsed.format !== RECORDING_FORMAT ||
+    parsed.version !== RECORDING_VERSION ||
+    !Array.isArray(parsed.completions)
+  ) {
     throw new RecordingError(path, `not a version ${RECORDING_VERSION} simulation recording (record it again)`);
   }
   return parsed as RecordingFile;

@@ -56,22 +56,42 @@ export interface BatchResult {
 
 export async function runBatch(options: BatchOptions): Promise<BatchResult> {
   const started = Date.now();
-  const { scenarios, trials: trialCount, concurrency, seed, recordDir, replayDir, outDir, onEntry, onRunDone, ...runOptions } = options;
+  const {
+    scenarios,
+    trials: trialCount,
+    concurrency,
+    seed,
+    recordDir,
+    replayDir,
+    outDir,
+    onEntry,
+    onRunDone,
+    ...runOptions
+  } = options;
   const trials = Math.max(1, trialCount ?? 1);
   const baseSeed = seed ?? 0;
-  const jobs = scenarios.flatMap((scenario) => Array.from({ length: trials }, (_, index) => ({ scenario, trial: index + 1, seed: baseSeed + index })));
+  const jobs = scenarios.flatMap((scenario) =>
+    Array.from({ length: trials }, (_, index) => ({ scenario, trial: index + 1, seed: baseSeed + index })),
+  );
 
   // Load every recording before anything runs, so a missing one is reported up front.
   const recordings = new Map<string, RecordingFile>();
   if (replayDir) {
-    for (const job of jobs) recordings.set(`${job.scenario.name}#${job.trial}`, await loadRecording(replayDir, job.scenario.name, job.trial));
+    for (const job of jobs)
+      recordings.set(`${job.scenario.name}#${job.trial}`, await loadRecording(replayDir, job.scenario.name, job.trial));
   }
 
   let done = 0;
   const outcomes = await runPool(
     jobs.map((job) => async (): Promise<RunOutcome> => {
       const runStarted = Date.now();
-      const outcome: RunOutcome = { scenario: job.scenario.name, trial: job.trial, seed: job.seed, passed: false, durationMs: 0 };
+      const outcome: RunOutcome = {
+        scenario: job.scenario.name,
+        trial: job.trial,
+        seed: job.seed,
+        passed: false,
+        durationMs: 0,
+      };
       try {
         const recording = recordings.get(`${job.scenario.name}#${job.trial}`);
         const result = await runScenario(job.scenario, {
@@ -79,12 +99,19 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
           seed: job.seed,
           trial: job.trial,
           ...(recording ? { replay: recording.completions } : {}),
-          ...(onEntry ? { onEntry: (entry: TranscriptEntry) => onEntry({ scenario: job.scenario.name, trial: job.trial }, entry) } : {}),
+          ...(onEntry
+            ? { onEntry: (entry: TranscriptEntry) => onEntry({ scenario: job.scenario.name, trial: job.trial }, entry) }
+            : {}),
         });
         outcome.result = result;
         outcome.passed = result.passed;
         if (recordDir) {
-          outcome.recordingPath = await saveRecording(recordDir, { scenario: job.scenario.name, trial: job.trial, seed: job.seed, completions: result.recording });
+          outcome.recordingPath = await saveRecording(recordDir, {
+            scenario: job.scenario.name,
+            trial: job.trial,
+            seed: job.seed,
+            completions: result.recording,
+          });
         }
         if (outDir) outcome.datasetPath = await saveDatasetEntry(result, outDir);
       } catch (error) {

@@ -94,7 +94,12 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     ...(options.customParticipants ? { customParticipants: options.customParticipants } : {}),
     ...(options.eventSources ? { eventSources: options.eventSources } : {}),
     ...(options.onEntry ? { onEntry: options.onEntry } : {}),
-    ...(options.onAgentTurn ? { onAgentTurn: (turn) => options.onAgentTurn!({ ...turn, runId, scenario: scenario.name, trial, agentKind: kind }) } : {}),
+    ...(options.onAgentTurn
+      ? {
+          onAgentTurn: (turn) =>
+            options.onAgentTurn!({ ...turn, runId, scenario: scenario.name, trial, agentKind: kind }),
+        }
+      : {}),
     ...(options.modelName ? { modelName: options.modelName } : {}),
   });
 
@@ -102,7 +107,11 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     criteria: scenario.evalCriteria,
     transcript: simulation.transcript,
     model,
-    scenario: { name: scenario.name, description: scenario.description, conversations: scenario.conversations.map((c) => c.name) },
+    scenario: {
+      name: scenario.name,
+      description: scenario.description,
+      conversations: scenario.conversations.map((c) => c.name),
+    },
     groundTruth: scenario.context,
     ...(scenario.evalPromptTemplate ? { promptTemplate: scenario.evalPromptTemplate } : {}),
     ...(options.judgeModelName ? { modelName: options.judgeModelName } : {}),
@@ -122,7 +131,12 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   };
 }
 
-function buildAgent(scenario: Scenario, options: RunScenarioOptions, model: ModelClient, context: JsonObject): { agent: Agent; kind: AgentKind } {
+function buildAgent(
+  scenario: Scenario,
+  options: RunScenarioOptions,
+  model: ModelClient,
+  context: JsonObject,
+): { agent: Agent; kind: AgentKind } {
   const evaluated = evaluatedParticipant(scenario);
   if (options.agent) return { agent: options.agent, kind: options.agent.replayable ? 'remote' : 'code' };
   if (options.simpleAgent) return { agent: fromSimpleAgent(options.simpleAgent, evaluated.name), kind: 'code' };

@@ -41,7 +41,10 @@ export interface AgentActorOptions {
   now?: () => number;
 }
 
-type Internal = ParticipantInput | { type: 'stepped'; respondIn: string; action: Action } | { type: 'step_failed'; cause: unknown };
+type Internal =
+  | ParticipantInput
+  | { type: 'stepped'; respondIn: string; action: Action }
+  | { type: 'step_failed'; cause: unknown };
 
 export function createAgentActor(options: AgentActorOptions): ParticipantActor {
   const { name, agent, gate, runner } = options;
@@ -61,7 +64,13 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
     switch (input.type) {
       case 'message': {
         const { conversation, message } = input;
-        history.push({ type: 'turn', conversation, sender: message.sender, content: message.content, ...(message.trace !== undefined ? { trace: message.trace } : {}) });
+        history.push({
+          type: 'turn',
+          conversation,
+          sender: message.sender,
+          content: message.content,
+          ...(message.trace !== undefined ? { trace: message.trace } : {}),
+        });
         if (stepping) pending.add(conversation);
         else step(conversation, []);
         return;
@@ -110,7 +119,15 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
         },
         (cause: unknown) => {
           if (stopped) return;
-          options.onTurn?.({ agent: name, respondIn, history: snapshot, events, startedAt, endedAt: now(), error: cause });
+          options.onTurn?.({
+            agent: name,
+            respondIn,
+            history: snapshot,
+            events,
+            startedAt,
+            endedAt: now(),
+            error: cause,
+          });
           mailbox.post({ type: 'step_failed', cause });
         },
       );
@@ -119,9 +136,16 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
   function onStepped(respondIn: string, action: Action): void {
     runner.respond(name, respondIn, action);
     if (action.type === 'send') {
-      for (const interaction of action.toolInteractions) history.push({ type: 'tool_use', conversation: respondIn, interaction });
+      for (const interaction of action.toolInteractions)
+        history.push({ type: 'tool_use', conversation: respondIn, interaction });
       if (action.message.content !== '') {
-        history.push({ type: 'turn', conversation: respondIn, sender: name, content: action.message.content, ...(action.message.trace !== undefined ? { trace: action.message.trace } : {}) });
+        history.push({
+          type: 'turn',
+          conversation: respondIn,
+          sender: name,
+          content: action.message.content,
+          ...(action.message.trace !== undefined ? { trace: action.message.trace } : {}),
+        });
       }
       if (action.endAfter) runner.respond(name, respondIn, { type: 'end' });
     }
@@ -156,9 +180,16 @@ export function validateAction(value: unknown): Action {
   if (typeof value !== 'object') throw new TypeError(`the agent step returned a ${typeof value}, not an action`);
   const action = value as Partial<Action> & Record<string, unknown>;
   if (action.type === 'end') return { type: 'end' };
-  if (action.type !== 'send') throw new TypeError(`the agent step returned an action of unknown type ${JSON.stringify(action.type)} (expected send or end)`);
+  if (action.type !== 'send')
+    throw new TypeError(
+      `the agent step returned an action of unknown type ${JSON.stringify(action.type)} (expected send or end)`,
+    );
   const message = action.message as unknown;
-  if (typeof message !== 'object' || message === null || typeof (message as { content?: unknown }).content !== 'string') {
+  if (
+    typeof message !== 'object' ||
+    message === null ||
+    typeof (message as { content?: unknown }).content !== 'string'
+  ) {
     throw new TypeError('the agent step returned a send action without message.content as a string');
   }
   const interactions = (action.toolInteractions ?? []) as unknown;
@@ -168,7 +199,11 @@ export function validateAction(value: unknown): Action {
   const { sender, content, trace } = message as { sender?: unknown; content: string; trace?: unknown };
   return {
     type: 'send',
-    message: { sender: typeof sender === 'string' ? sender : '', content, ...(trace !== undefined ? { trace: trace as never } : {}) },
+    message: {
+      sender: typeof sender === 'string' ? sender : '',
+      content,
+      ...(trace !== undefined ? { trace: trace as never } : {}),
+    },
     toolInteractions: interactions,
     ...(action.endAfter === true ? { endAfter: true } : {}),
   };

@@ -147,13 +147,21 @@ export class CompletionGate {
         const index = this.claim(kind, key);
         if (index === undefined) {
           this.inFlight--;
-          reject(new ReplayMismatchError(`replay: no recorded ${kind} completion matches ${key} (the scenario, prompts or agent changed since recording; record again)`, kind, key));
+          reject(
+            new ReplayMismatchError(
+              `replay: no recorded ${kind} completion matches ${key} (the scenario, prompts or agent changed since recording; record again)`,
+              kind,
+              key,
+            ),
+          );
           return;
         }
         this.claimed.set(index, pending);
         const recorded = this.recording[index];
         if (replayable) {
-          pending.outcome = recorded.error ? { error: new ReplayedError(recorded.error) } : { value: structuredClone(recorded.value) };
+          pending.outcome = recorded.error
+            ? { error: new ReplayedError(recorded.error) }
+            : { value: structuredClone(recorded.value) };
           this.pump();
           return;
         }
@@ -251,12 +259,21 @@ export class CompletionGate {
     const orphans = this.inFlight - this.claimed.size;
     if (running || this.claimed.has(this.next)) return;
     settle(() => {
-      if (this.pumping || this.claimed.has(this.next) || [...this.claimed.values()].some((p) => p.outcome === undefined)) return;
+      if (
+        this.pumping ||
+        this.claimed.has(this.next) ||
+        [...this.claimed.values()].some((p) => p.outcome === undefined)
+      )
+        return;
       if (this.inFlight === 0) return this.quietListener?.();
       const expected = this.recording[this.next];
       const what = expected ? `${expected.kind} ${expected.key}` : 'nothing more';
       this.divergenceListener?.(
-        new ReplayMismatchError(`replay: the run diverged from the recording (it waits on ${this.inFlight} operation(s), ${orphans} never recorded; the recording expects ${what} next)`, expected?.kind ?? 'model', expected?.key ?? ''),
+        new ReplayMismatchError(
+          `replay: the run diverged from the recording (it waits on ${this.inFlight} operation(s), ${orphans} never recorded; the recording expects ${what} next)`,
+          expected?.kind ?? 'model',
+          expected?.key ?? '',
+        ),
       );
     });
   }

@@ -5,7 +5,12 @@ import type { SimulationEvent } from '../agent/agent.ts';
 import type { EventSourceSpec } from '../scenario/scenario.ts';
 
 export function eventSourceSystemPrompt(source: EventSourceSpec): string {
-  const emits = source.emits.map((e) => `- ${e.event}: ${Object.entries(e.schema).map(([k, v]) => `${k}: ${v}`).join(', ')}`);
+  const emits = source.emits.map(
+    (e) =>
+      `- ${e.event}: ${Object.entries(e.schema)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join(', ')}`,
+  );
   return [
     'You are a simulated event source in a simulation that tests an AI agent.',
     `You represent: ${source.description.trim()}`,
@@ -44,7 +49,10 @@ export function parseEmittedEvents(text: string, source: EventSourceSpec): Simul
   if (!Array.isArray(value)) return [];
   const declared = new Set(source.emits.map((e) => e.event));
   return value
-    .filter((item): item is { name: string; data: Record<string, never> } => isJsonObject(item) && typeof item.name === 'string' && isJsonObject(item.data))
+    .filter(
+      (item): item is { name: string; data: Record<string, never> } =>
+        isJsonObject(item) && typeof item.name === 'string' && isJsonObject(item.data),
+    )
     .filter((item) => declared.size === 0 || declared.has(item.name))
     .map((item) => ({ name: item.name, data: item.data }));
 }

@@ -34,7 +34,10 @@ export interface EventSourceOptions {
   modelName?: string;
 }
 
-type Internal = { type: 'entry'; entry: TranscriptEntry } | { type: 'answered'; events: SimulationEvent[] } | { type: 'failed'; cause: unknown };
+type Internal =
+  | { type: 'entry'; entry: TranscriptEntry }
+  | { type: 'answered'; events: SimulationEvent[] }
+  | { type: 'failed'; cause: unknown };
 
 export function createEventSource(options: EventSourceOptions): EventSourceActor {
   const { source, gate, runner } = options;
@@ -78,7 +81,12 @@ export function createEventSource(options: EventSourceOptions): EventSourceActor
     busy = true;
     const snapshot = seen.slice();
     const answer = options.custom
-      ? gate.run('event_source', `${source.name}#${++calls}`, () => invoke(() => options.custom!.onActivity(latest, snapshot)), false)
+      ? gate.run(
+          'event_source',
+          `${source.name}#${++calls}`,
+          () => invoke(() => options.custom!.onActivity(latest, snapshot)),
+          false,
+        )
       : invoke(() =>
           options.model.createMessage({
             ...(options.modelName ? { model: options.modelName } : {}),

@@ -16,6 +16,7 @@ export function gatedModelClient(gate: CompletionGate, inner: ModelClient): Mode
 export function offlineModelClient(defaultModel = 'replay'): ModelClient {
   return {
     defaultModel,
-    createMessage: () => Promise.reject(new Error('model: offline replay has no recorded reply for this request (record the run again)')),
+    createMessage: () =>
+      Promise.reject(new Error('model: offline replay has no recorded reply for this request (record the run again)')),
   };
 }

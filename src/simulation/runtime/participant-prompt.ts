@@ -74,7 +74,8 @@ export function participantMessages(self: string, heard: readonly HeardMessage[]
     if (last && last.role === role) last.content = `${last.content}\n${content}`;
     else messages.push({ role, content });
   }
-  if (messages.length === 0 || messages[0].role === 'assistant') messages.unshift({ role: 'user', content: START_NUDGE });
+  if (messages.length === 0 || messages[0].role === 'assistant')
+    messages.unshift({ role: 'user', content: START_NUDGE });
   if (messages[messages.length - 1].role === 'assistant') messages.push({ role: 'user', content: TURN_NUDGE });
   return messages;
 }

@@ -107,7 +107,8 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     }
     if (input.type === 'emit') {
       for (const event of input.events) record({ type: 'event', name: event.name, data: event.data });
-      for (const observer of observersOf(input.source)) actors.get(observer)?.post({ type: 'events', events: input.events });
+      for (const observer of observersOf(input.source))
+        actors.get(observer)?.post({ type: 'events', events: input.events });
       return;
     }
     const { participant, conversation, action } = input;
@@ -134,7 +135,10 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     for (const member of scenario.conversations.find((c) => c.name === conversation)?.between ?? []) {
       if (member !== participant) actors.get(member)?.post({ type: 'message', conversation, message });
     }
-    const observed: SimulationEvent = { name: CONVERSATION_MESSAGE_EVENT, data: { conversation, sender: participant, content } };
+    const observed: SimulationEvent = {
+      name: CONVERSATION_MESSAGE_EVENT,
+      data: { conversation, sender: participant, content },
+    };
     for (const observer of observersOf(conversation)) {
       if (observer !== participant) actors.get(observer)?.post({ type: 'events', events: [observed] });
     }
@@ -145,7 +149,10 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
   }
 
   const timeoutMs = options.timeoutMs ?? DEFAULT_SIMULATION_TIMEOUT_MS;
-  const timeout = setTimeout(() => finish(undefined, new SimulationTimeoutError(timeoutMs, transcript.slice())), timeoutMs);
+  const timeout = setTimeout(
+    () => finish(undefined, new SimulationTimeoutError(timeoutMs, transcript.slice())),
+    timeoutMs,
+  );
 
   function finish(endReason: EndReason | undefined, error?: unknown): void {
     if (finished) return;
@@ -168,7 +175,18 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
       if (participant.name === agentName || custom) {
         const agent = participant.name === agentName ? options.agent : custom!;
         const role = participant.name === agentName ? 'agent' : 'participant';
-        actors.set(participant.name, createAgentActor({ name: participant.name, agent, directConversations: direct, gate, runner: port, role, ...(role === 'agent' && options.onAgentTurn ? { onTurn: options.onAgentTurn } : {}) }));
+        actors.set(
+          participant.name,
+          createAgentActor({
+            name: participant.name,
+            agent,
+            directConversations: direct,
+            gate,
+            runner: port,
+            role,
+            ...(role === 'agent' && options.onAgentTurn ? { onTurn: options.onAgentTurn } : {}),
+          }),
+        );
       } else {
         actors.set(
           participant.name,
@@ -188,15 +206,32 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     for (const source of scenario.eventSources) {
       const custom = options.eventSources?.[source.name];
       if (source.type === 'custom' && !custom) {
-        throw new Error(`event_sources.${source.name}: type custom needs an implementation (pass it in the run options' eventSources)`);
+        throw new Error(
+          `event_sources.${source.name}: type custom needs an implementation (pass it in the run options' eventSources)`,
+        );
       }
-      sources.push(createEventSource({ source, gate, runner: port, model: options.model, ...(custom ? { custom } : {}), ...(options.modelName ? { modelName: options.modelName } : {}) }));
+      sources.push(
+        createEventSource({
+          source,
+          gate,
+          runner: port,
+          model: options.model,
+          ...(custom ? { custom } : {}),
+          ...(options.modelName ? { modelName: options.modelName } : {}),
+        }),
+      );
     }
     gate.onQuiet(() => finish({ type: 'stalled' }));
     gate.onDivergence((error) => finish(undefined, error));
     for (const conversation of scenario.conversations) {
       if (conversation.initiatedBy === undefined) continue;
-      actors.get(conversation.initiatedBy)?.post({ type: 'message', conversation: conversation.name, message: { sender: 'system', content: START_MESSAGE } });
+      actors
+        .get(conversation.initiatedBy)
+        ?.post({
+          type: 'message',
+          conversation: conversation.name,
+          message: { sender: 'system', content: START_MESSAGE },
+        });
     }
     gate.checkQuietSoon();
   } catch (error) {

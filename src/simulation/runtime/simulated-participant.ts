@@ -110,7 +110,12 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     const request = {
       ...(options.modelName ? { model: options.modelName } : {}),
       max_tokens: PARTICIPANT_MAX_TOKENS,
-      system: participantSystemPrompt(participant, conversation, othersIn(conversation), otherConversations(conversation)),
+      system: participantSystemPrompt(
+        participant,
+        conversation,
+        othersIn(conversation),
+        otherConversations(conversation),
+      ),
       messages: participantMessages(self, history),
     };
     const insertAt = history.length;
@@ -153,7 +158,9 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     }
     const grew = [...heard].some(([name, list]) => list.length > (lengthsAtCycleStart.get(name) ?? 0));
     if (grew) {
-      const followUp = [...heard].find(([name, list]) => !attempted.has(name) && list.length > 0 && list[list.length - 1].sender === self);
+      const followUp = [...heard].find(
+        ([name, list]) => !attempted.has(name) && list.length > 0 && list[list.length - 1].sender === self,
+      );
       if (followUp) {
         attempted.add(followUp[0]);
         return think(followUp[0]);
@@ -191,4 +198,3 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     },
   };
 }
-

@@ -29,12 +29,18 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
       file,
       document.errors.map((error) => {
         const position = lines.linePos(error.pos[0]);
-        return { path: [], message: `invalid YAML: ${firstLine(error.message)}`, line: position.line, column: position.col };
+        return {
+          path: [],
+          message: `invalid YAML: ${firstLine(error.message)}`,
+          line: position.line,
+          column: position.col,
+        };
       }),
     );
   }
   const value: unknown = document.toJS({ maxAliasCount: 1000 });
-  if (value === null || value === undefined) throw new ScenarioError(file, [{ path: [], message: 'the file is empty (expected a scenario mapping)' }]);
+  if (value === null || value === undefined)
+    throw new ScenarioError(file, [{ path: [], message: 'the file is empty (expected a scenario mapping)' }]);
   const result = scenarioSchema.safeParse(value);
   if (result.success) return result.data;
   const issues = result.error.issues.flatMap((issue) => toIssues(issue, value, document, lines));
@@ -47,7 +53,9 @@ function toIssues(issue: z.core.$ZodIssue, root: unknown, document: Document, li
   if (issue.code === 'unrecognized_keys') {
     // One issue per unknown key, located at the key itself.
     const messages = issue.message.split('; ');
-    return issue.keys.map((key, index) => locate([...path, key], messages[index] ?? `unknown key "${key}"`, document, lines, true));
+    return issue.keys.map((key, index) =>
+      locate([...path, key], messages[index] ?? `unknown key "${key}"`, document, lines, true),
+    );
   }
   if (issue.code === 'invalid_type' && valueAt(root, path) === undefined) {
     return [locate(path, 'is required', document, lines)];
@@ -55,7 +63,13 @@ function toIssues(issue: z.core.$ZodIssue, root: unknown, document: Document, li
   return [locate(path, issue.message, document, lines)];
 }
 
-function locate(path: Array<string | number>, message: string, document: Document, lines: LineCounter, atKey = false): ScenarioIssue {
+function locate(
+  path: Array<string | number>,
+  message: string,
+  document: Document,
+  lines: LineCounter,
+  atKey = false,
+): ScenarioIssue {
   for (let length = path.length; length >= 0; length--) {
     const position = positionOf(document, path.slice(0, length), atKey && length === path.length);
     if (position !== undefined) {
@@ -67,10 +81,13 @@ function locate(path: Array<string | number>, message: string, document: Documen
 }
 
 function positionOf(document: Document, path: Array<string | number>, atKey: boolean): number | undefined {
-  if (path.length === 0) return document.contents && isNode(document.contents) ? document.contents.range?.[0] : undefined;
+  if (path.length === 0)
+    return document.contents && isNode(document.contents) ? document.contents.range?.[0] : undefined;
   if (atKey) {
     const parent = document.getIn(path.slice(0, -1), true) as { items?: Array<{ key: unknown }> } | undefined;
-    const pair = parent?.items?.find((item) => isNode(item.key) && (item.key as { value?: unknown }).value === path[path.length - 1]);
+    const pair = parent?.items?.find(
+      (item) => isNode(item.key) && (item.key as { value?: unknown }).value === path[path.length - 1],
+    );
     if (pair && isNode(pair.key)) return pair.key.range?.[0];
   }
   const node = document.getIn(path, true);

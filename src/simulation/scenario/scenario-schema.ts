@@ -14,8 +14,12 @@ import { DEFAULT_MAX_TURNS, type ContextExpectation, type Scenario } from './sce
 /** Names a participant cannot take: they are roles of the model API or the runner's own sender. */
 export const RESERVED_PARTICIPANT_NAMES = ['user', 'assistant', 'system'];
 
-const text = (what: string) => z.string({ error: (issue) => `expected ${what} as a string, got ${describeValue(issue.input)}` });
-const name = (what: string) => text(what).trim().min(1, { error: `expected a non-empty ${what}` });
+const text = (what: string) =>
+  z.string({ error: (issue) => `expected ${what} as a string, got ${describeValue(issue.input)}` });
+const name = (what: string) =>
+  text(what)
+    .trim()
+    .min(1, { error: `expected a non-empty ${what}` });
 const nameList = (what: string) =>
   z.array(name(what), { error: (issue) => `expected a list of ${what}s, got ${describeValue(issue.input)}` });
 const mapping = <T extends z.ZodType>(value: T, what: string) =>
@@ -23,9 +27,11 @@ const mapping = <T extends z.ZodType>(value: T, what: string) =>
 
 const participant = strictObject(
   {
-    type: z.enum(['simulated', 'evaluated', 'custom'], {
-      error: (issue) => `expected simulated, evaluated or custom, got ${describeValue(issue.input)}`,
-    }).default('simulated'),
+    type: z
+      .enum(['simulated', 'evaluated', 'custom'], {
+        error: (issue) => `expected simulated, evaluated or custom, got ${describeValue(issue.input)}`,
+      })
+      .default('simulated'),
     persona: text('persona').default(''),
     goal: text('goal').default(''),
     template: text('template').optional(),
@@ -33,7 +39,9 @@ const participant = strictObject(
       .url({ protocol: /^https?$/, error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
       .optional(),
     response_speed: z
-      .enum(['fast', 'medium', 'slow'], { error: (issue) => `expected fast, medium or slow, got ${describeValue(issue.input)}` })
+      .enum(['fast', 'medium', 'slow'], {
+        error: (issue) => `expected fast, medium or slow, got ${describeValue(issue.input)}`,
+      })
       .optional(),
   },
   'a participant mapping (type, persona, goal, ...)',
@@ -59,7 +67,9 @@ const observation = strictObject(
 const eventSource = strictObject(
   {
     type: z
-      .enum(['simulated', 'custom'], { error: (issue) => `expected simulated or custom, got ${describeValue(issue.input)}` })
+      .enum(['simulated', 'custom'], {
+        error: (issue) => `expected simulated or custom, got ${describeValue(issue.input)}`,
+      })
       .default('simulated'),
     description: text('description').default(''),
     emits: z
@@ -81,9 +91,18 @@ const eventSource = strictObject(
 
 const jsonValue: z.ZodType<JsonValue> = z.json();
 
-const contextPath = z.union([text('path').trim().min(1).transform((path) => path.split('.')), z.array(z.union([z.string(), z.number()]).transform(String)).min(1)], {
-  error: (issue) => `expected a dotted path or a list of keys, got ${describeValue(issue.input)}`,
-});
+const contextPath = z.union(
+  [
+    text('path')
+      .trim()
+      .min(1)
+      .transform((path) => path.split('.')),
+    z.array(z.union([z.string(), z.number()]).transform(String)).min(1),
+  ],
+  {
+    error: (issue) => `expected a dotted path or a list of keys, got ${describeValue(issue.input)}`,
+  },
+);
 
 const expectation = strictObject(
   {
@@ -113,13 +132,17 @@ const scenarioFile = strictObject(
     name: name('scenario name'),
     description: text('description'),
     participants: mapping(participant, 'participant names to participants'),
-    conversations: z.array(conversation, { error: (issue) => `expected a list of conversations, got ${describeValue(issue.input)}` }),
+    conversations: z.array(conversation, {
+      error: (issue) => `expected a list of conversations, got ${describeValue(issue.input)}`,
+    }),
     observations: z
       .array(observation, { error: (issue) => `expected a list of observations, got ${describeValue(issue.input)}` })
       .default([]),
     event_sources: mapping(eventSource, 'event source names to event sources').default({}),
     context: z
-      .record(z.string(), jsonValue, { error: (issue) => `expected a mapping (the ground truth), got ${describeValue(issue.input)}` })
+      .record(z.string(), jsonValue, {
+        error: (issue) => `expected a mapping (the ground truth), got ${describeValue(issue.input)}`,
+      })
       .nullish()
       .transform((value) => (value ?? {}) as JsonObject),
     max_turns: z
@@ -130,7 +153,9 @@ const scenarioFile = strictObject(
     eval_prompt_template: text('prompt template').optional(),
     eval_criteria: criteriaSchema.default([]),
     expect_context: z
-      .array(expectation, { error: (issue) => `expected a list of context expectations, got ${describeValue(issue.input)}` })
+      .array(expectation, {
+        error: (issue) => `expected a list of context expectations, got ${describeValue(issue.input)}`,
+      })
       .default([]),
   },
   'a scenario mapping',
@@ -138,37 +163,39 @@ const scenarioFile = strictObject(
 
 export type ScenarioFile = z.output<typeof scenarioFile>;
 
-export const scenarioSchema = scenarioFile.superRefine(checkReferences, { when: () => true }).transform((raw): Scenario => ({
-  name: raw.name,
-  description: raw.description,
-  participants: Object.entries(raw.participants).map(([participantName, p]) => ({
-    name: participantName,
-    type: p.type,
-    persona: p.persona,
-    goal: p.goal,
-    ...(p.template !== undefined ? { template: p.template } : {}),
-    ...(p.endpoint !== undefined ? { endpoint: p.endpoint } : {}),
-    ...(p.response_speed !== undefined ? { responseSpeed: p.response_speed } : {}),
-  })),
-  conversations: raw.conversations.map((c) => ({
-    name: c.name,
-    between: c.between,
-    ...(c.initiated_by !== undefined ? { initiatedBy: c.initiated_by } : {}),
-  })),
-  observations: raw.observations.map((o) => ({ participant: o.participant, observes: o.observes })),
-  eventSources: Object.entries(raw.event_sources).map(([sourceName, s]) => ({
-    name: sourceName,
-    type: s.type,
-    description: s.description,
-    emits: s.emits,
-    ...(s.class_name !== undefined ? { className: s.class_name } : {}),
-  })),
-  context: raw.context,
-  maxTurns: raw.max_turns,
-  ...(raw.eval_prompt_template?.trim() ? { evalPromptTemplate: raw.eval_prompt_template } : {}),
-  evalCriteria: raw.eval_criteria,
-  expectContext: raw.expect_context,
-}));
+export const scenarioSchema = scenarioFile.superRefine(checkReferences, { when: () => true }).transform(
+  (raw): Scenario => ({
+    name: raw.name,
+    description: raw.description,
+    participants: Object.entries(raw.participants).map(([participantName, p]) => ({
+      name: participantName,
+      type: p.type,
+      persona: p.persona,
+      goal: p.goal,
+      ...(p.template !== undefined ? { template: p.template } : {}),
+      ...(p.endpoint !== undefined ? { endpoint: p.endpoint } : {}),
+      ...(p.response_speed !== undefined ? { responseSpeed: p.response_speed } : {}),
+    })),
+    conversations: raw.conversations.map((c) => ({
+      name: c.name,
+      between: c.between,
+      ...(c.initiated_by !== undefined ? { initiatedBy: c.initiated_by } : {}),
+    })),
+    observations: raw.observations.map((o) => ({ participant: o.participant, observes: o.observes })),
+    eventSources: Object.entries(raw.event_sources).map(([sourceName, s]) => ({
+      name: sourceName,
+      type: s.type,
+      description: s.description,
+      emits: s.emits,
+      ...(s.class_name !== undefined ? { className: s.class_name } : {}),
+    })),
+    context: raw.context,
+    maxTurns: raw.max_turns,
+    ...(raw.eval_prompt_template?.trim() ? { evalPromptTemplate: raw.eval_prompt_template } : {}),
+    evalCriteria: raw.eval_criteria,
+    expectContext: raw.expect_context,
+  }),
+);
 
 /**
  * Cross-reference checks. They run even when the shape has problems (so a file's problems are
@@ -185,7 +212,10 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
   const typeOf = (p: string) => mappingOf(participantMap[p]).type ?? 'simulated';
 
   for (const reserved of participants.filter((p) => RESERVED_PARTICIPANT_NAMES.includes(p.toLowerCase()))) {
-    issue(['participants', reserved], `participant name "${reserved}" is reserved (it conflicts with model API roles; choose another name)`);
+    issue(
+      ['participants', reserved],
+      `participant name "${reserved}" is reserved (it conflicts with model API roles; choose another name)`,
+    );
   }
   const evaluated = participants.filter((p) => typeOf(p) === 'evaluated');
   const typesValid = participants.every((p) => ['simulated', 'evaluated', 'custom'].includes(String(typeOf(p))));
@@ -193,29 +223,46 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
     issue(['participants'], 'no evaluated participant (mark the agent under test with type: evaluated)');
   }
   for (const extra of evaluated.slice(1)) {
-    issue(['participants', extra, 'type'], `a second evaluated participant (only one agent is evaluated per scenario; "${evaluated[0]}" already is)`);
+    issue(
+      ['participants', extra, 'type'],
+      `a second evaluated participant (only one agent is evaluated per scenario; "${evaluated[0]}" already is)`,
+    );
   }
   for (const p of participants) {
     if (mappingOf(participantMap[p]).endpoint !== undefined && typeOf(p) !== 'evaluated') {
-      issue(['participants', p, 'endpoint'], 'endpoint is only used by the evaluated participant (remove it or set type: evaluated)');
+      issue(
+        ['participants', p, 'endpoint'],
+        'endpoint is only used by the evaluated participant (remove it or set type: evaluated)',
+      );
     }
   }
   for (const source of sources.filter((s) => participants.includes(s))) {
     issue(['event_sources', source], `"${source}" is both a participant and an event source (names must be unique)`);
   }
 
-  const unknown = (names: string[], value: string, what: string) => `unknown ${what} "${value}" (known: ${[...new Set(names)].join(', ') || 'none'})`;
+  const unknown = (names: string[], value: string, what: string) =>
+    `unknown ${what} "${value}" (known: ${[...new Set(names)].join(', ') || 'none'})`;
   conversationList.forEach((c, index) => {
     if (typeof c.name === 'string') {
       const first = conversationList.findIndex((other) => other.name === c.name);
-      if (first !== index) issue(['conversations', index, 'name'], `duplicate conversation name "${c.name}" (first used at conversations[${first}])`);
-      if (sources.includes(c.name)) issue(['conversations', index, 'name'], `"${c.name}" is both a conversation and an event source (names must be unique)`);
+      if (first !== index)
+        issue(
+          ['conversations', index, 'name'],
+          `duplicate conversation name "${c.name}" (first used at conversations[${first}])`,
+        );
+      if (sources.includes(c.name))
+        issue(
+          ['conversations', index, 'name'],
+          `"${c.name}" is both a conversation and an event source (names must be unique)`,
+        );
     }
     const between = listOf(c.between);
     between.forEach((member, memberIndex) => {
       if (typeof member !== 'string') return;
-      if (!participants.includes(member)) issue(['conversations', index, 'between', memberIndex], unknown(participants, member, 'participant'));
-      else if (between.indexOf(member) !== memberIndex) issue(['conversations', index, 'between', memberIndex], `participant "${member}" is listed twice`);
+      if (!participants.includes(member))
+        issue(['conversations', index, 'between', memberIndex], unknown(participants, member, 'participant'));
+      else if (between.indexOf(member) !== memberIndex)
+        issue(['conversations', index, 'between', memberIndex], `participant "${member}" is listed twice`);
     });
     if (typeof c.initiated_by === 'string' && !between.includes(c.initiated_by)) {
       issue(['conversations', index, 'initiated_by'], `"${c.initiated_by}" is not in between (${between.join(', ')})`);
@@ -228,7 +275,10 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
     }
     const agent = evaluated[0];
     if (agent !== undefined && !conversationList.some((c) => listOf(c.between).includes(agent))) {
-      issue(['participants', agent], `the evaluated participant "${agent}" is in no conversation (add it to a between list)`);
+      issue(
+        ['participants', agent],
+        `the evaluated participant "${agent}" is in no conversation (add it to a between list)`,
+      );
     }
   }
   listOf(raw.observations).forEach((entry, index) => {
@@ -238,7 +288,10 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
     }
     listOf(o.observes).forEach((target, targetIndex) => {
       if (typeof target === 'string' && !conversations.includes(target) && !sources.includes(target)) {
-        issue(['observations', index, 'observes', targetIndex], unknown([...conversations, ...sources], target, 'conversation or event source'));
+        issue(
+          ['observations', index, 'observes', targetIndex],
+          unknown([...conversations, ...sources], target, 'conversation or event source'),
+        );
       }
     });
   });

@@ -34,33 +34,39 @@ export interface AgentTurnSpanOptions {
   model?: string;
 }
 
-const PROVIDER: Record<AgentKind, string> = { claude: 'anthropic', remote: 'evalon.remote_agent', code: 'evalon.code_agent' };
+const PROVIDER: Record<AgentKind, string> = {
+  claude: 'anthropic',
+  remote: 'evalon.remote_agent',
+  code: 'evalon.code_agent',
+};
 
 export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, options: AgentTurnSpanOptions = {}): void {
-  const span = tracer.startSpan(
-    `invoke_agent ${turn.agent}`,
-    {
-      kind: turn.agentKind === 'remote' ? SpanKind.CLIENT : SpanKind.INTERNAL,
-      startTime: turn.startedAt,
-      root: true,
-      attributes: {
-        'gen_ai.operation.name': 'invoke_agent',
-        'gen_ai.provider.name': PROVIDER[turn.agentKind ?? 'code'],
-        'gen_ai.agent.name': turn.agent,
-        'gen_ai.agent.id': options.agentId ?? turn.agent,
-        'gen_ai.conversation.id': turn.runId,
-        ...(options.model && turn.agentKind === 'claude' ? { 'gen_ai.request.model': options.model } : {}),
-        'gen_ai.input.messages': JSON.stringify(inputMessages(turn)),
-        'evalon.simulation.run_id': turn.runId,
-        'evalon.simulation.scenario': turn.scenario,
-        'evalon.simulation.trial': turn.trial,
-        'evalon.simulation.respond_in': turn.respondIn,
-      },
+  const span = tracer.startSpan(`invoke_agent ${turn.agent}`, {
+    kind: turn.agentKind === 'remote' ? SpanKind.CLIENT : SpanKind.INTERNAL,
+    startTime: turn.startedAt,
+    root: true,
+    attributes: {
+      'gen_ai.operation.name': 'invoke_agent',
+      'gen_ai.provider.name': PROVIDER[turn.agentKind ?? 'code'],
+      'gen_ai.agent.name': turn.agent,
+      'gen_ai.agent.id': options.agentId ?? turn.agent,
+      'gen_ai.conversation.id': turn.runId,
+      ...(options.model && turn.agentKind === 'claude' ? { 'gen_ai.request.model': options.model } : {}),
+      'gen_ai.input.messages': JSON.stringify(inputMessages(turn)),
+      'evalon.simulation.run_id': turn.runId,
+      'evalon.simulation.scenario': turn.scenario,
+      'evalon.simulation.trial': turn.trial,
+      'evalon.simulation.respond_in': turn.respondIn,
     },
-  );
+  });
   const action = turn.action;
   if (action?.type === 'send') {
-    span.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: action.message.content }], finish_reason: 'stop' }]));
+    span.setAttribute(
+      'gen_ai.output.messages',
+      JSON.stringify([
+        { role: 'assistant', parts: [{ type: 'text', content: action.message.content }], finish_reason: 'stop' },
+      ]),
+    );
     const interactions = action.toolInteractions;
     const slice = (turn.endedAt - turn.startedAt) / Math.max(1, interactions.length + 1);
     interactions.forEach((interaction, index) => {
@@ -75,7 +81,9 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
             'gen_ai.tool.name': interaction.call.toolName,
             'gen_ai.tool.type': 'function',
             'gen_ai.tool.call.arguments': compactJson(interaction.call.arguments),
-            ...(interaction.result.error === undefined ? { 'gen_ai.tool.call.result': compactJson(interaction.result.result) } : {}),
+            ...(interaction.result.error === undefined
+              ? { 'gen_ai.tool.call.result': compactJson(interaction.result.result) }
+              : {}),
           },
         },
         parent,
@@ -87,7 +95,10 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
       child.end(turn.startedAt + slice * (index + 1));
     });
   } else if (action?.type === 'end') {
-    span.setAttribute('gen_ai.output.messages', JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: '[END]' }], finish_reason: 'stop' }]));
+    span.setAttribute(
+      'gen_ai.output.messages',
+      JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: '[END]' }], finish_reason: 'stop' }]),
+    );
   }
   if (turn.error !== undefined) {
     const error = turn.error instanceof Error ? turn.error : new Error(String(turn.error));
@@ -102,13 +113,24 @@ function inputMessages(turn: SimulationAgentTurn): unknown[] {
   const messages: unknown[] = turn.history.map((entry) => {
     if (entry.type === 'turn') {
       const own = entry.sender === turn.agent;
-      return { role: own ? 'assistant' : 'user', ...(own ? {} : { name: entry.sender }), parts: [{ type: 'text', content: entry.content }] };
+      return {
+        role: own ? 'assistant' : 'user',
+        ...(own ? {} : { name: entry.sender }),
+        parts: [{ type: 'text', content: entry.content }],
+      };
     }
     const { call, result } = entry.interaction;
-    return { role: 'tool', parts: [{ type: 'tool_call_response', response: result.error ?? result.result, name: call.toolName }] };
+    return {
+      role: 'tool',
+      parts: [{ type: 'tool_call_response', response: result.error ?? result.result, name: call.toolName }],
+    };
   });
   if (turn.events.length > 0) {
-    messages.push({ role: 'user', name: 'events', parts: turn.events.map((event) => ({ type: 'text', content: `${event.name}: ${compactJson(event.data)}` })) });
+    messages.push({
+      role: 'user',
+      name: 'events',
+      parts: turn.events.map((event) => ({ type: 'text', content: `${event.name}: ${compactJson(event.data)}` })),
+    });
   }
   return messages;
 }

@@ -26,7 +26,10 @@ export function tracesEndpoint(env: Record<string, string | undefined>): string 
   return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
 }
 
-export function createSimulationTelemetry(exporter: SpanExporter, options: AgentTurnSpanOptions & { serviceName?: string } = {}): SimulationTelemetry {
+export function createSimulationTelemetry(
+  exporter: SpanExporter,
+  options: AgentTurnSpanOptions & { serviceName?: string } = {},
+): SimulationTelemetry {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME }),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000 })],
@@ -44,15 +47,24 @@ export function createSimulationTelemetry(exporter: SpanExporter, options: Agent
     },
     forceFlush: () => provider.forceFlush().catch(() => undefined),
     shutdown() {
-      stopped ??= provider.forceFlush().then(() => provider.shutdown()).catch(() => undefined);
+      stopped ??= provider
+        .forceFlush()
+        .then(() => provider.shutdown())
+        .catch(() => undefined);
       return stopped;
     },
   };
 }
 
 /** Telemetry to the OTLP endpoint of the environment, or undefined when none is set. */
-export function otlpTelemetryFromEnv(env: Record<string, string | undefined>, options: AgentTurnSpanOptions = {}): SimulationTelemetry | undefined {
+export function otlpTelemetryFromEnv(
+  env: Record<string, string | undefined>,
+  options: AgentTurnSpanOptions = {},
+): SimulationTelemetry | undefined {
   const url = tracesEndpoint(env);
   if (!url) return undefined;
-  return createSimulationTelemetry(new OTLPTraceExporter({ url }), { ...options, serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME });
+  return createSimulationTelemetry(new OTLPTraceExporter({ url }), {
+    ...options,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || DEFAULT_SERVICE_NAME,
+  });
 }

@@ -5,7 +5,10 @@ import { list, objectSchema, table, text, type Tool } from './tool.ts';
 const escalateCustomerCase: Tool = {
   name: 'escalate_customer_case',
   description: 'Escalate a customer case to a senior agent, with the reason.',
-  inputSchema: objectSchema({ case_number: 'Case number, e.g. CASE-001', escalation_reason: 'Why the case is escalated' }, ['case_number', 'escalation_reason']),
+  inputSchema: objectSchema(
+    { case_number: 'Case number, e.g. CASE-001', escalation_reason: 'Why the case is escalated' },
+    ['case_number', 'escalation_reason'],
+  ),
   run(args, context): JsonObject {
     const number = text(args, 'case_number');
     const reason = text(args, 'escalation_reason');
@@ -20,7 +23,11 @@ const escalateCustomerCase: Tool = {
 const notifyCustomerContact: Tool = {
   name: 'notify_customer_contact',
   description: 'Send the customer an email notification.',
-  inputSchema: objectSchema({ contact_email: 'Customer email', subject: 'Subject line', body: 'Message body' }, ['contact_email', 'subject', 'body']),
+  inputSchema: objectSchema({ contact_email: 'Customer email', subject: 'Subject line', body: 'Message body' }, [
+    'contact_email',
+    'subject',
+    'body',
+  ]),
   run(args, context): JsonObject {
     const email = text(args, 'contact_email');
     const subject = text(args, 'subject');

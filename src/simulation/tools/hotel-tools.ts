@@ -16,8 +16,14 @@ const hotelBookingLookup: Tool = {
 
 const hotelCancel: Tool = {
   name: 'hotel_cancel',
-  description: 'Cancel a hotel booking and refund it: full (the total), partial (80 % of the total) or credit (the total as account credit).',
-  inputSchema: objectSchema({ booking_ref: 'Booking reference', refund_type: 'full, partial or credit' }, ['booking_ref', 'refund_type'], [], { refund_type: REFUND_TYPES }),
+  description:
+    'Cancel a hotel booking and refund it: full (the total), partial (80 % of the total) or credit (the total as account credit).',
+  inputSchema: objectSchema(
+    { booking_ref: 'Booking reference', refund_type: 'full, partial or credit' },
+    ['booking_ref', 'refund_type'],
+    [],
+    { refund_type: REFUND_TYPES },
+  ),
   run(args, context): JsonObject {
     const ref = text(args, 'booking_ref');
     const booking = table(context, 'bookings')[ref];
@@ -26,7 +32,12 @@ const hotelCancel: Tool = {
     const type = (text(args, 'refund_type') || 'full').toLowerCase();
     const total = typeof booking.total === 'number' ? booking.total : 0;
     const refund = type === 'full' || type === 'credit' ? total : type === 'partial' ? total * 0.8 : 0;
-    const method = type === 'credit' ? 'account_credit' : typeof booking.payment_method === 'string' ? booking.payment_method : 'original_payment_method';
+    const method =
+      type === 'credit'
+        ? 'account_credit'
+        : typeof booking.payment_method === 'string'
+          ? booking.payment_method
+          : 'original_payment_method';
     booking.status = 'cancelled';
     booking.refund_type = type;
     booking.refund_amount = Number(money(refund));

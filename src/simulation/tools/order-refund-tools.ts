@@ -31,7 +31,8 @@ const verifyIdentity: Tool = {
   inputSchema: objectSchema({ email: 'Customer email', name: 'Full name' }, ['email', 'name']),
   run(args, context): JsonObject {
     const contact = table(context, 'contacts')[text(args, 'email')];
-    const matches = contact !== undefined && String(contact.name ?? '').toLowerCase() === text(args, 'name').toLowerCase();
+    const matches =
+      contact !== undefined && String(contact.name ?? '').toLowerCase() === text(args, 'name').toLowerCase();
     return { verification_status: matches ? 'Verified' : 'Unverified' };
   },
 };
@@ -59,11 +60,21 @@ const retrieveOrder: Tool = {
 const verifyEligibility: Tool = {
   name: 'verify_customer_refund_eligibility',
   description: "Check whether a verified customer's order (by order name) is eligible for a refund.",
-  inputSchema: objectSchema({ order_name: 'Order name, e.g. Laptop Order', contact_email: 'Customer email', verification_status: 'Result of verify_customer_contact_identity' }, ['order_name', 'contact_email', 'verification_status']),
+  inputSchema: objectSchema(
+    {
+      order_name: 'Order name, e.g. Laptop Order',
+      contact_email: 'Customer email',
+      verification_status: 'Result of verify_customer_contact_identity',
+    },
+    ['order_name', 'contact_email', 'verification_status'],
+  ),
   run(args, context): JsonObject {
     const order = orderNamed(context, text(args, 'order_name'));
     if (text(args, 'verification_status') !== 'Verified' || !order) return { eligibility_status: 'Ineligible' };
-    const eligible = order.contact_email === text(args, 'contact_email') && typeof order.total_price === 'number' && order.total_price >= 5;
+    const eligible =
+      order.contact_email === text(args, 'contact_email') &&
+      typeof order.total_price === 'number' &&
+      order.total_price >= 5;
     if (eligible) order.refund_eligibility_status = 'Eligible';
     return { eligibility_status: eligible ? 'Eligible' : 'Ineligible' };
   },
@@ -76,7 +87,8 @@ const calculateRefund: Tool = {
   run(args, context): JsonObject {
     const order = orderNamed(context, text(args, 'order_name'));
     if (!order) return { refund_request_number: NO_ORDER };
-    if (order.refund_eligibility_status !== 'Eligible') return { refund_request_number: 'Error: Order is not eligible for refund' };
+    if (order.refund_eligibility_status !== 'Eligible')
+      return { refund_request_number: 'Error: Order is not eligible for refund' };
     return { refund_request_number: nextRefundNumber(context), refund_amount: refundAmount(order) };
   },
 };
@@ -84,14 +96,21 @@ const calculateRefund: Tool = {
 const initiateRefund: Tool = {
   name: 'initiate_customer_order_refund_process',
   description: 'Initiate the refund of an eligible order (by order name). Creates a refund request.',
-  inputSchema: objectSchema({ order_name: 'Order name', refund_reason: 'Reason for the refund', payment_method: 'Where the refund goes' }, ['order_name', 'refund_reason', 'payment_method']),
+  inputSchema: objectSchema(
+    { order_name: 'Order name', refund_reason: 'Reason for the refund', payment_method: 'Where the refund goes' },
+    ['order_name', 'refund_reason', 'payment_method'],
+  ),
   run(args, context): JsonObject {
     const name = text(args, 'order_name');
     const order = orderNamed(context, name);
     if (!order) return { refund_request_number: NO_ORDER };
-    if (order.refund_eligibility_status !== 'Eligible') return { refund_request_number: 'Error: Order is not eligible for refund' };
+    if (order.refund_eligibility_status !== 'Eligible')
+      return { refund_request_number: 'Error: Order is not eligible for refund' };
     if (typeof order.refund_request_number === 'string') {
-      return { refund_request_number: order.refund_request_number, message: `A refund for order ${name} was already initiated` };
+      return {
+        refund_request_number: order.refund_request_number,
+        message: `A refund for order ${name} was already initiated`,
+      };
     }
     const number = nextRefundNumber(context);
     const reason = text(args, 'refund_reason');
@@ -112,14 +131,19 @@ const initiateRefund: Tool = {
 const processRefund: Tool = {
   name: 'process_refund',
   description: 'Process (complete) an initiated refund request.',
-  inputSchema: objectSchema({ refund_request_number: 'Refund request number, e.g. RFN-0002' }, ['refund_request_number']),
+  inputSchema: objectSchema({ refund_request_number: 'Refund request number, e.g. RFN-0002' }, [
+    'refund_request_number',
+  ]),
   run(args, context): JsonObject {
     const number = text(args, 'refund_request_number');
     const request = table(context, 'refund_requests')[number];
     if (!request) return { refund_request_number: number, status: 'Error: Refund request not found' };
-    if (request.status === 'Cancelled') return { refund_request_number: number, status: 'Error: Refund request was cancelled' };
+    if (request.status === 'Cancelled')
+      return { refund_request_number: number, status: 'Error: Refund request was cancelled' };
     request.status = 'Completed';
-    const order = Object.values(table(context, 'orders')).find((o) => o.id !== undefined && o.id === request.order_id && o.refund_request_number === number);
+    const order = Object.values(table(context, 'orders')).find(
+      (o) => o.id !== undefined && o.id === request.order_id && o.refund_request_number === number,
+    );
     if (order) order.refund_status = 'Completed';
     return { refund_request_number: number, status: 'Completed' };
   },
@@ -139,7 +163,10 @@ const refundStatus: Tool = {
 const cancelRefund: Tool = {
   name: 'cancel_refund',
   description: 'Cancel a refund request that is not yet completed.',
-  inputSchema: objectSchema({ refund_request_number: 'Refund request number', refund_status: 'Current status from get_refund_status' }, ['refund_request_number', 'refund_status']),
+  inputSchema: objectSchema(
+    { refund_request_number: 'Refund request number', refund_status: 'Current status from get_refund_status' },
+    ['refund_request_number', 'refund_status'],
+  ),
   run(args, context): JsonObject {
     const number = text(args, 'refund_request_number');
     const request = table(context, 'refund_requests')[number];
@@ -151,4 +178,13 @@ const cancelRefund: Tool = {
   },
 };
 
-export const orderRefundTools: Tool[] = [verifyIdentity, retrieveOrder, verifyEligibility, calculateRefund, initiateRefund, processRefund, refundStatus, cancelRefund];
+export const orderRefundTools: Tool[] = [
+  verifyIdentity,
+  retrieveOrder,
+  verifyEligibility,
+  calculateRefund,
+  initiateRefund,
+  processRefund,
+  refundStatus,
+  cancelRefund,
+];

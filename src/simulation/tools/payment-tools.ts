@@ -17,18 +17,29 @@ function contactOf(context: JsonObject, email: string): JsonObject | undefined {
 }
 
 function cardOf(context: JsonObject, contact: JsonObject, lastFour: string): JsonObject | undefined {
-  return Object.values(table(context, 'payment_methods')).find((method) => method.contact_id === contact.id && String(method.last_four_digits) === lastFour);
+  return Object.values(table(context, 'payment_methods')).find(
+    (method) => method.contact_id === contact.id && String(method.last_four_digits) === lastFour,
+  );
 }
 
 function pendingFor(context: JsonObject, card: JsonObject): JsonObject[] {
-  return Object.values(table(context, 'transactions')).filter((txn) => txn.payment_method_id === card.id && txn.status === 'Pending');
+  return Object.values(table(context, 'transactions')).filter(
+    (txn) => txn.payment_method_id === card.id && txn.status === 'Pending',
+  );
 }
 
 /** Runs `body` after the verification, contact and card checks the tool needs; errors go under `key`. */
-function guarded(key: string, args: JsonObject, context: JsonObject, needs: { verified?: boolean; card?: boolean }, body: (contact: JsonObject, card: JsonObject | undefined) => string): Result {
+function guarded(
+  key: string,
+  args: JsonObject,
+  context: JsonObject,
+  needs: { verified?: boolean; card?: boolean },
+  body: (contact: JsonObject, card: JsonObject | undefined) => string,
+): Result {
   if (needs.verified) {
     const status = text(args, 'verification_status');
-    if (status !== 'Verified') return { [key]: `Error: Customer verification required - status is ${status || 'missing'}` };
+    if (status !== 'Verified')
+      return { [key]: `Error: Customer verification required - status is ${status || 'missing'}` };
   }
   const contact = contactOf(context, text(args, 'email'));
   if (!contact) return { [key]: 'Error: Contact not found' };
@@ -39,12 +50,19 @@ function guarded(key: string, args: JsonObject, context: JsonObject, needs: { ve
 
 const verify: Tool = {
   name: 'verify_contact_id_with_addr',
-  description: "Verify a customer's identity from email, name, postal code and state. Returns verification_status Verified or NotVerified.",
-  inputSchema: objectSchema({ email: 'Customer email', name: 'Full name', postal_code: 'Postal code', state: 'State code' }, ['email', 'name', 'postal_code', 'state']),
+  description:
+    "Verify a customer's identity from email, name, postal code and state. Returns verification_status Verified or NotVerified.",
+  inputSchema: objectSchema(
+    { email: 'Customer email', name: 'Full name', postal_code: 'Postal code', state: 'State code' },
+    ['email', 'name', 'postal_code', 'state'],
+  ),
   run(args, context): JsonObject {
     const contact = contactOf(context, text(args, 'email'));
     if (!contact) return { verification_status: 'Error: Contact not found' };
-    const matches = contact.name === text(args, 'name') && String(contact.postal_code) === text(args, 'postal_code') && contact.state === text(args, 'state');
+    const matches =
+      contact.name === text(args, 'name') &&
+      String(contact.postal_code) === text(args, 'postal_code') &&
+      contact.state === text(args, 'state');
     return { verification_status: matches ? 'Verified' : 'NotVerified' };
   },
 };
@@ -52,7 +70,14 @@ const verify: Tool = {
 const activate: Tool = {
   name: 'activate_payment_method',
   description: "Activate a verified customer's payment method, identified by its last four digits.",
-  inputSchema: objectSchema({ verification_status: 'Result of verify_contact_id_with_addr', last_four_digits: 'Last four digits', email: 'Customer email' }, ['verification_status', 'last_four_digits', 'email']),
+  inputSchema: objectSchema(
+    {
+      verification_status: 'Result of verify_contact_id_with_addr',
+      last_four_digits: 'Last four digits',
+      email: 'Customer email',
+    },
+    ['verification_status', 'last_four_digits', 'email'],
+  ),
   run: (args, context) =>
     guarded('activation_status', args, context, { verified: true, card: true }, (_, card) => {
       card!.status = 'Active';
@@ -64,7 +89,14 @@ const add: Tool = {
   name: 'add_payment_method',
   description: 'Add a new payment method for a verified customer.',
   inputSchema: objectSchema(
-    { verification_status: 'Result of verify_contact_id_with_addr', email: 'Customer email', last_four_digits: 'Last four digits', billing_address: 'Billing address', expiry_date: 'Expiry date YYYY-MM-DD', payment_limit: 'Spending limit' },
+    {
+      verification_status: 'Result of verify_contact_id_with_addr',
+      email: 'Customer email',
+      last_four_digits: 'Last four digits',
+      billing_address: 'Billing address',
+      expiry_date: 'Expiry date YYYY-MM-DD',
+      payment_limit: 'Spending limit',
+    },
     ['verification_status', 'email', 'last_four_digits', 'billing_address', 'expiry_date'],
     ['payment_limit'],
   ),
@@ -94,7 +126,10 @@ const block: Tool = {
     const number = text(args, 'transaction_number');
     const txn = table(context, 'transactions')[number];
     if (!txn) return { block_status: 'Error: Transaction not found' };
-    if (txn.status !== 'Pending') return { block_status: `Error: Cannot block transaction - status is ${txn.status}. Only Pending transactions can be blocked.` };
+    if (txn.status !== 'Pending')
+      return {
+        block_status: `Error: Cannot block transaction - status is ${txn.status}. Only Pending transactions can be blocked.`,
+      };
     txn.status = 'Blocked';
     return { block_status: `Successfully blocked transaction ${number}` };
   },
@@ -103,7 +138,14 @@ const block: Tool = {
 const checkPending: Tool = {
   name: 'check_no_pending_transactions',
   description: 'Check that a payment method has no pending transactions (needed before deactivating or updating it).',
-  inputSchema: objectSchema({ verification_status: 'Result of verify_contact_id_with_addr', email: 'Customer email', last_four_digits: 'Last four digits' }, ['verification_status', 'email', 'last_four_digits']),
+  inputSchema: objectSchema(
+    {
+      verification_status: 'Result of verify_contact_id_with_addr',
+      email: 'Customer email',
+      last_four_digits: 'Last four digits',
+    },
+    ['verification_status', 'email', 'last_four_digits'],
+  ),
   run: (args, context) =>
     guarded('check_status', args, context, { verified: true, card: true }, (_, card) =>
       pendingFor(context, card!).length > 0
@@ -115,7 +157,10 @@ const checkPending: Tool = {
 const confirmAddress: Tool = {
   name: 'confirm_mailing_address',
   description: "Confirm the customer's mailing address, updating it when it differs.",
-  inputSchema: objectSchema({ email: 'Customer email', mailing_address: 'Mailing address' }, ['email', 'mailing_address']),
+  inputSchema: objectSchema({ email: 'Customer email', mailing_address: 'Mailing address' }, [
+    'email',
+    'mailing_address',
+  ]),
   run(args, context): JsonObject {
     const email = text(args, 'email');
     const contact = contactOf(context, email);
@@ -130,7 +175,14 @@ const confirmAddress: Tool = {
 const deactivate: Tool = {
   name: 'deactivate_payment_method',
   description: 'Deactivate a payment method. Refused while it has pending transactions.',
-  inputSchema: objectSchema({ check_status: 'Result of check_no_pending_transactions', email: 'Customer email', last_four_digits: 'Last four digits' }, ['check_status', 'email', 'last_four_digits']),
+  inputSchema: objectSchema(
+    {
+      check_status: 'Result of check_no_pending_transactions',
+      email: 'Customer email',
+      last_four_digits: 'Last four digits',
+    },
+    ['check_status', 'email', 'last_four_digits'],
+  ),
   run: (args, context) =>
     guarded('deactivation_status', args, context, { card: true }, (_, card) => {
       if (pendingFor(context, card!).length > 0) return 'Error: Cannot deactivate - pending transactions exist';
@@ -142,7 +194,11 @@ const deactivate: Tool = {
 const refund: Tool = {
   name: 'initiate_refund_transaction',
   description: 'Initiate a refund for a transaction.',
-  inputSchema: objectSchema({ transaction_number: 'Transaction number', refund_amount: 'Amount to refund', refund_reason: 'Reason' }, ['transaction_number', 'refund_amount', 'refund_reason'], ['refund_amount']),
+  inputSchema: objectSchema(
+    { transaction_number: 'Transaction number', refund_amount: 'Amount to refund', refund_reason: 'Reason' },
+    ['transaction_number', 'refund_amount', 'refund_reason'],
+    ['refund_amount'],
+  ),
   run(args, context): JsonObject {
     const number = text(args, 'transaction_number');
     const txn = table(context, 'transactions')[number];
@@ -157,7 +213,10 @@ const refund: Tool = {
 const renew: Tool = {
   name: 'renew_payment_method',
   description: 'Renew a payment method with a new expiry date.',
-  inputSchema: objectSchema({ email: 'Customer email', last_four_digits: 'Last four digits', new_expiry_date: 'New expiry date YYYY-MM-DD' }, ['email', 'last_four_digits', 'new_expiry_date']),
+  inputSchema: objectSchema(
+    { email: 'Customer email', last_four_digits: 'Last four digits', new_expiry_date: 'New expiry date YYYY-MM-DD' },
+    ['email', 'last_four_digits', 'new_expiry_date'],
+  ),
   run: (args, context) =>
     guarded('renewal_status', args, context, { card: true }, (_, card) => {
       const date = text(args, 'new_expiry_date');
@@ -170,28 +229,48 @@ const retrieve: Tool = {
   name: 'retrieve_transaction',
   description: "Find a verified customer's transaction by amount (and date, when several match).",
   inputSchema: objectSchema(
-    { verification_status: 'Result of verify_contact_id_with_addr', email: 'Customer email', transaction_date: 'Date YYYY-MM-DD', transaction_amount: 'Amount' },
+    {
+      verification_status: 'Result of verify_contact_id_with_addr',
+      email: 'Customer email',
+      transaction_date: 'Date YYYY-MM-DD',
+      transaction_amount: 'Amount',
+    },
     ['verification_status', 'email', 'transaction_date', 'transaction_amount'],
     ['transaction_amount'],
   ),
   run(args, context): JsonObject {
     if (text(args, 'verification_status') !== 'Verified') {
-      return { retrieve_status: `Error: Customer verification required - status is ${text(args, 'verification_status') || 'missing'}` };
+      return {
+        retrieve_status: `Error: Customer verification required - status is ${text(args, 'verification_status') || 'missing'}`,
+      };
     }
     if (!contactOf(context, text(args, 'email'))) return { retrieve_status: 'Error: Contact not found' };
     const wanted = amount(args, 'transaction_amount');
     const matches = Object.entries(table(context, 'transactions')).filter(([, txn]) => txn.amount === wanted);
     const [id, txn] = matches.find(([, t]) => t.date === text(args, 'transaction_date')) ?? matches[0] ?? [];
     if (!txn) return { retrieve_status: 'Error: Transaction not found' };
-    return { retrieve_status: 'Transaction found', transaction_number: id!, amount: txn.amount ?? null, status: txn.status ?? null, date: txn.date ?? null };
+    return {
+      retrieve_status: 'Transaction found',
+      transaction_number: id!,
+      amount: txn.amount ?? null,
+      status: txn.status ?? null,
+      date: txn.date ?? null,
+    };
   },
 };
 
 const update: Tool = {
   name: 'update_payment_method',
-  description: "Update a payment method's billing address and/or payment limit. Refused while it has pending transactions.",
+  description:
+    "Update a payment method's billing address and/or payment limit. Refused while it has pending transactions.",
   inputSchema: objectSchema(
-    { check_status: 'Result of check_no_pending_transactions', email: 'Customer email', last_four_digits: 'Last four digits', new_billing_address: 'New billing address', new_payment_limit: 'New spending limit' },
+    {
+      check_status: 'Result of check_no_pending_transactions',
+      email: 'Customer email',
+      last_four_digits: 'Last four digits',
+      new_billing_address: 'New billing address',
+      new_payment_limit: 'New spending limit',
+    },
     ['check_status', 'email', 'last_four_digits'],
     ['new_payment_limit'],
   ),
@@ -207,12 +286,30 @@ const update: Tool = {
 const validate: Tool = {
   name: 'validate_payment_method',
   description: 'Validate the payment method used for a transaction.',
-  inputSchema: objectSchema({ transaction_number: 'Transaction number', email: 'Customer email' }, ['transaction_number', 'email']),
+  inputSchema: objectSchema({ transaction_number: 'Transaction number', email: 'Customer email' }, [
+    'transaction_number',
+    'email',
+  ]),
   run: (args, context) =>
     guarded('validation_status', args, context, {}, () => {
       const number = text(args, 'transaction_number');
-      return table(context, 'transactions')[number] ? `Payment method validated for transaction ${number}` : 'Error: Transaction not found';
+      return table(context, 'transactions')[number]
+        ? `Payment method validated for transaction ${number}`
+        : 'Error: Transaction not found';
     }),
 };
 
-export const paymentTools: Tool[] = [verify, activate, add, block, checkPending, confirmAddress, deactivate, refund, renew, retrieve, update, validate];
+export const paymentTools: Tool[] = [
+  verify,
+  activate,
+  add,
+  block,
+  checkPending,
+  confirmAddress,
+  deactivate,
+  refund,
+  renew,
+  retrieve,
+  update,
+  validate,
+];

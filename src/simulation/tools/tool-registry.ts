@@ -19,17 +19,31 @@ export function builtInTools(): Tool[] {
  * Runs one tool call; an unknown tool or a thrown error becomes the interaction's error. The result
  * is a snapshot: tools may return parts of the context, which later calls can change.
  */
-export async function executeTool(tools: readonly Tool[], name: string, args: JsonObject, context: JsonObject): Promise<ToolInteraction> {
+export async function executeTool(
+  tools: readonly Tool[],
+  name: string,
+  args: JsonObject,
+  context: JsonObject,
+): Promise<ToolInteraction> {
   const call = { toolName: name, arguments: args };
   const tool = tools.find((candidate) => candidate.name === name);
-  if (!tool) return { call, result: { toolName: name, arguments: args, result: null, error: `Tool '${name}' not found` } };
+  if (!tool)
+    return { call, result: { toolName: name, arguments: args, result: null, error: `Tool '${name}' not found` } };
   try {
     // Snapshot a synchronous result before yielding: tools of one round run concurrently.
     const raw = tool.run(args, context);
     const result = raw instanceof Promise ? snapshot(await raw) : snapshot(raw);
     return { call, result: { toolName: name, arguments: args, result } };
   } catch (error) {
-    return { call, result: { toolName: name, arguments: args, result: null, error: error instanceof Error ? error.message : String(error) } };
+    return {
+      call,
+      result: {
+        toolName: name,
+        arguments: args,
+        result: null,
+        error: error instanceof Error ? error.message : String(error),
+      },
+    };
   }
 }
 

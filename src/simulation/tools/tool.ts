@@ -15,10 +15,19 @@ export interface Tool {
 }
 
 /** An object schema: `{ name: 'description' }` properties (strings unless listed in `numbers`). */
-export function objectSchema(properties: Record<string, string>, required: string[] = [], numbers: string[] = [], enums: Record<string, string[]> = {}): JsonObject {
+export function objectSchema(
+  properties: Record<string, string>,
+  required: string[] = [],
+  numbers: string[] = [],
+  enums: Record<string, string[]> = {},
+): JsonObject {
   const props: JsonObject = {};
   for (const [key, description] of Object.entries(properties)) {
-    props[key] = { type: numbers.includes(key) ? 'number' : 'string', description, ...(enums[key] ? { enum: enums[key] } : {}) };
+    props[key] = {
+      type: numbers.includes(key) ? 'number' : 'string',
+      description,
+      ...(enums[key] ? { enum: enums[key] } : {}),
+    };
   }
   return { type: 'object', properties: props, required };
 }
@@ -35,7 +44,8 @@ export function text(args: JsonObject, key: string): string {
 export function amount(args: JsonObject, key: string): number {
   const value = args[key];
   if (typeof value === 'number') return value;
-  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value.replace(/[$,]/g, '')))) return Number(value.replace(/[$,]/g, ''));
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value.replace(/[$,]/g, ''))))
+    return Number(value.replace(/[$,]/g, ''));
   return 0;
 }
 

@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { loadConfig, type EvaluationProcessorConfig } from '../../../collector/config/index.ts';
 
 /** `evaluationYaml` is the body of `processors.evaluation`, indented by 4 spaces or not at all. */
-export function evaluationConfigFrom(evaluationYaml: string): { config: EvaluationProcessorConfig; warnings: string[] } {
+export function evaluationConfigFrom(evaluationYaml: string): {
+  config: EvaluationProcessorConfig;
+  warnings: string[];
+} {
   const dir = mkdtempSync(join(tmpdir(), 'evalon-eval-config-'));
   try {
     const file = join(dir, 'otel-config.yaml');

@@ -8,7 +8,11 @@ import { join } from 'node:path';
 import { createSqliteStore, type SqliteLedgerStore } from '../../../collector/ledger/sqlite/sqlite-store.ts';
 import { silentLogger, type Logger } from '../../../collector/logger.ts';
 import type { InteractionRecord } from '../../../collector/model/interaction.ts';
-import { createEvaluationProcessor, type EvaluationProcessor, type EvaluationProcessorOptions } from '../../../collector/processor/evaluation/evaluation-processor.ts';
+import {
+  createEvaluationProcessor,
+  type EvaluationProcessor,
+  type EvaluationProcessorOptions,
+} from '../../../collector/processor/evaluation/evaluation-processor.ts';
 import { createEvaluatorRegistry } from '../../../collector/processor/evaluation/evaluator-registry.ts';
 import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { evaluationConfigFrom } from './evaluation-config.ts';
@@ -36,7 +40,14 @@ export async function startProcessorHarness(options: {
   const registry = createEvaluatorRegistry(options.evaluators.map((definition) => ({ definition, origin: 'test' })));
   const open = async (overrides: Partial<EvaluationProcessorOptions> = {}) => {
     const store = createSqliteStore({ path: join(dir, 'ledger.db') });
-    const processor = createEvaluationProcessor({ store, config, registry, logger: options.logger ?? silentLogger, ...options.processor, ...overrides });
+    const processor = createEvaluationProcessor({
+      store,
+      config,
+      registry,
+      logger: options.logger ?? silentLogger,
+      ...options.processor,
+      ...overrides,
+    });
     await processor.start();
     return { store, processor };
   };

@@ -17,7 +17,13 @@ export function recordingEvaluator(id: string, seen: Seen[], options: { delayMs?
     ...(options.version ? { version: options.version } : {}),
     create: ({ ledger }) => ({
       async evaluate(context: EvaluationContext) {
-        seen.push({ evaluatorId: id, interactionId: context.subject.interactionId, agentId: context.subject.agentId, config: context.config().toObject(), evaluationId: context.evaluationId });
+        seen.push({
+          evaluatorId: id,
+          interactionId: context.subject.interactionId,
+          agentId: context.subject.agentId,
+          config: context.config().toObject(),
+          evaluationId: context.evaluationId,
+        });
         if (options.delayMs) await sleep(options.delayMs);
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         return effects.complete(Evaluation.passed(`${id} saw ${interaction.agentId}`).withScore(0.5));

@@ -16,7 +16,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { deserialize, serialize } from 'node:v8';
 import type { SpanData } from '../../../collector/model/span.ts';
 import { createSqliteStore } from '../../../collector/ledger/sqlite/sqlite-store.ts';
-import { CACHE_SIZE_KIB, PAGE_SIZE_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../../../collector/ledger/sqlite/open-database.ts';
+import {
+  CACHE_SIZE_KIB,
+  PAGE_SIZE_BYTES,
+  WAL_AUTOCHECKPOINT_PAGES,
+} from '../../../collector/ledger/sqlite/open-database.ts';
 import { makeBatch, seededRandom } from '../span-fixtures.ts';
 
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 200_000);
@@ -70,10 +74,28 @@ function codecs(): void {
   const v8 = groups.map((g) => serialize(g));
   for (const s of json) jsonBytes += Buffer.byteLength(s);
   for (const b of v8) v8Bytes += b.length;
-  record('codec: JSON.stringify (Uint8Array replacer)', spans, time(() => groups.forEach((g) => JSON.stringify(g, bytesReplacer))), `, ${Math.round(jsonBytes / spans)} B/span`);
-  record('codec: v8.serialize', spans, time(() => groups.forEach((g) => serialize(g))), `, ${Math.round(v8Bytes / spans)} B/span`);
-  record('codec: JSON.parse (Uint8Array reviver)', spans, time(() => json.forEach((s) => JSON.parse(s, bytesReviver))));
-  record('codec: v8.deserialize', spans, time(() => v8.forEach((b) => deserialize(b))));
+  record(
+    'codec: JSON.stringify (Uint8Array replacer)',
+    spans,
+    time(() => groups.forEach((g) => JSON.stringify(g, bytesReplacer))),
+    `, ${Math.round(jsonBytes / spans)} B/span`,
+  );
+  record(
+    'codec: v8.serialize',
+    spans,
+    time(() => groups.forEach((g) => serialize(g))),
+    `, ${Math.round(v8Bytes / spans)} B/span`,
+  );
+  record(
+    'codec: JSON.parse (Uint8Array reviver)',
+    spans,
+    time(() => json.forEach((s) => JSON.parse(s, bytesReviver))),
+  );
+  record(
+    'codec: v8.deserialize',
+    spans,
+    time(() => v8.forEach((b) => deserialize(b))),
+  );
 }
 
 /**
@@ -82,7 +104,11 @@ function codecs(): void {
  * Reports wall-clock spans/s and the event loop's busy time per batch (what the rest of the
  * collector can no longer use).
  */
-async function storeAppend(writer: 'thread' | 'inline', synchronous: 'normal' | 'full', concurrency: number): Promise<void> {
+async function storeAppend(
+  writer: 'thread' | 'inline',
+  synchronous: 'normal' | 'full',
+  concurrency: number,
+): Promise<void> {
   const path = join(dir, `store-${writer}-${synchronous}-${concurrency}.db`);
   const store = createSqliteStore({ path, synchronous, writer });
   const released: string[][] = [];
@@ -154,7 +180,9 @@ function drivers(): Driver[] {
   ];
   const location = process.env.BETTER_SQLITE3;
   if (location) {
-    const Database = createRequire(import.meta.url)(location) as new (path: string) => {
+    const Database = createRequire(import.meta.url)(location) as new (
+      path: string,
+    ) => {
       exec(sql: string): void;
       prepare(sql: string): { run(...args: unknown[]): void };
       close(): void;
@@ -177,7 +205,9 @@ function drivers(): Driver[] {
 function setup(exec: (sql: string) => void, prepare: () => { run(...args: any[]): unknown }, close: () => void) {
   exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
-  exec('CREATE TABLE t (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, n INTEGER NOT NULL, spans BLOB NOT NULL); CREATE INDEX t_trace ON t (trace_id)');
+  exec(
+    'CREATE TABLE t (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, n INTEGER NOT NULL, spans BLOB NOT NULL); CREATE INDEX t_trace ON t (trace_id)',
+  );
   const insert = prepare();
   return { exec, insert: (args: unknown[]) => insert.run(...args), close };
 }
@@ -190,14 +220,20 @@ function rawInserts(): void {
   const perTrace = batches.map((b) => groupByTrace(b).map((g) => [g[0].traceId, g.length, serialize(g)]));
   const perSpan = batches.map((b) => b.map((s) => [s.traceId, 1, serialize([s])]));
   for (const driver of drivers()) {
-    for (const [layout, rows] of [['row per (batch, trace)', perTrace], ['row per span', perSpan]] as const) {
+    for (const [layout, rows] of [
+      ['row per (batch, trace)', perTrace],
+      ['row per span', perSpan],
+    ] as const) {
       const db = driver.open(join(dir, `raw-${driver.name.replace(/\W/g, '')}-${layout.length}.db`));
       const traces = batches.map((b) => JSON.stringify([...new Set(b.map((s) => s.traceId))]));
       const step = (i: number) => {
         db.exec('BEGIN');
         for (const row of rows[i % DISTINCT_BATCHES]) db.insert(row);
         db.exec('COMMIT');
-        if (i >= 20) db.exec(`DELETE FROM t WHERE trace_id IN (SELECT value FROM json_each('${traces[(i - 20) % DISTINCT_BATCHES]}'))`);
+        if (i >= 20)
+          db.exec(
+            `DELETE FROM t WHERE trace_id IN (SELECT value FROM json_each('${traces[(i - 20) % DISTINCT_BATCHES]}'))`,
+          );
       };
       for (let i = 0; i < 20; i += 1) step(i);
       const start = performance.now();
@@ -209,7 +245,9 @@ function rawInserts(): void {
 }
 
 try {
-  console.log(`node ${process.version}, ${TOTAL_SPANS} spans in batches of ${BATCH_SIZE} (${TRACES_PER_BATCH} traces x ${SPANS_PER_TRACE} spans)`);
+  console.log(
+    `node ${process.version}, ${TOTAL_SPANS} spans in batches of ${BATCH_SIZE} (${TRACES_PER_BATCH} traces x ${SPANS_PER_TRACE} spans)`,
+  );
   codecs();
   for (const writer of ['thread', 'inline'] as const) {
     for (const concurrency of [1, 4]) await storeAppend(writer, 'normal', concurrency);

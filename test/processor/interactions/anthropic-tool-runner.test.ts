@@ -5,7 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
-import { context, trace } from '@opentelemetry/api';
+import { context, } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -55,7 +55,13 @@ describe('the Anthropic SDK tool runner, traced natively, inside an application 
 
     finalText = await tracer.startActiveSpan(
       'invoke_agent support-agent',
-      { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'support-agent', 'evalon.agent.roles': ['customer-facing'] } },
+      {
+        attributes: {
+          'gen_ai.operation.name': 'invoke_agent',
+          'gen_ai.agent.id': 'support-agent',
+          'evalon.agent.roles': ['customer-facing'],
+        },
+      },
       async (span) => {
         try {
           const message = await client.beta.messages.toolRunner({
@@ -112,7 +118,10 @@ describe('the Anthropic SDK tool runner, traced natively, inside an application 
   });
 
   it('classifies the application span as support-agent and the tool runner as an invocation with no identity', () => {
-    expect(classifyInvocation(named('invoke_agent support-agent'))).toEqual({ dialect: 'semconv', agentIdentity: 'support-agent' });
+    expect(classifyInvocation(named('invoke_agent support-agent'))).toEqual({
+      dialect: 'semconv',
+      agentIdentity: 'support-agent',
+    });
     // No identity of its own: it merges into the enclosing support-agent interaction.
     expect(classifyInvocation(named('anthropic.messages.tool_runner'))).toEqual({ dialect: 'anthropic' });
     const invocations = spans.filter((span) => classifyInvocation(span) !== undefined);
@@ -154,24 +163,30 @@ describe('the Anthropic SDK tool runner, traced natively, inside an application 
     it('has both tool calls with their names, arguments and results, once each', () => {
       expect(record.toolCalls).toEqual([
         { name: 'get_weather', callId: 'toolu_weather', arguments: { city: 'Paris' }, result: 'sunny in Paris' },
-        { name: 'get_time', callId: 'toolu_time', arguments: { timezone: 'Europe/Paris' }, result: '12:00 in Europe/Paris' },
+        {
+          name: 'get_time',
+          callId: 'toolu_time',
+          arguments: { timezone: 'Europe/Paris' },
+          result: '12:00 in Europe/Paris',
+        },
       ]);
     });
 
     it('has the question, the final text and the summed usage of the two chat calls', () => {
-      expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is the weather and the time in Paris?' }] }]);
+      expect(record.input).toEqual([
+        { role: 'user', parts: [{ type: 'text', content: 'What is the weather and the time in Paris?' }] },
+      ]);
       expect(record.finalResponseText).toBe('It is sunny in Paris and 12:00 there.');
       expect(record.output[0].finishReason).toBe('end_turn');
       expect(record.usage).toEqual({ inputTokens: 40 + 90, outputTokens: 30 + 15 });
     });
 
     it('tells the story in order: question, both tools, answer', () => {
-      expect(record.transcript.map((entry) => (entry.type === 'tool_call' ? `tool:${entry.name}` : entry.type === 'message' ? entry.role : entry.type))).toEqual([
-        'user',
-        'tool:get_weather',
-        'tool:get_time',
-        'assistant',
-      ]);
+      expect(
+        record.transcript.map((entry) =>
+          entry.type === 'tool_call' ? `tool:${entry.name}` : entry.type === 'message' ? entry.role : entry.type,
+        ),
+      ).toEqual(['user', 'tool:get_weather', 'tool:get_time', 'assistant']);
       const times = record.transcript.map((entry) => entry.time!);
       expect([...times].sort()).toEqual(times);
     });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SpanData } from '../../../collector/model/span.ts';
-import { createAssembler, type AssemblerOptions, type Decisions } from '../../../collector/processor/interactions/assembler.ts';
+import {
+  createAssembler,
+  type AssemblerOptions,
+  type Decisions,
+} from '../../../collector/processor/interactions/assembler.ts';
 import type { Invocation } from '../../../collector/processor/interactions/classify.ts';
 import { agentSpan, span, spanId, TRACE_A, TRACE_B } from '../../helpers/span-builder.ts';
 
@@ -60,7 +64,14 @@ describe('interaction assembly', () => {
   it('merges a nested invocation without agent identity into the enclosing interaction, waiting for the enclosing span', () => {
     const a = assembler();
     // The tool runner (no identity) ends first; the application's invoke_agent span arrives later.
-    a.add([agentSpan({ id: 2, parent: 1 }), span({ id: 3, parent: 2, name: 'chat' }), span({ id: 4, parent: 2, name: 'execute_tool' })], 0);
+    a.add(
+      [
+        agentSpan({ id: 2, parent: 1 }),
+        span({ id: 3, parent: 2, name: 'chat' }),
+        span({ id: 4, parent: 2, name: 'execute_tool' }),
+      ],
+      0,
+    );
     expect(ids(a.collectDue(20_000))).toEqual([]);
     a.add([agentSpan({ id: 1, agent: 'support-agent' })], 20_000);
     const done = a.collectDue(22_000);
@@ -76,12 +87,15 @@ describe('interaction assembly', () => {
 
   it('makes a nested invocation of another agent an interaction of its own, with the enclosing one as flowId', () => {
     const a = assembler();
-    a.add([
-      agentSpan({ id: 3, parent: 2, agent: 'billing-agent' }),
-      span({ id: 4, parent: 3 }),
-      span({ id: 2, parent: 1, name: 'execute_tool ask_billing' }),
-      agentSpan({ id: 1, agent: 'support-agent' }),
-    ], 0);
+    a.add(
+      [
+        agentSpan({ id: 3, parent: 2, agent: 'billing-agent' }),
+        span({ id: 4, parent: 3 }),
+        span({ id: 2, parent: 1, name: 'execute_tool ask_billing' }),
+        agentSpan({ id: 1, agent: 'support-agent' }),
+      ],
+      0,
+    );
     const done = a.collectDue(2_000);
     const byId = new Map(done.interactions.map((i) => [i.interactionId, i]));
     expect([...byId.keys()].sort()).toEqual([id(1), id(3)].sort());

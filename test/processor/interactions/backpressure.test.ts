@@ -18,7 +18,12 @@ afterEach(async () => {
 
 function agentTrace(n: number) {
   const traceId = n.toString(16).padStart(32, 'a');
-  return span({ traceId, id: 1, name: 'invoke_agent shop', attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'shop' } });
+  return span({
+    traceId,
+    id: 1,
+    name: 'invoke_agent shop',
+    attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'shop' },
+  });
 }
 
 it('refuses new batches with 429 and Retry-After at 90% of max_pending_traces, and takes them again once recorded', async () => {
@@ -30,13 +35,23 @@ it('refuses new batches with 429 and Retry-After at 90% of max_pending_traces, a
     clock: () => now,
     logger: silentLogger,
   });
-  stops.push(() => store.close(), () => processor.shutdown());
+  stops.push(
+    () => store.close(),
+    () => processor.shutdown(),
+  );
   await processor.start();
   for (let n = 1; n <= 9; n++) await processor.consume([agentTrace(n)]);
   expect(processor.assembler.pendingTraces()).toBe(9);
-  const refused = await processor.consume([agentTrace(10)]).then(() => undefined, (error: unknown) => error);
+  const refused = await processor.consume([agentTrace(10)]).then(
+    () => undefined,
+    (error: unknown) => error,
+  );
   expect(refused).toBeInstanceOf(BackpressureError);
-  expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 1, message: expect.stringContaining('9 traces are pending (max_pending_traces 10)') });
+  expect(refused).toMatchObject({
+    status: 429,
+    retryAfterSeconds: 1,
+    message: expect.stringContaining('9 traces are pending (max_pending_traces 10)'),
+  });
   // Recording catches up: the same batch is accepted, and every accepted trace is recorded.
   now += 6_000;
   await processor.tick();

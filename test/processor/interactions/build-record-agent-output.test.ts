@@ -15,13 +15,20 @@ const ANSWER = 'Saturday looks sunny in Lisbon: try the hiking trail.';
 /** The plain-fetch agent's turn: ask for the forecast, get it, answer. */
 function plainFetchTurn(firstParts: Message['parts'] = []): Message[] {
   return [
-    { role: 'assistant', parts: [...firstParts, { type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }] },
+    {
+      role: 'assistant',
+      parts: [...firstParts, { type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
+    },
     { role: 'tool', parts: [{ type: 'tool_call_response', id: 'toolu_1', response: forecast }] },
     { role: 'assistant', parts: [{ type: 'text', content: ANSWER }] },
   ];
 }
 
-function agentTrace(traceId: string, output: Message[], input?: Message[]): { t: TraceBuilder; root: ReturnType<TraceBuilder['span']> } {
+function agentTrace(
+  traceId: string,
+  output: Message[],
+  input?: Message[],
+): { t: TraceBuilder; root: ReturnType<TraceBuilder['span']> } {
   const t = traceBuilder({ traceId });
   const root = t.span({
     name: 'invoke_agent activity-agent',
@@ -30,7 +37,9 @@ function agentTrace(traceId: string, output: Message[], input?: Message[]): { t:
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': 'activity-agent',
-      'gen_ai.input.messages': JSON.stringify(input ?? [{ role: 'user', parts: [{ type: 'text', content: 'Weekend in Lisbon?' }] }]),
+      'gen_ai.input.messages': JSON.stringify(
+        input ?? [{ role: 'user', parts: [{ type: 'text', content: 'Weekend in Lisbon?' }] }],
+      ),
       'gen_ai.output.messages': JSON.stringify(output),
     },
   });
@@ -44,13 +53,18 @@ describe("buildInteractionRecord: tool results from the agent span's own message
   it('fills a call asked for in gen_ai.output.messages with the tool_call_response that follows it', () => {
     const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0001', plainFetchTurn());
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.toolCalls).toEqual([{ name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast }]);
+    expect(record.toolCalls).toEqual([
+      { name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast },
+    ]);
     expect(record.finalResponseText).toBe(ANSWER);
   });
 
   it('parses a tool_call_response given as JSON text', () => {
     const turn = plainFetchTurn();
-    turn[1] = { role: 'tool', parts: [{ type: 'tool_call_response', id: 'toolu_1', response: JSON.stringify(forecast) }] };
+    turn[1] = {
+      role: 'tool',
+      parts: [{ type: 'tool_call_response', id: 'toolu_1', response: JSON.stringify(forecast) }],
+    };
     const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0002', turn);
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
     expect(record.toolCalls[0].result).toEqual(forecast);
@@ -63,13 +77,26 @@ describe("buildInteractionRecord: tool results from the agent span's own message
       parent: root,
       start: 300,
       end: 400,
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.id': 'toolu_1' },
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_weather',
+        'gen_ai.tool.call.id': 'toolu_1',
+      },
     });
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.toolCalls).toEqual([{ name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast }]);
+    expect(record.toolCalls).toEqual([
+      { name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast },
+    ]);
     expect(record.transcript).toEqual([
       question,
-      { type: 'tool_call', name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast, time: isoAt(300) },
+      {
+        type: 'tool_call',
+        name: 'get_weather',
+        callId: 'toolu_1',
+        arguments: { city: 'Lisbon' },
+        result: forecast,
+        time: isoAt(300),
+      },
       answer,
     ]);
   });
@@ -90,7 +117,12 @@ describe("buildInteractionRecord: tool results from the agent span's own message
     });
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
     expect(record.toolCalls).toEqual([
-      { name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: { city: 'Lisbon', saturday: 'sunny', highC: 25 } },
+      {
+        name: 'get_weather',
+        callId: 'toolu_1',
+        arguments: { city: 'Lisbon' },
+        result: { city: 'Lisbon', saturday: 'sunny', highC: 25 },
+      },
     ]);
   });
 
@@ -101,12 +133,17 @@ describe("buildInteractionRecord: tool results from the agent span's own message
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'toolu_1', response: '{"city":"Lisbon"}' }] },
     ];
     const output: Message[] = [
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'toolu_1', name: 'get_weather', arguments: { city: 'Lisbon' } }],
+      },
       { role: 'assistant', parts: [{ type: 'text', content: ANSWER }] },
     ];
     const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0005', output, input);
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.toolCalls).toEqual([{ name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: { city: 'Lisbon' } }]);
+    expect(record.toolCalls).toEqual([
+      { name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: { city: 'Lisbon' } },
+    ]);
   });
 });
 
@@ -116,7 +153,14 @@ describe("buildInteractionRecord: transcript order of the agent span's own messa
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
     expect(record.transcript).toEqual([
       question,
-      { type: 'tool_call', name: 'get_weather', callId: 'toolu_1', arguments: { city: 'Lisbon' }, result: forecast, time: isoAt(1000) },
+      {
+        type: 'tool_call',
+        name: 'get_weather',
+        callId: 'toolu_1',
+        arguments: { city: 'Lisbon' },
+        result: forecast,
+        time: isoAt(1000),
+      },
       answer,
     ]);
   });
@@ -131,7 +175,10 @@ describe("buildInteractionRecord: transcript order of the agent span's own messa
         ],
       },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'toolu_1', response: forecast }] },
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'toolu_2', name: 'get_events', arguments: { city: 'Lisbon' } }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'toolu_2', name: 'get_events', arguments: { city: 'Lisbon' } }],
+      },
       { role: 'tool', parts: [{ type: 'tool_call_response', id: 'toolu_2', response: 'a street market on Saturday' }] },
       { role: 'assistant', parts: [{ type: 'text', content: ANSWER }] },
     ];
@@ -142,10 +189,22 @@ describe("buildInteractionRecord: transcript order of the agent span's own messa
       parent: root,
       start: 600,
       end: 700,
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_events', 'gen_ai.tool.call.id': 'toolu_2' },
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'get_events',
+        'gen_ai.tool.call.id': 'toolu_2',
+      },
     });
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.transcript.map((entry) => (entry.type === 'tool_call' ? `tool:${entry.name}` : entry.type === 'message' ? `${entry.role}:${entry.content}` : entry.type))).toEqual([
+    expect(
+      record.transcript.map((entry) =>
+        entry.type === 'tool_call'
+          ? `tool:${entry.name}`
+          : entry.type === 'message'
+            ? `${entry.role}:${entry.content}`
+            : entry.type,
+      ),
+    ).toEqual([
       'user:Weekend in Lisbon?',
       'assistant:Let me check the forecast.',
       'tool:get_weather',
@@ -170,6 +229,10 @@ describe("buildInteractionRecord: transcript order of the agent span's own messa
     const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0008', output);
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
     expect(record.toolCalls).toEqual([]);
-    expect(record.transcript.map((entry) => entry.type === 'message' && entry.role)).toEqual(['user', 'tool', 'assistant']);
+    expect(record.transcript.map((entry) => entry.type === 'message' && entry.role)).toEqual([
+      'user',
+      'tool',
+      'assistant',
+    ]);
   });
 });

@@ -11,7 +11,11 @@ const CONTENT_KEYS = [
 ];
 
 describe('buildInteractionRecord: failures', () => {
-  function failedAgent(status: { code: number; message?: string }, attributes = {}, events: Array<{ name: string; at: number; attributes?: Record<string, string> }> = []) {
+  function failedAgent(
+    status: { code: number; message?: string },
+    attributes = {},
+    events: Array<{ name: string; at: number; attributes?: Record<string, string> }> = [],
+  ) {
     const t = traceBuilder({ traceId: '99998888777766665555444433332222' });
     const root = t.span({
       name: 'invoke_agent billing-agent',
@@ -25,7 +29,10 @@ describe('buildInteractionRecord: failures', () => {
   }
 
   it('marks a span with status ERROR failed, summarised by its status message', () => {
-    const record = failedAgent({ code: 2, message: 'rate limited by the provider' }, { 'error.type': 'RateLimitError' });
+    const record = failedAgent(
+      { code: 2, message: 'rate limited by the provider' },
+      { 'error.type': 'RateLimitError' },
+    );
     expect(record.failed).toBe(true);
     expect(record.failureSummary).toBe('rate limited by the provider');
   });
@@ -38,7 +45,11 @@ describe('buildInteractionRecord: failures', () => {
 
   it("summarises an ERROR without message or type by its exception event's message", () => {
     const record = failedAgent({ code: 2 }, {}, [
-      { name: 'exception', at: 40, attributes: { 'exception.type': 'TypeError', 'exception.message': 'cannot read id of undefined' } },
+      {
+        name: 'exception',
+        at: 40,
+        attributes: { 'exception.type': 'TypeError', 'exception.message': 'cannot read id of undefined' },
+      },
     ]);
     expect(record.failureSummary).toBe('cannot read id of undefined');
   });
@@ -54,7 +65,11 @@ describe('buildInteractionRecord: failures', () => {
     const { root, spans } = semconvTrace();
     const failing = spans.map((span) =>
       span.name.startsWith('execute_tool')
-        ? { ...span, status: { code: 2, message: 'weather service unavailable' }, attributes: { ...span.attributes, 'error.type': 'ServiceUnavailable' } }
+        ? {
+            ...span,
+            status: { code: 2, message: 'weather service unavailable' },
+            attributes: { ...span.attributes, 'error.type': 'ServiceUnavailable' },
+          }
         : span,
     );
     const record = buildInteractionRecord({ root, spans: failing, nested: [], completion: 'structural' });
@@ -75,7 +90,9 @@ describe('buildInteractionRecord: metadata-only spans (no content captured)', ()
     expect(record.output).toEqual([]);
     expect(record.finalResponseText).toBe('');
     expect(record.toolCalls).toEqual([{ name: 'get_weather', callId: 'call_VSPy' }]);
-    expect(record.transcript).toEqual([{ type: 'tool_call', name: 'get_weather', callId: 'call_VSPy', time: isoAt(410) }]);
+    expect(record.transcript).toEqual([
+      { type: 'tool_call', name: 'get_weather', callId: 'call_VSPy', time: isoAt(410) },
+    ]);
     expect(record.usage).toEqual({ inputTokens: 150, outputTokens: 60 });
     expect(JSON.parse(JSON.stringify(record))).toEqual(record);
   });
@@ -91,8 +108,12 @@ describe('buildInteractionRecord: nested agents', () => {
       attributes: {
         'gen_ai.operation.name': 'invoke_agent',
         'gen_ai.agent.id': 'support-agent',
-        'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Refund order 7?' }] }]),
-        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Refunded.' }] }]),
+        'gen_ai.input.messages': JSON.stringify([
+          { role: 'user', parts: [{ type: 'text', content: 'Refund order 7?' }] },
+        ]),
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'text', content: 'Refunded.' }] },
+        ]),
       },
     });
     const tool = t.span({
@@ -100,14 +121,22 @@ describe('buildInteractionRecord: nested agents', () => {
       parent: root,
       start: 100,
       end: 800,
-      attributes: { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'ask_billing', 'gen_ai.tool.call.id': 'call_1' },
+      attributes: {
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'ask_billing',
+        'gen_ai.tool.call.id': 'call_1',
+      },
     });
     const billing = t.span({
       name: 'invoke_agent billing-agent',
       parent: tool,
       start: 120,
       end: 780,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'billing-agent', 'gen_ai.usage.input_tokens': 999 },
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.agent.id': 'billing-agent',
+        'gen_ai.usage.input_tokens': 999,
+      },
     });
     const billingInteraction = `${billing.traceId}-${billing.spanId}`;
 
@@ -133,7 +162,12 @@ describe('buildInteractionRecord: nested agents', () => {
 
   it('ignores a nested invocation span passed among the spans by mistake', () => {
     const t = traceBuilder({ traceId: '2222333344445555666677778888bbbb' });
-    const root = t.span({ name: 'invoke_agent a', start: 0, end: 10, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'a' } });
+    const root = t.span({
+      name: 'invoke_agent a',
+      start: 0,
+      end: 10,
+      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.id': 'a' },
+    });
     const other = t.span({
       name: 'invoke_agent b',
       parent: root,
@@ -159,7 +193,11 @@ describe('buildInteractionRecord: Anthropic SDK spans that are not model calls',
       name: 'anthropic.messages.tool_runner',
       start: 0,
       end: 100,
-      attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.provider.name': 'anthropic', 'gen_ai.request.model': 'claude-x' },
+      attributes: {
+        'gen_ai.operation.name': 'invoke_agent',
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.request.model': 'claude-x',
+      },
     });
     t.span({
       name: 'anthropic.messages.create',

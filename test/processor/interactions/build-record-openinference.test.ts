@@ -19,7 +19,9 @@ describe('buildInteractionRecord: OpenInference', () => {
       usage: { inputTokens: 90, outputTokens: 25 },
       durationMs: 2000,
     });
-    expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is the population of Lyon?' }] }]);
+    expect(record.input).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is the population of Lyon?' }] },
+    ]);
     // The TOOL span has no call id: it is matched to the requested call by name, and listed once.
     expect(record.toolCalls).toEqual([
       {
@@ -41,13 +43,19 @@ describe('buildInteractionRecord: OpenInference', () => {
       },
       { type: 'message', role: 'assistant', content: 'Lyon has about 520,000 inhabitants.', time: isoAt(1980) },
     ]);
-    expect(record.attributes).toMatchObject({ 'openinference.span.kind': 'AGENT', 'agent.name': 'research-agent', 'session.id': 'sess-7' });
+    expect(record.attributes).toMatchObject({
+      'openinference.span.kind': 'AGENT',
+      'agent.name': 'research-agent',
+      'session.id': 'sess-7',
+    });
   });
 
   it('falls back to input.value / output.value when no LLM span records messages', () => {
     const { root } = openInferenceTrace();
     const record = buildInteractionRecord({ root, spans: [root], nested: [], completion: 'structural' });
-    expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is the population of Lyon?' }] }]);
+    expect(record.input).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is the population of Lyon?' }] },
+    ]);
     expect(record.finalResponseText).toBe('Lyon has about 520,000 inhabitants.');
     expect(record.transcript.map((entry) => entry.type === 'message' && entry.role)).toEqual(['user', 'assistant']);
     expect(record.usage).toEqual({});
@@ -55,9 +63,14 @@ describe('buildInteractionRecord: OpenInference', () => {
 
   it('names the agent after the AGENT span when it has no agent.name', () => {
     const { root, spans } = openInferenceTrace();
-    const { ['agent.name']: _, ...attributes } = root.attributes;
+    const { 'agent.name': _, ...attributes } = root.attributes;
     const unnamed = { ...root, attributes };
-    const record = buildInteractionRecord({ root: unnamed, spans: [unnamed, ...spans.slice(1)], nested: [], completion: 'structural' });
+    const record = buildInteractionRecord({
+      root: unnamed,
+      spans: [unnamed, ...spans.slice(1)],
+      nested: [],
+      completion: 'structural',
+    });
     expect(record.agentId).toBe('AgentExecutor');
     expect(record.agentName).toBe('AgentExecutor');
   });

@@ -92,7 +92,14 @@ describe('buildInteractionRecord: OTel GenAI semconv', () => {
         ...root.attributes,
         'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris, please?' }] }],
         'gen_ai.output.messages': [
-          { role: 'assistant', parts: [{ type: 'text', content: 'Rainy, ' }, { type: 'text', content: '57°F.' }], finish_reason: 'stop' },
+          {
+            role: 'assistant',
+            parts: [
+              { type: 'text', content: 'Rainy, ' },
+              { type: 'text', content: '57°F.' },
+            ],
+            finish_reason: 'stop',
+          },
         ],
       },
     };

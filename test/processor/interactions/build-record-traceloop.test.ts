@@ -21,7 +21,12 @@ describe('buildInteractionRecord: OpenLLMetry / Traceloop', () => {
     expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'Plan a day in Rome' }] }]);
     // The decorator's {"args":[],"kwargs":{"city":"Rome"}} becomes the keyword arguments.
     expect(record.toolCalls).toEqual([
-      { name: 'weather_lookup', callId: 'call_w1', arguments: { city: 'Rome' }, result: { forecast: 'sunny', high: 24 } },
+      {
+        name: 'weather_lookup',
+        callId: 'call_w1',
+        arguments: { city: 'Rome' },
+        result: { forecast: 'sunny', high: 24 },
+      },
     ]);
     expect(record.transcript[1]).toMatchObject({ type: 'tool_call', name: 'weather_lookup', time: isoAt(810) });
     expect(record.attributes).toMatchObject({ 'traceloop.span.kind': 'agent', 'traceloop.entity.name': 'planner' });

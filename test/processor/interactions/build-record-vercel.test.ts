@@ -18,7 +18,9 @@ describe('buildInteractionRecord: Vercel AI SDK', () => {
       finalResponseText: 'Berlin is cloudy, 12°C.',
     });
     // ai.prompt without its system part.
-    expect(record.input).toEqual([{ role: 'user', parts: [{ type: 'text', content: 'What is the weather in Berlin?' }] }]);
+    expect(record.input).toEqual([
+      { role: 'user', parts: [{ type: 'text', content: 'What is the weather in Berlin?' }] },
+    ]);
     expect(record.output).toEqual([
       { role: 'assistant', parts: [{ type: 'text', content: 'Berlin is cloudy, 12°C.' }], finishReason: 'stop' },
     ]);
@@ -56,7 +58,7 @@ describe('buildInteractionRecord: Vercel AI SDK', () => {
     const { root, spans } = vercelTrace();
     const withoutResult = spans.map((span) => {
       if (span.name !== 'ai.toolCall') return span;
-      const { ['ai.toolCall.result']: _, ...attributes } = span.attributes;
+      const { 'ai.toolCall.result': _, ...attributes } = span.attributes;
       return { ...span, attributes };
     });
     const record = buildInteractionRecord({ root, spans: withoutResult, nested: [], completion: 'structural' });

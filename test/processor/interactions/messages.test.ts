@@ -10,13 +10,19 @@ import {
 describe('messagesFrom', () => {
   const messages = [
     { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
-    { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: '{"location":"Paris"}' }] },
+    {
+      role: 'assistant',
+      parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: '{"location":"Paris"}' }],
+    },
   ];
 
   it('reads a JSON string and the structured (kvlist / array) value alike', () => {
     const expected = [
       { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] },
-      { role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: { location: 'Paris' } }] },
+      {
+        role: 'assistant',
+        parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: { location: 'Paris' } }],
+      },
     ];
     expect(messagesFrom(JSON.stringify(messages))).toEqual(expected);
     expect(messagesFrom(messages)).toEqual(expected);
@@ -43,7 +49,11 @@ describe('messagesFrom', () => {
   it('accepts OpenAI-style messages: content strings, tool_calls and tool messages', () => {
     expect(
       messagesFrom([
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c9', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c9', type: 'function', function: { name: 'f', arguments: '{"a":1}' } }],
+        },
         { role: 'tool', tool_call_id: 'c9', content: '42 apples' },
       ]),
     ).toEqual([
@@ -75,7 +85,9 @@ describe('partsFromContent', () => {
   });
 
   it('keeps text that merely looks like JSON as text', () => {
-    expect(partsFromContent('[1, 2, 3] are the numbers')).toEqual([{ type: 'text', content: '[1, 2, 3] are the numbers' }]);
+    expect(partsFromContent('[1, 2, 3] are the numbers')).toEqual([
+      { type: 'text', content: '[1, 2, 3] are the numbers' },
+    ]);
     expect(partsFromContent('[1,2,3]')).toEqual([{ type: 'text', content: '[1,2,3]' }]);
   });
 });
@@ -89,6 +101,12 @@ describe('unwrapResult and textOf', () => {
   });
 
   it('joins only the text parts', () => {
-    expect(textOf([{ type: 'reasoning', content: 'hmm' }, { type: 'text', content: 'A' }, { type: 'text', content: 'B' }])).toBe('AB');
+    expect(
+      textOf([
+        { type: 'reasoning', content: 'hmm' },
+        { type: 'text', content: 'A' },
+        { type: 'text', content: 'B' },
+      ]),
+    ).toBe('AB');
   });
 });

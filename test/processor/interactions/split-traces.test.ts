@@ -12,7 +12,11 @@ function setup(tracesElsewhere?: LedgerStore['tracesElsewhere']) {
   const warnings: string[] = [];
   let now = 0;
   const store = { tracesElsewhere } as unknown as LedgerStore;
-  const splits = createSplitTraces({ store, logger: { info() {}, warn: (line) => warnings.push(line), error() {} }, clock: () => now });
+  const splits = createSplitTraces({
+    store,
+    logger: { info() {}, warn: (line) => warnings.push(line), error() {} },
+    clock: () => now,
+  });
   return { splits, warnings, advance: (ms: number) => (now += ms) };
 }
 
@@ -35,7 +39,12 @@ describe('split traces', () => {
         { interactionId: `${TRACE_A}-${spanId(5)}`, replicaId: 'r1' },
       ],
     };
-    const spans = mapOf([span({ id: 6, parent: 5 }), span({ id: 7, parent: 1 }), span({ id: 8, parent: 7 }), span({ id: 9, parent: 42 })]);
+    const spans = mapOf([
+      span({ id: 6, parent: 5 }),
+      span({ id: 7, parent: 1 }),
+      span({ id: 8, parent: 7 }),
+      span({ id: 9, parent: 42 }),
+    ]);
     const late = splits.keepAsLate(TRACE_A, [spanId(6), spanId(8), spanId(9)], spans, elsewhere);
     expect(late.map((l) => [l.span.spanId, l.interactionId])).toEqual([
       [spanId(6), `${TRACE_A}-${spanId(5)}`],
@@ -53,7 +62,11 @@ describe('split traces', () => {
     });
     splits.report(found([TRACE_A, TRACE_B]), new Map());
     expect(splits.count).toBe(2);
-    expect(warnings).toEqual([expect.stringContaining(`trace ${TRACE_A} was split across replicas: this one ("me") and spans pending on "r2", "r3"`)]);
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        `trace ${TRACE_A} was split across replicas: this one ("me") and spans pending on "r2", "r3"`,
+      ),
+    ]);
     advance(LOG_INTERVAL_MS);
     splits.report(found(['c'.repeat(32)]), new Map());
     expect(warnings[1]).toMatch(/3 split traces so far; 1 more split traces since the last report/);
@@ -65,6 +78,8 @@ describe('split traces', () => {
     });
     expect(await splits.find([TRACE_A])).toBeUndefined();
     expect(await splits.find([TRACE_B])).toBeUndefined();
-    expect(warnings).toEqual([expect.stringMatching(/could not check 1 decided traces for spans on other replicas: Error: ledger down/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/could not check 1 decided traces for spans on other replicas: Error: ledger down/),
+    ]);
   });
 });

@@ -15,7 +15,12 @@ describe('unwrapResult: JSON text inside a result', () => {
   it('parses the text of text blocks (Anthropic tool_result content, GenAI text parts) when it is JSON', () => {
     expect(unwrapResult(JSON.stringify([{ type: 'text', text: orderText }]))).toEqual(order);
     expect(unwrapResult([{ type: 'text', content: orderText }])).toEqual(order);
-    expect(unwrapResult([{ type: 'text', text: '{"orderId":' }, { type: 'text', text: '"A-17"}' }])).toEqual({ orderId: 'A-17' });
+    expect(
+      unwrapResult([
+        { type: 'text', text: '{"orderId":' },
+        { type: 'text', text: '"A-17"}' },
+      ]),
+    ).toEqual({ orderId: 'A-17' });
   });
 
   it('parses a Vercel text output that holds JSON', () => {
@@ -77,7 +82,9 @@ describe('buildInteractionRecord: JSON tool results', () => {
       },
     });
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.toolCalls).toEqual([{ name: 'get_order', callId: 'toolu_1', arguments: { orderId: 'A-17' }, result: order }]);
+    expect(record.toolCalls).toEqual([
+      { name: 'get_order', callId: 'toolu_1', arguments: { orderId: 'A-17' }, result: order },
+    ]);
   });
 
   it('parses JSON text results of semconv tool spans and of tool messages sent back to the model', () => {
@@ -125,10 +132,10 @@ describe('buildInteractionRecord: JSON tool results', () => {
       end: 90,
       attributes: {
         'gen_ai.operation.name': 'chat',
-        'gen_ai.input.messages': JSON.stringify([
-          { role: 'tool', tool_call_id: 'c2', content: '{"carrier":"UPS"}' },
+        'gen_ai.input.messages': JSON.stringify([{ role: 'tool', tool_call_id: 'c2', content: '{"carrier":"UPS"}' }]),
+        'gen_ai.output.messages': JSON.stringify([
+          { role: 'assistant', parts: [{ type: 'text', content: 'Shipped with UPS.' }] },
         ]),
-        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'Shipped with UPS.' }] }]),
       },
     });
     const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });

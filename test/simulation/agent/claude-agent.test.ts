@@ -24,7 +24,11 @@ describe('in-process Claude agent', () => {
     });
     const trace = action.type === 'send' ? action.toolInteractions : [];
     expect(trace).toHaveLength(2);
-    expect(trace.every((interaction) => interaction.result.error === "Tool 'noop' not found" && interaction.result.result === null)).toBe(true);
+    expect(
+      trace.every(
+        (interaction) => interaction.result.error === "Tool 'noop' not found" && interaction.result.result === null,
+      ),
+    ).toBe(true);
     expect(model.scripted.requests).toHaveLength(2);
   });
 
@@ -50,8 +54,22 @@ describe('in-process Claude agent', () => {
         throw new Error('no such booking');
       },
     };
-    model.scripted.enqueue({ text: 'Checking.', toolUse: [{ name: 'slow', input: {}, id: 't1' }, { name: 'fails', input: {}, id: 't2' }] }, 'All done.');
-    const agent = createClaudeAgent({ model: model.client, tools: [slow, fails], agentName: 'helper', systemPrompt: 'be brief' });
+    model.scripted.enqueue(
+      {
+        text: 'Checking.',
+        toolUse: [
+          { name: 'slow', input: {}, id: 't1' },
+          { name: 'fails', input: {}, id: 't2' },
+        ],
+      },
+      'All done.',
+    );
+    const agent = createClaudeAgent({
+      model: model.client,
+      tools: [slow, fails],
+      agentName: 'helper',
+      systemPrompt: 'be brief',
+    });
     const action = await agent.step(history, [{ name: 'case_created', data: { id: 1 } }], 'chat');
     expect(order).toEqual(['slow start', 'fails', 'slow end']);
     expect(action).toMatchObject({ type: 'send', message: { sender: 'helper', content: 'All done.' } });
@@ -72,13 +90,23 @@ describe('in-process Claude agent', () => {
     model.scripted.enqueue('[NO_ACTION]', 'Tell them about the policy. [NO_ACTION]');
     const agent = createClaudeAgent({ model: model.client });
     expect(await agent.step(history, [], 'assist')).toMatchObject({ type: 'send', message: { content: '' } });
-    expect(await agent.step(history, [], 'assist')).toMatchObject({ type: 'send', message: { content: 'Tell them about the policy.' } });
+    expect(await agent.step(history, [], 'assist')).toMatchObject({
+      type: 'send',
+      message: { content: 'Tell them about the policy.' },
+    });
   });
 
   it('changes the context through its tools, so later look-ups see the change', async () => {
-    const context = { bookings: { 'HTL-1': { booking_ref: 'HTL-1', total: 100, status: 'confirmed', payment_method: 'card' } } };
+    const context = {
+      bookings: { 'HTL-1': { booking_ref: 'HTL-1', total: 100, status: 'confirmed', payment_method: 'card' } },
+    };
     model.scripted.enqueue(
-      { toolUse: [{ name: 'hotel_booking_lookup', input: { booking_ref: 'HTL-1' } }, { name: 'hotel_cancel', input: { booking_ref: 'HTL-1', refund_type: 'partial' } }] },
+      {
+        toolUse: [
+          { name: 'hotel_booking_lookup', input: { booking_ref: 'HTL-1' } },
+          { name: 'hotel_cancel', input: { booking_ref: 'HTL-1', refund_type: 'partial' } },
+        ],
+      },
       { toolUse: [{ name: 'hotel_booking_lookup', input: { booking_ref: 'HTL-1' } }] },
       'Cancelled.',
     );
@@ -87,7 +115,11 @@ describe('in-process Claude agent', () => {
     const trace = action.type === 'send' ? action.toolInteractions : [];
     // Results are snapshots: the look-up before the cancellation still shows it confirmed.
     expect(trace[0].result.result).toMatchObject({ status: 'confirmed' });
-    expect(trace[1].result.result).toMatchObject({ status: 'cancelled', refund_amount: 80, message: 'Booking HTL-1 cancelled. Partial refund of $80.00 processed.' });
+    expect(trace[1].result.result).toMatchObject({
+      status: 'cancelled',
+      refund_amount: 80,
+      message: 'Booking HTL-1 cancelled. Partial refund of $80.00 processed.',
+    });
     expect(trace[2].result.result).toMatchObject({ status: 'cancelled', refund_type: 'partial' });
     expect(context.bookings['HTL-1'].status).toBe('cancelled');
   });

@@ -43,7 +43,12 @@ describe.each([
   });
 
   it('runs a scenario through a 503-then-success retry', async () => {
-    model.route({ participant: (request) => (lastUserText(request).includes('Echo from remote agent: Where is my order?') ? 'Thanks! [END]' : 'Where is my order?') });
+    model.route({
+      participant: (request) =>
+        lastUserText(request).includes('Echo from remote agent: Where is my order?')
+          ? 'Thanks! [END]'
+          : 'Where is my order?',
+    });
     // Each server answers its first step with 503 (--fail-first 1): the run only gets an agent
     // message because the 503 was retried.
     const result = await runScenario(chatScenario('remote'), {

@@ -25,7 +25,10 @@ describe('evalon simulate', () => {
     model.scripted.reset();
     // A polite customer who ends once the agent has answered; an agent that answers; a judge that passes.
     model.route({
-      participant: (request) => (lastUserText(request).includes('[agent]') ? 'Thanks, that solves it. [END]' : 'My card ending 4532 was declined.'),
+      participant: (request) =>
+        lastUserText(request).includes('[agent]')
+          ? 'Thanks, that solves it. [END]'
+          : 'My card ending 4532 was declined.',
       agent: () => 'I have activated your card.',
     });
   });
@@ -34,7 +37,11 @@ describe('evalon simulate', () => {
   async function run(args: string[], options: Parameters<typeof runSimulateCommand>[2] = {}): Promise<Captured> {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await runSimulateCommand(args, { out: (line) => out.push(line), err: (line) => err.push(line) }, { env, color: false, ...options });
+    const code = await runSimulateCommand(
+      args,
+      { out: (line) => out.push(line), err: (line) => err.push(line) },
+      { env, color: false, ...options },
+    );
     return { out, err, code };
   }
 
@@ -63,14 +70,18 @@ describe('evalon simulate', () => {
     await writeFile(file, 'name: bad\ndescription: d\nparticipants:\n  agent: { type: evaluted }\nconversations: []\n');
     const result = await run([file]);
     expect(result.code).toBe(2);
-    expect(result.err[0]).toBe(`${file}:4:18: participants.agent.type: expected simulated, evaluated or custom, got a string ("evaluted")`);
+    expect(result.err[0]).toBe(
+      `${file}:4:18: participants.agent.type: expected simulated, evaluated or custom, got a string ("evaluted")`,
+    );
   });
 
   it('exits 2 when no API key is set and nothing is replayed', async () => {
     env = { ANTHROPIC_BASE_URL: model.scripted.baseURL };
     const result = await run(['scenarios/payment_activation.yaml', '--out', dir]);
     expect(result.code).toBe(2);
-    expect(result.err).toEqual(['ANTHROPIC_API_KEY: not set (export it, or replay a recorded run offline with --replay DIR)']);
+    expect(result.err).toEqual([
+      'ANTHROPIC_API_KEY: not set (export it, or replay a recorded run offline with --replay DIR)',
+    ]);
   });
 
   it('prints a single run live, judges it and saves the dataset entry', async () => {
@@ -92,7 +103,12 @@ describe('evalon simulate', () => {
     expect(out).toContain(`✓ Transcript saved to: ${join(dir, 'payment_activation', files[0])}`);
     const saved = JSON.parse(await readFile(join(dir, 'payment_activation', files[0]), 'utf8'));
     expect(Object.keys(saved)).toEqual(expect.arrayContaining(['plan', 'transcript', 'evaluation']));
-    expect(saved.transcript[0]).toEqual({ conversation: 'support_chat', type: 'message', sender: 'end_user', content: 'My card ending 4532 was declined.' });
+    expect(saved.transcript[0]).toEqual({
+      conversation: 'support_chat',
+      type: 'message',
+      sender: 'end_user',
+      content: 'My card ending 4532 was declined.',
+    });
     expect(saved.evaluation).toMatchObject({ scenario_name: 'payment_activation', passed: false });
   });
 
@@ -103,11 +119,18 @@ describe('evalon simulate', () => {
       judge: () => '{"passed": true, "score": 1, "reasoning": "fine"}',
     });
     const file = join(dir, 'simple.yaml');
-    await writeFile(file, 'name: simple\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n');
+    await writeFile(
+      file,
+      'name: simple\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n',
+    );
     const result = await run([file, '--trials', '3', '--concurrency', '2', '--json', '--no-save']);
     expect(result.code).toBe(0);
     const summary = JSON.parse(result.out.join('\n'));
-    expect(summary).toMatchObject({ passed: true, seed: 0, scenarios: [{ name: 'simple', trials: 3, passes: 3, pass_hat_k: { 1: 1, 2: 1, 3: 1 } }] });
+    expect(summary).toMatchObject({
+      passed: true,
+      seed: 0,
+      scenarios: [{ name: 'simple', trials: 3, passes: 3, pass_hat_k: { 1: 1, 2: 1, 3: 1 } }],
+    });
     expect(summary.scenarios[0].runs.map((r: { seed: number }) => r.seed)).toEqual([0, 1, 2]);
     expect(result.err).toHaveLength(3);
     expect(result.err[2]).toMatch(/^\[#{20}\] 3\/3 {2}simple #\d {2}PASS/);
@@ -121,7 +144,10 @@ describe('evalon simulate', () => {
       judge: () => (++judged === 2 ? '{"passed": false, "reasoning": "bad"}' : '{"passed": true, "reasoning": "good"}'),
     });
     const file = join(dir, 'flaky.yaml');
-    await writeFile(file, 'name: flaky\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n');
+    await writeFile(
+      file,
+      'name: flaky\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n',
+    );
     const result = await run([file, '--trials', '3', '--concurrency', '1', '--no-save']);
     expect(result.code).toBe(1);
     const out = result.out.join('\n');
@@ -131,11 +157,23 @@ describe('evalon simulate', () => {
 
   it('replays a recorded run offline with the same transcript and verdict', async () => {
     const recordDir = join(dir, 'rec');
-    const first = await run(['scenarios/hotel_cancellation_assist.yaml', '--record', recordDir, '--out', join(dir, 'a'), '--no-delay']);
-    expect(first.out.join('\n')).toContain(`Recording saved to: ${join(recordDir, 'hotel_cancellation_assist', 'trial-1.json')}`);
+    const first = await run([
+      'scenarios/hotel_cancellation_assist.yaml',
+      '--record',
+      recordDir,
+      '--out',
+      join(dir, 'a'),
+      '--no-delay',
+    ]);
+    expect(first.out.join('\n')).toContain(
+      `Recording saved to: ${join(recordDir, 'hotel_cancellation_assist', 'trial-1.json')}`,
+    );
     env = {};
     const offline = withFaults(model.client, () => 'reject', 'the network must not be used in a replay');
-    const second = await run(['scenarios/hotel_cancellation_assist.yaml', '--replay', recordDir, '--out', join(dir, 'b'), '--no-delay'], { model: offline });
+    const second = await run(
+      ['scenarios/hotel_cancellation_assist.yaml', '--replay', recordDir, '--out', join(dir, 'b'), '--no-delay'],
+      { model: offline },
+    );
     expect(second.code).toBe(first.code);
     const load = async (sub: string) => {
       const folder = join(dir, sub, 'hotel_cancellation_assist');
@@ -149,11 +187,17 @@ describe('evalon simulate', () => {
   it('exits 2 when a recording to replay is missing', async () => {
     const result = await run(['scenarios/order_refund.yaml', '--replay', join(dir, 'none')]);
     expect(result.code).toBe(2);
-    expect(result.err[0]).toBe(`${join(dir, 'none', 'order_refund', 'trial-1.json')}: no recording for order_refund trial 1 (record it first with --record)`);
+    expect(result.err[0]).toBe(
+      `${join(dir, 'none', 'order_refund', 'trial-1.json')}: no recording for order_refund trial 1 (record it first with --record)`,
+    );
   });
 
   it('exits 1 naming the participant when the simulation fails, with a stack only when verbose', async () => {
-    const failing = withFaults(model.client, (request) => (isRolePlay(request) ? 'reject' : undefined), 'model overloaded');
+    const failing = withFaults(
+      model.client,
+      (request) => (isRolePlay(request) ? 'reject' : undefined),
+      'model overloaded',
+    );
     const quiet = await run(['scenarios/order_refund.yaml', '--no-save'], { model: failing });
     expect(quiet.code).toBe(1);
     expect(quiet.err).toEqual(['order_refund trial 1: simulation participant "end_user" failed: model overloaded']);

@@ -4,14 +4,31 @@ import { criteriaSchema } from '../../../src/judge/criterion-schema.ts';
 describe('criterion schema', () => {
   it('reads a string as a binary criterion without tool requirement and weight 1', () => {
     expect(criteriaSchema.parse(['Agent was polite'])).toEqual([
-      { name: 'Agent was polite', description: 'Agent was polite', criterionType: 'binary', requireToolCall: false, weight: 1 },
+      {
+        name: 'Agent was polite',
+        description: 'Agent was polite',
+        criterionType: 'binary',
+        requireToolCall: false,
+        weight: 1,
+      },
     ]);
   });
 
   it('reads the object form, trimming and lowercasing the type and accepting ordinal as rubric', () => {
     expect(
-      criteriaSchema.parse([{ name: 'r', description: 'd', criterion_type: ' ORDINAL ', require_tool_call: true, weight: 2, pass_threshold: 0.7 }]),
-    ).toEqual([{ name: 'r', description: 'd', criterionType: 'rubric', requireToolCall: true, weight: 2, passThreshold: 0.7 }]);
+      criteriaSchema.parse([
+        {
+          name: 'r',
+          description: 'd',
+          criterion_type: ' ORDINAL ',
+          require_tool_call: true,
+          weight: 2,
+          pass_threshold: 0.7,
+        },
+      ]),
+    ).toEqual([
+      { name: 'r', description: 'd', criterionType: 'rubric', requireToolCall: true, weight: 2, passThreshold: 0.7 },
+    ]);
   });
 
   it('rejects unknown types, bad thresholds, unknown keys and duplicate names with their paths', () => {

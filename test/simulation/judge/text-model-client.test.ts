@@ -13,14 +13,20 @@ describe('text models (the reference Llm interface)', () => {
   });
 
   it('flattens system and turns into one prompt', () => {
-    expect(toPrompt('You are a judge.', [{ role: 'user', content: 'score this' }])).toBe('You are a judge.\n\nuser: score this');
+    expect(toPrompt('You are a judge.', [{ role: 'user', content: 'score this' }])).toBe(
+      'You are a judge.\n\nuser: score this',
+    );
     expect(toPrompt('only system', [])).toBe('only system');
   });
 
   it('flattens a chat through complete by default', async () => {
     const prompts: string[] = [];
     const client = textModelClient({ complete: (prompt) => (prompts.push(prompt), 'ok') });
-    await client.createMessage({ max_tokens: 5, system: 'You are a judge.', messages: [{ role: 'user', content: 'score this' }] });
+    await client.createMessage({
+      max_tokens: 5,
+      system: 'You are a judge.',
+      messages: [{ role: 'user', content: 'score this' }],
+    });
     expect(prompts).toEqual(['You are a judge.\n\nuser: score this']);
   });
 
@@ -37,9 +43,16 @@ describe('text models (the reference Llm interface)', () => {
   });
 
   it('judges with a text model: weights and scenario name kept, binary score from passed', async () => {
-    const client = textModelClient((prompt) => (prompt.includes('first') ? '{"passed": true, "score": 1.0, "reasoning": "good"}' : '{"passed": false, "score": 0.0, "reasoning": "bad"}'));
+    const client = textModelClient((prompt) =>
+      prompt.includes('first')
+        ? '{"passed": true, "score": 1.0, "reasoning": "good"}'
+        : '{"passed": false, "score": 0.0, "reasoning": "bad"}',
+    );
     const verdict = await judgeCriteria({
-      criteria: criteriaSchema.parse([{ name: 'first', weight: 2 }, { name: 'second', weight: 1 }]),
+      criteria: criteriaSchema.parse([
+        { name: 'first', weight: 2 },
+        { name: 'second', weight: 1 },
+      ]),
       transcript: [],
       model: client,
     });

@@ -12,7 +12,14 @@ import type { ScenarioRunResult } from '../../../src/simulation/run/run-scenario
 const transcript: TranscriptEntry[] = [
   { conversation: 'support_chat', type: 'message', sender: 'end_user', content: 'Hi' },
   { conversation: 'agent_assist', type: 'tool_call', tool: 'lookup', arguments: { id: 1 } },
-  { conversation: 'agent_assist', type: 'tool_result', tool: 'lookup', arguments: { id: 1 }, result: null, error: 'not found' },
+  {
+    conversation: 'agent_assist',
+    type: 'tool_result',
+    tool: 'lookup',
+    arguments: { id: 1 },
+    result: null,
+    error: 'not found',
+  },
   { conversation: 'agent_assist', type: 'message', sender: 'agent', content: 'Ask for the reference' },
   { type: 'event', name: 'case_created', data: { id: 'C1' } },
 ];
@@ -34,11 +41,34 @@ describe('outputs', () => {
 
   it('prints the evaluation with per-criterion results, the overall score and the verdict', () => {
     const lines: string[] = [];
-    const printer = createTranscriptPrinter({ write: (line) => lines.push(line), color: false, showConversation: false });
+    const printer = createTranscriptPrinter({
+      write: (line) => lines.push(line),
+      color: false,
+      showConversation: false,
+    });
     printer.evaluation(
       combineResults([
-        { name: 'a', description: 'Looked it up', criterionType: 'binary', weight: 2, passed: true, score: 1, reasoning: 'called lookup', outcome: 'judged' },
-        { name: 'b', description: 'Was kind', criterionType: 'scored', weight: 1, passed: false, score: 0.4, reasoning: 'curt', outcome: 'judged', passThreshold: 0.5 },
+        {
+          name: 'a',
+          description: 'Looked it up',
+          criterionType: 'binary',
+          weight: 2,
+          passed: true,
+          score: 1,
+          reasoning: 'called lookup',
+          outcome: 'judged',
+        },
+        {
+          name: 'b',
+          description: 'Was kind',
+          criterionType: 'scored',
+          weight: 1,
+          passed: false,
+          score: 0.4,
+          reasoning: 'curt',
+          outcome: 'judged',
+          passThreshold: 0.5,
+        },
       ]),
     );
     expect(lines).toEqual([

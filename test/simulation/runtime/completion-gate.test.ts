@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CompletionGate, ReplayMismatchError, canonicalJson, requestKey } from '../../../src/simulation/runtime/completion-gate.ts';
+import {
+  CompletionGate,
+  ReplayMismatchError,
+  canonicalJson,
+  requestKey,
+} from '../../../src/simulation/runtime/completion-gate.ts';
 
 const later = <T>(value: T, ms: number) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
 
@@ -38,12 +43,17 @@ describe('completion gate', () => {
     ]);
     expect(ran).toBe(false);
     expect(seen).toEqual(['B', 'code', 'A']);
-    expect(results[3]).toMatchObject({ status: 'rejected', reason: { name: 'APIError', message: 'overloaded', status: 529 } });
+    expect(results[3]).toMatchObject({
+      status: 'rejected',
+      reason: { name: 'APIError', message: 'overloaded', status: 529 },
+    });
   });
 
   it('rejects a replayed call the recording does not hold', async () => {
     const gate = new CompletionGate({ mode: 'replay', recording: [] });
-    await expect(gate.run('model', 'unknown', () => Promise.resolve(1), true)).rejects.toBeInstanceOf(ReplayMismatchError);
+    await expect(gate.run('model', 'unknown', () => Promise.resolve(1), true)).rejects.toBeInstanceOf(
+      ReplayMismatchError,
+    );
   });
 
   it('reports quiet when nothing is left in flight, and never logs a cancelled timer', async () => {

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { participantMessages, participantSystemPrompt, START_NUDGE, TURN_NUDGE } from '../../../src/simulation/runtime/participant-prompt.ts';
+import {
+  participantMessages,
+  participantSystemPrompt,
+  START_NUDGE,
+  TURN_NUDGE,
+} from '../../../src/simulation/runtime/participant-prompt.ts';
 import { classifyReply, stripNoAction } from '../../../src/simulation/runtime/signals.ts';
 import { actorRandom, THINKING_DELAY_MS, thinkingDelay } from '../../../src/simulation/runtime/thinking-delay.ts';
 
 describe('simulated participant prompt and signals', () => {
-  const participant = { name: 'representative', type: 'simulated' as const, persona: 'Sarah, a new rep', goal: 'cancel the booking' };
+  const participant = {
+    name: 'representative',
+    type: 'simulated' as const,
+    persona: 'Sarah, a new rep',
+    goal: 'cancel the booking',
+  };
 
   it('classifies replies: trailing [END] ends after the text, [NO_QUESTION] is silence', () => {
     expect(classifyReply('  ')).toEqual({ type: 'silent' });
@@ -19,16 +29,28 @@ describe('simulated participant prompt and signals', () => {
   });
 
   it('fills the template, always appends the [END] rule and shows the other conversations', () => {
-    const prompt = participantSystemPrompt(participant, 'support_chat', ['end_user'], [
-      { name: 'agent_assist', others: ['agent'], messages: [{ sender: 'agent', content: 'Offer a full refund.' }] },
-      { name: 'empty', others: [], messages: [] },
-    ]);
+    const prompt = participantSystemPrompt(
+      participant,
+      'support_chat',
+      ['end_user'],
+      [
+        { name: 'agent_assist', others: ['agent'], messages: [{ sender: 'agent', content: 'Offer a full refund.' }] },
+        { name: 'empty', others: [], messages: [] },
+      ],
+    );
     expect(prompt).toContain('Your name/role: representative');
     expect(prompt).toContain('You are responding in the "support_chat" conversation with end_user.');
     expect(prompt).toContain('[END]');
-    expect(prompt).toContain('You also have an ongoing conversation in "agent_assist" with agent. Recent messages there:\n[agent]: Offer a full refund.');
+    expect(prompt).toContain(
+      'You also have an ongoing conversation in "agent_assist" with agent. Recent messages there:\n[agent]: Offer a full refund.',
+    );
     expect(prompt).not.toContain('"empty"');
-    const custom = participantSystemPrompt({ ...participant, template: 'You are {name} talking to {others} in {conv}.' }, 'chat', [], []);
+    const custom = participantSystemPrompt(
+      { ...participant, template: 'You are {name} talking to {others} in {conv}.' },
+      'chat',
+      [],
+      [],
+    );
     expect(custom.startsWith('You are representative talking to unknown in chat.')).toBe(true);
     expect(custom).toContain('Write [END] at the very end of your message only when');
   });

@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendAction, type Agent, type HistoryEntry, type SimulationEvent } from '../../../src/simulation/agent/agent.ts';
+import {
+  sendAction,
+  type Agent,
+  type HistoryEntry,
+  type SimulationEvent,
+} from '../../../src/simulation/agent/agent.ts';
 import { runScenario } from '../../../src/simulation/run/run-scenario.ts';
 import type { TranscriptEntry } from '../../../src/judge/transcript.ts';
 import { lastUserText, startModel, type ModelFixture } from '../model-fixture.ts';
 import { assistScenario, chatScenario } from '../scenario-fixtures.ts';
 
 const lines = (transcript: TranscriptEntry[]) =>
-  transcript.map((entry) => (entry.type === 'message' ? `${entry.conversation}/${entry.sender}: ${entry.content}` : `${entry.type}`));
+  transcript.map((entry) =>
+    entry.type === 'message' ? `${entry.conversation}/${entry.sender}: ${entry.content}` : `${entry.type}`,
+  );
 
 describe('runtime rules', () => {
   let model: ModelFixture;
@@ -17,11 +24,17 @@ describe('runtime rules', () => {
   beforeEach(() => model.scripted.reset());
 
   const fast = { simulationTimeoutMs: 15_000, thinkingDelays: false } as const;
-  const echo: Agent = { step: async (history, _events, respondIn) => sendAction('agent', `echo ${history.length}`, [], undefined) };
+  const echo: Agent = {
+    step: async (history, _events, respondIn) => sendAction('agent', `echo ${history.length}`, [], undefined),
+  };
 
   it('ends when one conversation reaches 2 × max_turns non-empty messages', async () => {
     model.route({ participant: () => 'more please' });
-    const result = await runScenario(chatScenario('limit', 'max_turns: 2'), { model: model.client, ...fast, agent: echo });
+    const result = await runScenario(chatScenario('limit', 'max_turns: 2'), {
+      model: model.client,
+      ...fast,
+      agent: echo,
+    });
     expect(result.endReason).toEqual({ type: 'max_turns', conversation: 'chat' });
     expect(result.transcript.filter((entry) => entry.type === 'message')).toHaveLength(4);
   });
@@ -30,7 +43,12 @@ describe('runtime rules', () => {
     let turn = 0;
     model.route({ participant: () => (++turn === 1 ? 'Say [END] to me' : 'Thanks, bye! [END]') });
     const result = await runScenario(chatScenario(), { model: model.client, ...fast, agent: echo });
-    expect(lines(result.transcript)).toEqual(['chat/end_user: Say [END] to me', 'chat/agent: echo 1', 'chat/end_user: Thanks, bye!', 'chat/end_user: [END]']);
+    expect(lines(result.transcript)).toEqual([
+      'chat/end_user: Say [END] to me',
+      'chat/agent: echo 1',
+      'chat/end_user: Thanks, bye!',
+      'chat/end_user: [END]',
+    ]);
     expect(result.endReason).toMatchObject({ type: 'end', participant: 'end_user' });
   });
 
@@ -45,7 +63,10 @@ describe('runtime rules', () => {
 
   it('records tool interactions before the message, tagged with the conversation', async () => {
     model.route({ participant: (request) => (lastUserText(request).includes('done') ? '[END]' : 'do it') });
-    const interaction = { call: { toolName: 'lookup', arguments: { id: 1 } }, result: { toolName: 'lookup', arguments: { id: 1 }, result: { ok: true } } };
+    const interaction = {
+      call: { toolName: 'lookup', arguments: { id: 1 } },
+      result: { toolName: 'lookup', arguments: { id: 1 }, result: { ok: true } },
+    };
     const agent: Agent = { step: async () => sendAction('agent', 'done', [interaction]) };
     const result = await runScenario(chatScenario(), { model: model.client, ...fast, agent });
     expect(result.transcript.slice(1, 4)).toEqual([
@@ -72,9 +93,18 @@ describe('runtime rules', () => {
     };
     const result = await runScenario(assistScenario(), { model: model.client, ...fast, agent });
     expect(histories[0].respondIn).toBe('agent_assist');
-    expect(histories[0].history[0]).toMatchObject({ type: 'turn', conversation: 'support_chat', sender: 'end_user', content: 'customer says 1' });
+    expect(histories[0].history[0]).toMatchObject({
+      type: 'turn',
+      conversation: 'support_chat',
+      sender: 'end_user',
+      content: 'customer says 1',
+    });
     // The agent never receives its own messages as observations, and the rep hears the agent in agent_assist.
-    expect(histories.every(({ history }) => history.filter((h) => h.type === 'turn' && h.sender === 'agent').length <= histories.length)).toBe(true);
+    expect(
+      histories.every(
+        ({ history }) => history.filter((h) => h.type === 'turn' && h.sender === 'agent').length <= histories.length,
+      ),
+    ).toBe(true);
     expect(lines(result.transcript)).toContain('agent_assist/agent: guidance 1');
     expect(lines(result.transcript)).toContain('support_chat/representative: rep answers');
     expect(result.endReason).toMatchObject({ type: 'end', participant: 'end_user' });
@@ -137,22 +167,42 @@ observations:
     type: custom
     description: ticket system`,
     );
-    scenario.participants = scenario.participants.map((p) => (p.name === 'end_user' ? { ...p, type: 'custom' as const } : p));
+    scenario.participants = scenario.participants.map((p) =>
+      p.name === 'end_user' ? { ...p, type: 'custom' as const } : p,
+    );
     let userTurns = 0;
     const result = await runScenario(scenario, {
       model: model.client,
       ...fast,
       agent: echo,
-      customParticipants: { end_user: { step: async () => (++userTurns === 1 ? sendAction('end_user', 'scripted hello') : { type: 'end' }) } },
-      eventSources: { ticketing: { onActivity: (entry) => (entry.type === 'message' && entry.sender === 'end_user' ? [{ name: 'ticket_opened', data: { by: entry.sender } }] : []) } },
+      customParticipants: {
+        end_user: {
+          step: async () => (++userTurns === 1 ? sendAction('end_user', 'scripted hello') : { type: 'end' }),
+        },
+      },
+      eventSources: {
+        ticketing: {
+          onActivity: (entry) =>
+            entry.type === 'message' && entry.sender === 'end_user'
+              ? [{ name: 'ticket_opened', data: { by: entry.sender } }]
+              : [],
+        },
+      },
     });
-    expect(lines(result.transcript)).toEqual(['chat/end_user: scripted hello', 'chat/agent: echo 1', 'event', 'chat/end_user: [END]']);
+    expect(lines(result.transcript)).toEqual([
+      'chat/end_user: scripted hello',
+      'chat/agent: echo 1',
+      'event',
+      'chat/end_user: [END]',
+    ]);
     expect(model.scripted.requests.filter((r) => String(r.body.system).includes('Your name/role'))).toHaveLength(0);
   });
 
   it('fails up front when a custom event source has no implementation', async () => {
     const scenario = chatScenario('nocustom', 'event_sources:\n  ticketing: { type: custom }');
-    await expect(runScenario(scenario, { model: model.client, ...fast, agent: echo })).rejects.toThrow('event_sources.ticketing: type custom needs an implementation');
+    await expect(runScenario(scenario, { model: model.client, ...fast, agent: echo })).rejects.toThrow(
+      'event_sources.ticketing: type custom needs an implementation',
+    );
   });
 
   it('follows up proactively once in a conversation where the participant spoke last', async () => {
@@ -164,7 +214,8 @@ observations:
     model.route({
       participant: (request, name) => {
         const last = lastUserText(request);
-        if (name === 'end_user') return ++userTurns === 1 ? 'I want to cancel' : last.includes('Good news') ? '[END]' : '';
+        if (name === 'end_user')
+          return ++userTurns === 1 ? 'I want to cancel' : last.includes('Good news') ? '[END]' : '';
         const conversation = /"(\w+)" conversation/.exec(String(request.body.system))?.[1] ?? '';
         repTurns.push(`${conversation}: ${last}`);
         if (conversation === 'agent_assist') return 'Understood.';

@@ -4,7 +4,14 @@ import { AgentReply, type HistoryTurn } from '../../../src/simulation/agent/simp
 import { createSimulationRunner } from '../../../src/simulation/run/simulation-runner.ts';
 import { runScenario } from '../../../src/simulation/run/run-scenario.ts';
 import { AgentStepFailedError, SimulationFailedError } from '../../../src/simulation/runtime/simulation-errors.ts';
-import { isEventSource, isRolePlay, lastUserText, startModel, withFaults, type ModelFixture } from '../model-fixture.ts';
+import {
+  isEventSource,
+  isRolePlay,
+  lastUserText,
+  startModel,
+  withFaults,
+  type ModelFixture,
+} from '../model-fixture.ts';
 import { chatScenario } from '../scenario-fixtures.ts';
 
 describe('scenario runner (the reference runner tests)', () => {
@@ -32,7 +39,10 @@ describe('scenario runner (the reference runner tests)', () => {
   });
 
   it('records a code agent reply with its trace in the transcript', async () => {
-    model.route({ participant: (request) => (lastUserText(request).includes('hello') ? 'thanks [END]' : 'I need help with my order.') });
+    model.route({
+      participant: (request) =>
+        lastUserText(request).includes('hello') ? 'thanks [END]' : 'I need help with my order.',
+    });
     const result = await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
@@ -46,7 +56,9 @@ describe('scenario runner (the reference runner tests)', () => {
   it('hands a turn trace to a code agent as compact JSON', async () => {
     const seen: HistoryTurn[][] = [];
     let calls = 0;
-    model.route({ participant: (request) => (lastUserText(request).includes('second') ? '[END]' : 'I need help with my order.') });
+    model.route({
+      participant: (request) => (lastUserText(request).includes('second') ? '[END]' : 'I need help with my order.'),
+    });
     await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
@@ -76,16 +88,30 @@ describe('scenario runner (the reference runner tests)', () => {
 
   it.each([
     ['returns null', () => null, TypeError, 'no reply'],
-    ['throws', () => { throw new Error('boom'); }, Error, 'boom'],
+    [
+      'throws',
+      () => {
+        throw new Error('boom');
+      },
+      Error,
+      'boom',
+    ],
     ['rejects', () => Promise.reject(new Error('boom')), Error, 'boom'],
   ])('fails with AgentStepFailedError when a code agent step %s', async (_what, step, causeType, causeText) => {
     model.route({ participant: () => 'I need help with my order.' });
-    const error = await runScenario(chatScenario(), { model: model.client, ...fast, simpleAgent: { step: step as never } }).catch((e: unknown) => e);
+    const error = await runScenario(chatScenario(), {
+      model: model.client,
+      ...fast,
+      simpleAgent: { step: step as never },
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentStepFailedError);
     expect((error as AgentStepFailedError).participant).toBe('agent');
     expect((error as Error).cause).toBeInstanceOf(causeType);
     expect(((error as Error).cause as Error).message).toContain(causeText);
-    expect((error as AgentStepFailedError).partialTranscript[0]).toMatchObject({ sender: 'end_user', content: 'I need help with my order.' });
+    expect((error as AgentStepFailedError).partialTranscript[0]).toMatchObject({
+      sender: 'end_user',
+      content: 'I need help with my order.',
+    });
   });
 
   it('records a reply and then ends when the code agent says end', async () => {
@@ -97,13 +123,22 @@ describe('scenario runner (the reference runner tests)', () => {
       simpleAgent: { step: () => (++calls === 1 ? AgentReply.send('Here is your answer.') : AgentReply.end()) },
     });
     expect(result.evaluation.summary).toBe('ok');
-    expect(result.transcript).toContainEqual({ conversation: 'chat', type: 'message', sender: 'agent', content: 'Here is your answer.' });
+    expect(result.transcript).toContainEqual({
+      conversation: 'chat',
+      type: 'message',
+      sender: 'agent',
+      content: 'Here is your answer.',
+    });
     expect(result.endReason).toMatchObject({ type: 'end', participant: 'agent' });
   });
 
   it('treats an empty send as silence, not a failure (the run stalls and is judged)', async () => {
     model.route({ participant: () => 'I need help with my order.' });
-    const result = await runScenario(chatScenario(), { model: model.client, ...fast, simpleAgent: { step: () => AgentReply.send('') } });
+    const result = await runScenario(chatScenario(), {
+      model: model.client,
+      ...fast,
+      simpleAgent: { step: () => AgentReply.send('') },
+    });
     expect(result.endReason).toEqual({ type: 'stalled' });
     expect(result.transcript.filter((entry) => entry.type === 'message' && entry.sender === 'agent')).toHaveLength(0);
   });
@@ -112,14 +147,17 @@ describe('scenario runner (the reference runner tests)', () => {
     ['rejects', 'reject', Error, 'llm down'],
     ['throws synchronously', 'throw', Error, 'llm down'],
     ['returns nothing', 'null', TypeError, 'no response'],
-  ] as const)('fails with SimulationFailedError naming the participant whose model %s', async (_what, fault, causeType, causeText) => {
-    const client = withFaults(model.client, (request) => (isRolePlay(request) ? fault : undefined));
-    const error = await runScenario(chatScenario(), { model: client, ...fast }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(SimulationFailedError);
-    expect((error as SimulationFailedError).participant).toBe('end_user');
-    expect((error as Error).cause).toBeInstanceOf(causeType);
-    expect(((error as Error).cause as Error).message).toContain(causeText);
-  });
+  ] as const)(
+    'fails with SimulationFailedError naming the participant whose model %s',
+    async (_what, fault, causeType, causeText) => {
+      const client = withFaults(model.client, (request) => (isRolePlay(request) ? fault : undefined));
+      const error = await runScenario(chatScenario(), { model: client, ...fast }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SimulationFailedError);
+      expect((error as SimulationFailedError).participant).toBe('end_user');
+      expect((error as Error).cause).toBeInstanceOf(causeType);
+      expect(((error as Error).cause as Error).message).toContain(causeText);
+    },
+  );
 
   it('fails with the event source name when its model fails while the others keep talking', async () => {
     const scenario = chatScenario(
@@ -131,7 +169,11 @@ describe('scenario runner (the reference runner tests)', () => {
       - event: case_created
         schema: { case_id: string }`,
     );
-    const client = withFaults(model.client, (request) => (isEventSource(request) ? 'reject' : undefined), 'event source down');
+    const client = withFaults(
+      model.client,
+      (request) => (isEventSource(request) ? 'reject' : undefined),
+      'event source down',
+    );
     model.route({ participant: () => 'I need help with my order.' });
     const error = await runScenario(scenario, { model: client, ...fast }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimulationFailedError);
@@ -140,12 +182,20 @@ describe('scenario runner (the reference runner tests)', () => {
   });
 
   it.each([
-    ['throws synchronously', (() => { throw new Error('sync boom'); }) as Agent['step'], 'sync boom'],
+    [
+      'throws synchronously',
+      (() => {
+        throw new Error('sync boom');
+      }) as Agent['step'],
+      'sync boom',
+    ],
     ['returns a null promise', (() => null) as unknown as Agent['step'], 'no action'],
     ['resolves to a null action', (() => Promise.resolve(null)) as unknown as Agent['step'], 'no action'],
   ])('fails with AgentStepFailedError when a raw agent %s', async (_what, step, causeText) => {
     model.route({ participant: () => 'I need help with my order.' });
-    const error = await runScenario(chatScenario(), { model: model.client, ...fast, agent: { step } }).catch((e: unknown) => e);
+    const error = await runScenario(chatScenario(), { model: model.client, ...fast, agent: { step } }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AgentStepFailedError);
     expect(((error as Error).cause as Error).message).toContain(causeText);
   });
@@ -155,11 +205,8 @@ describe('scenario runner (the reference runner tests)', () => {
     model.route({ participant: () => 'Hello?' });
     const agent: Agent = { step: async () => (++calls === 1 ? sendAction('agent', 'Hi!') : END_ACTION) };
     const result = await runScenario(chatScenario(), { model: model.client, ...fast, agent });
-    expect(result.transcript.map((entry) => (entry.type === 'message' ? `${entry.sender}: ${entry.content}` : entry.type))).toEqual([
-      'end_user: Hello?',
-      'agent: Hi!',
-      'end_user: Hello?',
-      'agent: [END]',
-    ]);
+    expect(
+      result.transcript.map((entry) => (entry.type === 'message' ? `${entry.sender}: ${entry.content}` : entry.type)),
+    ).toEqual(['end_user: Hello?', 'agent: Hi!', 'end_user: Hello?', 'agent: [END]']);
   });
 });

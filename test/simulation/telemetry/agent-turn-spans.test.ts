@@ -19,10 +19,16 @@ describe('OTel emission of agent turns', () => {
     let agentCalls = 0;
     model.scripted.reset();
     model.route({
-      participant: (request) => (lastUserText(request).includes('Rebooked') ? 'Thanks [END]' : 'Please rebook BK-5678.'),
+      participant: (request) =>
+        lastUserText(request).includes('Rebooked') ? 'Thanks [END]' : 'Please rebook BK-5678.',
       agent: () =>
         ++agentCalls === 1
-          ? { toolUse: [{ name: 'flight_lookup', input: { flight_number: 'AA123' } }, { name: 'flight_rebook', input: { booking_ref: 'BK-5678', new_flight_number: 'NOPE' } }] }
+          ? {
+              toolUse: [
+                { name: 'flight_lookup', input: { flight_number: 'AA123' } },
+                { name: 'flight_rebook', input: { booking_ref: 'BK-5678', new_flight_number: 'NOPE' } },
+              ],
+            }
           : 'Rebooked.',
     });
   }
@@ -32,7 +38,11 @@ describe('OTel emission of agent turns', () => {
     const exporter = new InMemorySpanExporter();
     const telemetry = createSimulationTelemetry(exporter, { agentId: 'support-agent', model: 'scripted' });
     const scenario = await loadScenario('scenarios/reschedule_flight.yaml');
-    const result = await runScenario(scenario, { model: model.client, thinkingDelays: false, onAgentTurn: (turn) => telemetry.onAgentTurn(turn) });
+    const result = await runScenario(scenario, {
+      model: model.client,
+      thinkingDelays: false,
+      onAgentTurn: (turn) => telemetry.onAgentTurn(turn),
+    });
     await telemetry.forceFlush();
     const spans = exporter.getFinishedSpans();
     await telemetry.shutdown();
@@ -49,7 +59,11 @@ describe('OTel emission of agent turns', () => {
       'evalon.simulation.scenario': 'reschedule_flight',
       'evalon.simulation.respond_in': 'support_chat',
     });
-    expect(JSON.parse(String(turn.attributes['gen_ai.input.messages']))[0]).toEqual({ role: 'user', name: 'end_user', parts: [{ type: 'text', content: 'Please rebook BK-5678.' }] });
+    expect(JSON.parse(String(turn.attributes['gen_ai.input.messages']))[0]).toEqual({
+      role: 'user',
+      name: 'end_user',
+      parts: [{ type: 'text', content: 'Please rebook BK-5678.' }],
+    });
     expect(JSON.parse(String(turn.attributes['gen_ai.output.messages']))[0].parts[0].content).toBe('Rebooked.');
     const tools = spans.filter((span) => span.attributes['gen_ai.operation.name'] === 'execute_tool');
     expect(tools.map((span) => span.name)).toEqual(['execute_tool flight_lookup', 'execute_tool flight_rebook']);
@@ -64,7 +78,12 @@ describe('OTel emission of agent turns', () => {
   it('reads the OTLP endpoint from the environment', () => {
     expect(tracesEndpoint({})).toBeUndefined();
     expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318/' })).toBe('http://c:4318/v1/traces');
-    expect(tracesEndpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t/x' })).toBe('http://t/x');
+    expect(
+      tracesEndpoint({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t/x',
+      }),
+    ).toBe('http://t/x');
   });
 
   describe('through the CLI', () => {
@@ -85,8 +104,16 @@ describe('OTel emission of agent turns', () => {
     it('sends the spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
       routeFlight();
       const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}`;
-      const env = { ANTHROPIC_BASE_URL: model.scripted.baseURL, ANTHROPIC_API_KEY: 'k', OTEL_EXPORTER_OTLP_ENDPOINT: endpoint };
-      await runSimulateCommand(['scenarios/reschedule_flight.yaml', '--no-save', '--json'], { out: () => {}, err: () => {} }, { env, color: false });
+      const env = {
+        ANTHROPIC_BASE_URL: model.scripted.baseURL,
+        ANTHROPIC_API_KEY: 'k',
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      };
+      await runSimulateCommand(
+        ['scenarios/reschedule_flight.yaml', '--no-save', '--json'],
+        { out: () => {}, err: () => {} },
+        { env, color: false },
+      );
       expect(received.map((request) => request.url)).toContain('/v1/traces');
       const body = Buffer.concat(received.map((request) => request.body)).toString('latin1');
       expect(body).toContain('invoke_agent agent');

@@ -101,10 +101,7 @@ export function hasIndexed(attributes: Attributes, prefix: string): boolean {
 export function errorTextOf(span: SpanData): string | undefined {
   if (span.status.code !== 2 && str(span.attributes, 'error.type') === undefined) return undefined;
   return (
-    (span.status.message || undefined) ??
-    exceptionMessageOf(span) ??
-    str(span.attributes, 'error.type') ??
-    'error'
+    (span.status.message || undefined) ?? exceptionMessageOf(span) ?? str(span.attributes, 'error.type') ?? 'error'
   );
 }
 

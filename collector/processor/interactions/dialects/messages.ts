@@ -130,7 +130,11 @@ export function toPart(raw: unknown): MessagePart | undefined {
     case 'function_call_output': {
       const id = text(raw.id) ?? text(raw.tool_use_id) ?? text(raw.toolCallId) ?? text(raw.call_id);
       const response = raw.response ?? raw.result ?? raw.output ?? raw.content;
-      return { type: 'tool_call_response', ...(id !== undefined ? { id } : undefined), response: unwrapResult(response) };
+      return {
+        type: 'tool_call_response',
+        ...(id !== undefined ? { id } : undefined),
+        response: unwrapResult(response),
+      };
     }
     default:
       return withoutBytes(raw, type);
@@ -182,7 +186,12 @@ export function unwrapResult(value: unknown): unknown {
     }
     return parseJsonValue(joined);
   }
-  if (isObj(parsed) && VERCEL_OUTPUT_TYPES.has(parsed.type as string) && 'value' in parsed && Object.keys(parsed).length === 2) {
+  if (
+    isObj(parsed) &&
+    VERCEL_OUTPUT_TYPES.has(parsed.type as string) &&
+    'value' in parsed &&
+    Object.keys(parsed).length === 2
+  ) {
     return parseJsonValue(parsed.value);
   }
   return parsed;

@@ -36,7 +36,9 @@ export function readOpenInference(span: SpanData): SpanView {
     span,
     role,
     input: once(
-      () => flattenedMessages(attributes, 'llm.input_messages', 'user') ?? legacyPrompts(attributes, 'llm.prompts', 'prompt.text', 'user'),
+      () =>
+        flattenedMessages(attributes, 'llm.input_messages', 'user') ??
+        legacyPrompts(attributes, 'llm.prompts', 'prompt.text', 'user'),
     ),
     output: once(() => {
       const messages =
@@ -60,7 +62,9 @@ export function readOpenInference(span: SpanData): SpanView {
 
 function openInferenceTool(span: SpanData): ToolCall {
   const attributes = span.attributes;
-  const call: ToolCall = { name: str(attributes, 'tool.name') ?? str(attributes, 'tool_call.function.name') ?? span.name };
+  const call: ToolCall = {
+    name: str(attributes, 'tool.name') ?? str(attributes, 'tool_call.function.name') ?? span.name,
+  };
   const callId = str(attributes, 'tool.id') ?? str(attributes, 'tool_call.id');
   if (callId !== undefined) call.callId = callId;
   const args = attributes['input.value'] ?? attributes['tool_call.function.arguments'];

@@ -32,7 +32,8 @@ export function semconvRole(span: SpanData): SpanRole {
   if (role !== undefined) return role;
   const requestType = attributes['llm.request.type'];
   if (requestType === 'chat' || requestType === 'completion') return 'model_call';
-  if (attributes['gen_ai.system'] !== undefined || attributes['gen_ai.request.model'] !== undefined) return 'model_call';
+  if (attributes['gen_ai.system'] !== undefined || attributes['gen_ai.request.model'] !== undefined)
+    return 'model_call';
   return 'other';
 }
 

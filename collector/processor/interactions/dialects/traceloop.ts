@@ -63,7 +63,8 @@ function decoratorInput(value: unknown): DecoratorInput | undefined {
   const keys = Object.keys(record);
   if (!keys.every((key) => key === 'args' || key === 'kwargs')) return undefined;
   const args = Array.isArray(record.args) ? record.args : [];
-  const kwargs = typeof record.kwargs === 'object' && record.kwargs !== null ? (record.kwargs as Record<string, unknown>) : {};
+  const kwargs =
+    typeof record.kwargs === 'object' && record.kwargs !== null ? (record.kwargs as Record<string, unknown>) : {};
   return { args, kwargs };
 }
 

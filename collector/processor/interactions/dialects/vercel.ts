@@ -14,14 +14,20 @@ import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attribute
 import { messagesFrom, toMessage, toPart, unwrapResult } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 
-const ROOT_SPANS: ReadonlySet<string> = new Set(['ai.generateText', 'ai.streamText', 'ai.generateObject', 'ai.streamObject']);
+const ROOT_SPANS: ReadonlySet<string> = new Set([
+  'ai.generateText',
+  'ai.streamText',
+  'ai.generateObject',
+  'ai.streamObject',
+]);
 
 export function isVercelSpan(span: SpanData): boolean {
   return span.name.startsWith('ai.') || typeof span.attributes['ai.operationId'] === 'string';
 }
 
 function vercelRole(span: SpanData): SpanRole {
-  const name = typeof span.attributes['ai.operationId'] === 'string' ? (span.attributes['ai.operationId'] as string) : span.name;
+  const name =
+    typeof span.attributes['ai.operationId'] === 'string' ? (span.attributes['ai.operationId'] as string) : span.name;
   if (ROOT_SPANS.has(name)) return 'invocation';
   if (name === 'ai.toolCall') return 'tool';
   if (name.endsWith('.doGenerate') || name.endsWith('.doStream')) return 'model_call';
@@ -34,12 +40,16 @@ export function readVercel(span: SpanData): SpanView {
   return {
     span,
     role,
-    input: once(() => (role === 'invocation' ? rootPrompt(attributes['ai.prompt']) : messagesFrom(attributes['ai.prompt.messages']))),
+    input: once(() =>
+      role === 'invocation' ? rootPrompt(attributes['ai.prompt']) : messagesFrom(attributes['ai.prompt.messages']),
+    ),
     output: once(() => responseMessages(attributes)),
     plainInput: NONE,
     plainOutput: NONE,
     usage: usageOf(
-      num(attributes, 'gen_ai.usage.input_tokens') ?? num(attributes, 'ai.usage.inputTokens') ?? num(attributes, 'ai.usage.promptTokens'),
+      num(attributes, 'gen_ai.usage.input_tokens') ??
+        num(attributes, 'ai.usage.inputTokens') ??
+        num(attributes, 'ai.usage.promptTokens'),
       num(attributes, 'gen_ai.usage.output_tokens') ??
         num(attributes, 'ai.usage.outputTokens') ??
         num(attributes, 'ai.usage.completionTokens'),

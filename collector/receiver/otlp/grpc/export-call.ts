@@ -56,16 +56,25 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
 
   return async function handleExport(call) {
     if (options.isShuttingDown()) {
-      return unavailable('otlp grpc receiver: shutting down (retry against another instance or later)', RETRY_AFTER_FAILURE_SECONDS);
+      return unavailable(
+        'otlp grpc receiver: shutting down (retry against another instance or later)',
+        RETRY_AFTER_FAILURE_SECONDS,
+      );
     }
     const [authorization] = call.metadata.get('authorization');
     if (!options.isAuthorized(typeof authorization === 'string' ? authorization : undefined)) {
-      return refuse(GrpcStatus.UNAUTHENTICATED, 'otlp grpc receiver: missing or wrong bearer token (send metadata authorization: Bearer <token>)');
+      return refuse(
+        GrpcStatus.UNAUTHENTICATED,
+        'otlp grpc receiver: missing or wrong bearer token (send metadata authorization: Bearer <token>)',
+      );
     }
     let body: Buffer | undefined = call.request;
     const reservation = budget.admit(body.byteLength);
     if (reservation === undefined) {
-      return unavailable('otlp grpc receiver: too many request bytes in flight (retry shortly)', RETRY_AFTER_IN_FLIGHT_SECONDS);
+      return unavailable(
+        'otlp grpc receiver: too many request bytes in flight (retry shortly)',
+        RETRY_AFTER_IN_FLIGHT_SECONDS,
+      );
     }
     try {
       let decoded: DecodedTraceRequest;
@@ -92,7 +101,8 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
         }
       }
       hooks.onReceived?.(spans.length, rejectedSpans);
-      const response = rejectionMessage === undefined ? {} : { partialSuccess: { rejectedSpans, errorMessage: rejectionMessage } };
+      const response =
+        rejectionMessage === undefined ? {} : { partialSuccess: { rejectedSpans, errorMessage: rejectionMessage } };
       return { ok: true, response };
     } finally {
       reservation.release();
@@ -101,9 +111,12 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
 
   /** The spans were not stored: UNAVAILABLE, which OTLP exporters retry (after RetryInfo's delay). */
   function refuseUnstored(error: unknown, count: number): ExportAnswer {
-    if (error instanceof BackpressureError) return unavailable(`otlp grpc receiver: ${error.message}`, error.retryAfterSeconds);
+    if (error instanceof BackpressureError)
+      return unavailable(`otlp grpc receiver: ${error.message}`, error.retryAfterSeconds);
     const what = error instanceof Error ? error.message : String(error);
-    hooks.logger?.warn(`otlp grpc receiver: storing ${count} spans failed, answered UNAVAILABLE so the client retries (${what})`);
+    hooks.logger?.warn(
+      `otlp grpc receiver: storing ${count} spans failed, answered UNAVAILABLE so the client retries (${what})`,
+    );
     return unavailable('otlp grpc receiver: the spans could not be stored (retry later)', RETRY_AFTER_FAILURE_SECONDS);
   }
 }

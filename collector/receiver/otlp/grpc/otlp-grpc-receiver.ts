@@ -4,7 +4,13 @@
  * Collector's `loadbalancing` exporter that spreads traces over Evalon replicas. Insecure (no TLS),
  * like the HTTP receiver; put TLS in front if the network needs it.
  */
-import { Server, ServerCredentials, status as GrpcStatus, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type sendUnaryData,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
 import type { Lifecycle, SpanConsumer } from '../../../pipeline/consumer.ts';
 import { createBearerCheck } from '../bearer-auth.ts';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_SHUTDOWN_GRACE_MS, type OtlpReceiverHooks } from '../config.ts';
@@ -19,7 +25,11 @@ export interface OtlpGrpcReceiver extends Lifecycle {
   address(): { host: string; port: number };
 }
 
-export function createOtlpGrpcReceiver(config: GrpcReceiverConfig, next: SpanConsumer, hooks: OtlpReceiverHooks = {}): OtlpGrpcReceiver {
+export function createOtlpGrpcReceiver(
+  config: GrpcReceiverConfig,
+  next: SpanConsumer,
+  hooks: OtlpReceiverHooks = {},
+): OtlpGrpcReceiver {
   let server: Server | undefined;
   let boundPort: number | undefined;
   let starting: Promise<void> | undefined;
@@ -35,14 +45,20 @@ export function createOtlpGrpcReceiver(config: GrpcReceiverConfig, next: SpanCon
     isShuttingDown: () => stopping !== undefined,
   });
 
-  function exportTraces(call: ServerUnaryCall<Buffer, ExportTraceServiceResponse>, callback: sendUnaryData<ExportTraceServiceResponse>): void {
+  function exportTraces(
+    call: ServerUnaryCall<Buffer, ExportTraceServiceResponse>,
+    callback: sendUnaryData<ExportTraceServiceResponse>,
+  ): void {
     const done = handle(call)
       .then(
         (answer) => (answer.ok ? callback(null, answer.response) : callback(answer.failure)),
         (error: unknown) => {
           const what = error instanceof Error ? (error.stack ?? error.message) : String(error);
           hooks.logger?.warn(`otlp grpc receiver: call failed unexpectedly, answered INTERNAL: ${what}`);
-          callback({ code: GrpcStatus.INTERNAL, details: 'otlp grpc receiver: internal error (see the collector log)' });
+          callback({
+            code: GrpcStatus.INTERNAL,
+            details: 'otlp grpc receiver: internal error (see the collector log)',
+          });
         },
       )
       .finally(() => active.delete(done));
@@ -50,7 +66,8 @@ export function createOtlpGrpcReceiver(config: GrpcReceiverConfig, next: SpanCon
   }
 
   function start(): Promise<void> {
-    if (stopping !== undefined) return Promise.reject(new ReceiverStartError('otlp grpc receiver: cannot start after shutdown'));
+    if (stopping !== undefined)
+      return Promise.reject(new ReceiverStartError('otlp grpc receiver: cannot start after shutdown'));
     starting ??= new Promise<void>((resolve, reject) => {
       const created = new Server({
         // Checked by grpc-js on the declared message length (before buffering) and after decompression.
@@ -59,7 +76,12 @@ export function createOtlpGrpcReceiver(config: GrpcReceiverConfig, next: SpanCon
       created.addService(traceServiceDefinition, { Export: exportTraces });
       created.bindAsync(hostPort(config.host, config.port), ServerCredentials.createInsecure(), (error, port) => {
         if (error !== null) {
-          reject(new ReceiverStartError(`otlp grpc receiver: cannot listen on ${hostPort(config.host, config.port)} (${error.message})`, { cause: error }));
+          reject(
+            new ReceiverStartError(
+              `otlp grpc receiver: cannot listen on ${hostPort(config.host, config.port)} (${error.message})`,
+              { cause: error },
+            ),
+          );
           return;
         }
         boundPort = port;
