@@ -18,7 +18,7 @@ export type {
   ToolCall,
   TranscriptEntry,
   Usage,
-} from '../collector/model/interaction.ts';
+} from './model/records.ts';
 
 // Instrumentation (all of it at evalon/instrumentation).
 export { invokeAgent, register } from './instrumentation/index.ts';

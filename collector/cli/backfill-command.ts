@@ -14,7 +14,7 @@ import { BackfillError, runBackfill, type BackfillProgress } from '../processor/
 import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
 import { resolveSince } from '../api/interactions-query.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 import { createProgressBar, type ProgressBar } from './progress-bar.ts';
 
 const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] [--config FILE]...

@@ -2,7 +2,7 @@
 import { loadConfig } from '../config/index.ts';
 import { startCollector } from '../service.ts';
 import { createLogger } from '../logger.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 
 export async function runCollectorCommand(args: { configFiles: string[] }, io: CliIo): Promise<number> {
   const { config, warnings } = loadConfig(args.configFiles);

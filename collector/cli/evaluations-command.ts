@@ -2,8 +2,8 @@
  * `evalon ledger evaluations <interactionId>`: the evaluations recorded for one interaction, read
  * through the API (`GET /api/v1/interactions/{id}/evaluations`), as a table or as JSON.
  */
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
-import { CommandFailure, getJson, type LedgerCommandIo } from './ledger-command.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
+import { CommandFailure, getJson, type CliIo } from './api-client.ts';
 
 /** Width of the explanation column. */
 const DETAIL_WIDTH = 70;
@@ -12,7 +12,7 @@ export async function showEvaluations(
   api: URL,
   interactionId: string,
   options: { json: boolean; where: string },
-  io: LedgerCommandIo,
+  io: CliIo,
 ): Promise<void> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}/evaluations`, api);
   const body = (await getJson(url, options.where, (status) =>
@@ -48,7 +48,7 @@ function detail(record: EvaluationRecord): string {
   return flat.length > DETAIL_WIDTH ? `${flat.slice(0, DETAIL_WIDTH - 1)}…` : flat;
 }
 
-function printEvaluations(interactionId: string, records: EvaluationRecord[], io: LedgerCommandIo): void {
+function printEvaluations(interactionId: string, records: EvaluationRecord[], io: CliIo): void {
   if (records.length === 0) {
     io.out(`no evaluations recorded for ${interactionId} (yet: evaluations run in the background)`);
     return;

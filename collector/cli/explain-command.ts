@@ -21,7 +21,7 @@ import {
 } from '../processor/evaluation/binding-resolution.ts';
 import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
-import type { CliIo } from './main.ts';
+import type { CliIo } from './cli-io.ts';
 
 const USAGE = `Usage: evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
 

@@ -5,20 +5,13 @@
  */
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
-import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../model/interaction.ts';
+import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
+import { apiBase, CommandFailure, DEFAULT_API_URL, getJson, type CliIo, usage } from './api-client.ts';
 
-export const DEFAULT_API_URL = 'http://127.0.0.1:4319';
-/** How long the command waits for the API. */
-export const API_TIMEOUT_MS = 10_000;
 /** Width of the final-response column of `list`. */
 const FINAL_TEXT_WIDTH = 60;
 /** Longest value `show` prints before pointing at --json. */
 const MAX_VALUE_CHARS = 2000;
-
-export interface LedgerCommandIo {
-  out(line: string): void;
-  err(line: string): void;
-}
 
 const USAGE = `Usage:
   evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
@@ -37,18 +30,7 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-/** One line for the user and the exit code that goes with it. */
-export class CommandFailure extends Error {
-  readonly exitCode: 1 | 2;
-  constructor(message: string, exitCode: 1 | 2) {
-    super(message);
-    this.name = 'CommandFailure';
-    this.exitCode = exitCode;
-  }
-}
-export const usage = (message: string) => new CommandFailure(message, 2);
-
-export async function runLedgerCommand(args: string[], io: LedgerCommandIo): Promise<number> {
+export async function runLedgerCommand(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   try {
     if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
@@ -115,25 +97,6 @@ function parseOptions(args: string[], where: string) {
   }
 }
 
-export function apiBase(option: string | undefined, where: string): URL {
-  const [value, source] =
-    option !== undefined
-      ? [option, '--api']
-      : process.env.EVALON_API_URL
-        ? [process.env.EVALON_API_URL, 'EVALON_API_URL']
-        : [DEFAULT_API_URL, 'default'];
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw usage(`${where}: ${source} must be an http(s) URL (got "${value}")`);
-  if (!url.pathname.endsWith('/')) url.pathname += '/';
-  return url;
-}
-
 async function listInteractions(
   api: URL,
   values: ReturnType<typeof parseOptions>['values'],
@@ -168,50 +131,6 @@ async function showInteraction(api: URL, interactionId: string, where: string): 
   )) as InteractionRecord;
 }
 
-/** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
-export async function getJson(
-  url: URL,
-  where: string,
-  explain: (status: number) => string | undefined,
-): Promise<unknown> {
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      signal: AbortSignal.timeout(API_TIMEOUT_MS),
-      headers: { accept: 'application/json' },
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    const reason =
-      (error as Error).name === 'TimeoutError'
-        ? `no answer within ${API_TIMEOUT_MS / 1000} s`
-        : (cause?.code ?? cause?.message ?? (error as Error).message);
-    throw new CommandFailure(
-      `${where}: cannot reach the Evalon API at ${url.origin} (${reason}; is the collector running? set --api or EVALON_API_URL)`,
-      1,
-    );
-  }
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new CommandFailure(
-      `${where}: ${url} answered ${response.status} with a body that is not JSON (is it the Evalon API?)`,
-      1,
-    );
-  }
-  if (response.ok) return body;
-  const message = (body as { error?: unknown })?.error;
-  const explained = explain(response.status);
-  if (explained) throw new CommandFailure(explained, 1);
-  if (response.status === 400) throw usage(`${where}: ${String(message)}`);
-  throw new CommandFailure(
-    `${where}: the API at ${url.origin} answered ${response.status}: ${String(message ?? text)}`,
-    1,
-  );
-}
-
 // ---- human output --------------------------------------------------------------------------
 
 function oneLine(text: string, width: number): string {
@@ -223,7 +142,7 @@ function shortTime(iso: string): string {
   return iso.replace(/\.\d+Z$/, 'Z');
 }
 
-function printTable(records: InteractionRecord[], io: LedgerCommandIo): void {
+function printTable(records: InteractionRecord[], io: CliIo): void {
   if (records.length === 0) {
     io.out('no interactions found');
     return;
@@ -256,7 +175,7 @@ function value(v: unknown): string {
 }
 
 /** `first` after `prefix`, then the following lines of `text` indented to line up under it. */
-function block(io: LedgerCommandIo, prefix: string, text: string): void {
+function block(io: CliIo, prefix: string, text: string): void {
   const [first, ...more] = text.split('\n');
   io.out(prefix + first);
   for (const line of more) io.out(' '.repeat(prefix.length) + line);
@@ -276,14 +195,14 @@ function partText(part: MessagePart): string {
   }
 }
 
-function printMessages(title: string, messages: Message[], io: LedgerCommandIo): void {
+function printMessages(title: string, messages: Message[], io: CliIo): void {
   io.out('');
   io.out(title);
   if (messages.length === 0) io.out('  (none)');
   for (const message of messages) block(io, `  ${message.role}: `, message.parts.map(partText).join('\n'));
 }
 
-function printTranscriptEntry(entry: TranscriptEntry, n: number, io: LedgerCommandIo): void {
+function printTranscriptEntry(entry: TranscriptEntry, n: number, io: CliIo): void {
   const prefix = `  ${n}. `;
   const indent = ' '.repeat(prefix.length);
   if (entry.type === 'message') return block(io, `${prefix}${entry.role}: `, entry.content);
@@ -298,7 +217,7 @@ function printTranscriptEntry(entry: TranscriptEntry, n: number, io: LedgerComma
   else if (entry.result !== undefined) block(io, `${indent}result: `, value(entry.result));
 }
 
-function printRecord(r: InteractionRecord, io: LedgerCommandIo): void {
+function printRecord(r: InteractionRecord, io: CliIo): void {
   const field = (name: string, text: string) => io.out(`${name.padEnd(14)}${text}`);
   field('Interaction', r.interactionId);
   field('Agent', r.agentName && r.agentName !== r.agentId ? `${r.agentId} (${r.agentName})` : r.agentId);

@@ -4,16 +4,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { configFilesFrom, UsageError } from './args.ts';
+import { type CliIo, consoleIo } from './cli-io.ts';
 
-export interface CliIo {
-  out(line: string): void;
-  err(line: string): void;
-}
-
-const consoleIo: CliIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
-};
+export type { CliIo };
 
 const HELP = `evalon — OpenTelemetry-native evaluation collector for LLM agents
 

@@ -5,8 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli/args.ts';
-import type { CliIo } from '../cli/main.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { CliIo } from '../cli/cli-io.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { DEFAULT_DEMO_PORTS, type DemoPorts } from './demo-config.ts';
 import { DEMO_QUESTIONS, startDemo, type Demo } from './demo.ts';
 import { printVerdicts, type EvaluationView } from './verdict-printer.ts';

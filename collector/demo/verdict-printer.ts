@@ -1,5 +1,5 @@
 /** Polls the collector's API for the evaluations of the demo's interactions and prints each once. */
-import type { CliIo } from '../cli/main.ts';
+import type { CliIo } from '../cli/cli-io.ts';
 
 export interface EvaluationView {
   interactionId: string;

@@ -17,7 +17,7 @@
  * retries), fails the whole evaluation at once (a failed record, never a pass), carrying the
  * tokens spent so far.
  */
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { DurableEvaluator } from '../../src/evaluation/durable-evaluator.ts';
 import { DurableSettings } from '../../src/evaluation/durable-settings.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';

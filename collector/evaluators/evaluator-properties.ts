@@ -4,7 +4,7 @@
  */
 import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 import type { EvaluatorConfig } from '../../src/evaluation/evaluator-config.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 
 export function optionalBoolean(config: EvaluatorConfig, key: string, fallback: boolean): boolean {
   return config.has(key) ? config.getBoolean(key) : fallback;

@@ -19,7 +19,7 @@ import { observeModelCalls, type ObservedModelClient } from '../../src/judge/obs
 import type { TranscriptEntry } from '../../src/judge/transcript.ts';
 import { USAGE_ATTRIBUTES } from '../exporter/collector-metrics.ts';
 import { emitJudgeCall, type JudgeCallTrace } from '../exporter/judge-calls.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 
 /** How a judge evaluator gets its model (tests inject the environment, a short backoff, or a client). */
 export interface JudgeEvaluatorOptions {

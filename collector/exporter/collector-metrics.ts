@@ -5,8 +5,8 @@
  * (the Prometheus endpoint, OTLP) is decided by the factory; with none, the meter is a no-op.
  */
 import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import {
   AGENT,
   EVALUATOR,

@@ -17,7 +17,7 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { EvalonConfig, HostPort } from '../config/evalon-config.ts';
 import type { Logger } from '../logger.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { createCollectorMetrics, type CollectorMetrics } from './collector-metrics.ts';
 import { registerJudgeCallSink } from './judge-calls.ts';
 import { createEvaluationSpans, type EvaluationSpans } from './otlp/evaluation-spans.ts';

@@ -3,7 +3,7 @@
  * `gen_ai.evaluation.result` event (log record and span event alike), the outcome label the
  * metrics use, and the ids of the evaluated span. Written once, shared by every signal.
  */
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 
 export const EVALUATION_RESULT_EVENT = 'gen_ai.evaluation.result';
 

@@ -7,9 +7,9 @@
  * else. The lag metric needs the interaction's end: given with the record, remembered from
  * `InteractionsProcessor.onRecorded` (recent interactions), or read from the ledger.
  */
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import type { Logger } from '../logger.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { CollectorMetrics } from './collector-metrics.ts';
 import type { EvaluationSpans } from './otlp/evaluation-spans.ts';
 import type { VerdictEvents } from './otlp/verdict-events.ts';

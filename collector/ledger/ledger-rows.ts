@@ -4,8 +4,8 @@
  * fields the tables need, durable progress and lease values. Errors name the ledger (`where`), the
  * operation or evaluation and the field, so both stores answer bad input with the same message.
  */
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../model/span.ts';
 import type { DurableProgress, EvaluationLease, QueuedEvaluation } from './store.ts';
 import { LedgerStoreError } from './sqlite/errors.ts';

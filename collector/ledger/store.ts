@@ -5,9 +5,11 @@
  * Durability contract: when `appendSpans` resolves, the spans survive a `kill -9` of the process.
  * The receiver acknowledges an OTLP request only after that.
  */
-import type { InteractionRecord } from '../model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../model/span.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { DurableProgress, EvaluationRecord } from '../../src/model/records.ts';
+
+export type { DurableProgress };
 
 export interface InteractionQuery {
   agentId?: string;
@@ -49,23 +51,6 @@ export interface QueuedEvaluation {
   seq?: number;
   /** A durable evaluation's position, once its first step completed. Set by the store. */
   progress?: DurableProgress;
-}
-
-/**
- * Where a durable evaluation is, saved after every completed step (`saveEvaluationProgress`), so
- * that after a restart it resumes with the next step and never runs a completed one again.
- */
-export interface DurableProgress {
-  /** The step to run next. */
-  step: string;
-  /** The value `withInput` passed to that step (JSON); absent when none. */
-  input?: unknown;
-  /** The state after the last completed step (JSON); absent when never set. */
-  state?: unknown;
-  /** Steps completed so far, `onEvaluation` included. */
-  completedSteps: number;
-  /** When the evaluation's first attempt started (ISO-8601): its timeout counts from here, across restarts. */
-  firstStartedAt: string;
 }
 
 export interface EvaluationStart {

@@ -8,7 +8,7 @@
  * or the client given to `create` options. Each call stands alone (no session memory), so a
  * retried step does not see the earlier attempt.
  */
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import {
   defineEvaluator,
   DurableEvaluator,

@@ -7,7 +7,7 @@ import type { DurableEvaluator } from './durable-evaluator.ts';
 import { runDurableEvaluation } from './durable-run.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
-import type { EvaluationOutcome } from './evaluation-record.ts';
+import type { EvaluationOutcome } from '../model/records.ts';
 import { DEFAULT_EVALUATION_TIMEOUT_MS } from './evaluator.ts';
 
 export interface InMemoryDurableRun {

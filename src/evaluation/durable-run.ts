@@ -10,7 +10,7 @@
  * Shared by the collector's runtime (progress saved in the ledger, a run slot held per step) and
  * by `runEvaluator` / `EvaluatorTestKit` (in memory). Internal to Evalon.
  */
-import type { DurableProgress } from '../../collector/ledger/store.ts';
+import type { DurableProgress } from '../model/records.ts';
 import { isEffect } from './effect.ts';
 import { isDurableEffect, type Transition } from './durable-effect.ts';
 import { ENTER_STEP, resolveStep, type DurableEvaluator, type StepScope } from './durable-evaluator.ts';
@@ -18,7 +18,7 @@ import { jsonCopy } from './durable-json.ts';
 import { DEFAULT_MAX_STEP_RETRIES, type DurableSettings } from './durable-settings.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
-import type { EvaluationOutcome } from './evaluation-record.ts';
+import type { EvaluationOutcome } from '../model/records.ts';
 import { DurableEffectError, EvaluatorFailedError, failureAttributes } from './errors.ts';
 
 export const ON_EVALUATION = 'onEvaluation';

@@ -6,19 +6,10 @@
  * Evaluation.passed('Response was accurate and helpful').withScore(0.92).withLabel('excellent').withAttribute('model', 'gpt-4o')
  * ```
  */
+import type { EvaluationAttributeValue, EvaluationData } from '../model/records.ts';
 import { InvalidEvaluationError } from './errors.ts';
 
-/** A value of `withAttribute`: what an OTel attribute can carry without nesting. */
-export type EvaluationAttributeValue = string | number | boolean;
-
-/** The JSON shape of a verdict, as stored in an `EvaluationRecord` (spec §4). */
-export interface EvaluationData {
-  passed: boolean;
-  explanation: string;
-  score?: number;
-  label?: string;
-  attributes: Record<string, EvaluationAttributeValue>;
-}
+export type { EvaluationAttributeValue, EvaluationData };
 
 export class Evaluation {
   /** The overall verdict. */

@@ -36,7 +36,7 @@ export {
   type EvaluatorDependencies,
 } from './evaluator.ts';
 export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
-export type { EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from './evaluation-record.ts';
+export type { EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
   DurableEffectError,
@@ -53,4 +53,4 @@ export type {
   ToolCall,
   TranscriptEntry,
   Usage,
-} from '../../collector/model/interaction.ts';
+} from '../model/records.ts';

@@ -3,8 +3,8 @@
  * collector gives each evaluation one backed by its ledger store; tests use `TestLedgerClient`
  * from `evalon/testing`.
  */
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
-import type { EvaluationRecord } from './evaluation-record.ts';
+import type { InteractionRecord } from '../model/records.ts';
+import type { EvaluationRecord } from '../model/records.ts';
 
 export interface InteractionQuery {
   agentId?: string;

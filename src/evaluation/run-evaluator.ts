@@ -10,7 +10,7 @@ import { runDurableInMemory } from './durable-in-memory.ts';
 import { isEffect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext, Subject } from './evaluation-context.ts';
-import type { EvaluationOutcome } from './evaluation-record.ts';
+import type { EvaluationOutcome } from '../model/records.ts';
 import type { Evaluator } from './evaluator.ts';
 import { EvaluatorConfig } from './evaluator-config.ts';
 import { EvaluatorFailedError, failureAttributes } from './errors.ts';

@@ -4,7 +4,7 @@
  * the wrong one.
  */
 import type { Evaluation } from '../evaluation/evaluation.ts';
-import type { EvaluationOutcome } from '../evaluation/evaluation-record.ts';
+import type { EvaluationOutcome } from '../model/records.ts';
 import type { AttemptResult } from '../evaluation/run-evaluator.ts';
 
 export class EvaluatorResult {

@@ -22,10 +22,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { silentLogger, type Logger } from '../../collector/logger.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../model/records.ts';
 import { createStoreLedgerClient } from '../../collector/processor/evaluation/store-ledger-client.ts';
 import type { RunningCollector } from '../../collector/service.ts';
-import type { EvaluationRecord } from '../evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../model/records.ts';
 import type { LedgerClient } from '../evaluation/ledger-client.ts';
 import {
   invokeAgent,

@@ -6,9 +6,9 @@
  * const ledger = TestLedgerClient.create().seed(testInteractionRecord({ interactionId: 'interaction-1' }));
  * ```
  */
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../model/records.ts';
 import { InteractionNotFoundError } from '../evaluation/errors.ts';
-import type { EvaluationRecord } from '../evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../model/records.ts';
 import type { InteractionQuery, LedgerClient } from '../evaluation/ledger-client.ts';
 
 const DEFAULT_LIMIT = 100;

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer, type ApiServer, type Readiness } from '../../collector/api/api-server.ts';
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { makeRecord } from '../ledger/ledger-fixtures.ts';
 
 const NOW = Date.parse('2025-06-02T12:00:00.000Z');

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createApiServer, type ApiServer } from '../../collector/api/api-server.ts';
 import { runLedgerCommand } from '../../collector/cli/ledger-command.ts';
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { makeRecord } from '../ledger/ledger-fixtures.ts';
 
 async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {

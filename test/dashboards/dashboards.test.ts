@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARDS_DIR, renderDashboards } from '../../dashboards/build.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import { scrape, type Sample } from '../exporter/prometheus-text.ts';
 import { OUTCOMES, interaction, telemetryConfig } from '../exporter/telemetry-fixtures.ts';
 import { committedDashboards, labelValuesQuery, metricNames, panelQueries } from './dashboard-queries.ts';

@@ -10,7 +10,7 @@ import {
   replyLengthEvaluator,
   toolCallRequiredEvaluator,
 } from '../../collector/evaluators/index.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 
 async function run(

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CRITERIA_JUDGE_PREAMBLE, createCriteriaJudgeEvaluator } from '../../collector/evaluators/criteria-judge.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { Subject } from '../../src/evaluation/index.ts';
 import { EvaluatorTestKit, TestLedgerClient, testInteractionRecord } from '../../src/testing/index.ts';
 import {

@@ -13,9 +13,7 @@ import { afterEach, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
 import type { QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import {
-  createEvaluationRuntime,
-} from '../../collector/processor/evaluation/evaluation-runtime.ts';
+import { createEvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
 import {
   defineEvaluator,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineEvaluator, effects, Evaluation } from '../../src/evaluation/index.ts';
 import { testInteractionRecord } from '../../src/testing/index.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { createLogger } from '../../collector/logger.ts';
 import { startProcessorHarness, type ProcessorHarness } from './helpers/processor-harness.ts';
 import { pollUntil } from '../helpers/poll.ts';

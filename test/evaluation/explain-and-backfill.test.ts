@@ -9,7 +9,7 @@ import { main } from '../../collector/cli/main.ts';
 import { runBackfillCommand } from '../../collector/cli/backfill-command.ts';
 import type { AgentExplanation } from '../../collector/cli/explain-command.ts';
 import { createSqliteStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { testInteractionRecord } from '../../src/testing/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-cli-eval-'));

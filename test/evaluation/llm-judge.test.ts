@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmJudgeEvaluator } from '../../collector/evaluators/llm-judge.ts';
 import { registerJudgeCallSink, resetJudgeCallSinks, type JudgeCall } from '../../collector/exporter/judge-calls.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { Subject } from '../../src/evaluation/index.ts';
 import { DATA_SAFETY_RULE } from '../../src/judge/judge-prompt.ts';
 import { DEFAULT_MODEL } from '../../src/judge/model-settings.ts';

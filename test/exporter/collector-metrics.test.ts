@@ -7,7 +7,7 @@ import { silentLogger } from '../../collector/logger.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
 import { createAgentLabels } from '../../collector/exporter/collector-metrics.ts';
 import { LAG_BUCKETS, MAX_AGENT_LABELS, SCORE_BUCKETS } from '../../collector/exporter/metric-definitions.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import { scrape, select, valueOf } from './prometheus-text.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';
 import { INTERACTION_ID, OUTCOMES, SPAN_ID, TRACE_ID, interaction, telemetryConfig } from './telemetry-fixtures.ts';

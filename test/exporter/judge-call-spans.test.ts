@@ -22,7 +22,7 @@ import { evaluationSpanId } from '../../collector/exporter/evaluation-span-id.ts
 import { resetJudgeCallSinks } from '../../collector/exporter/judge-calls.ts';
 import { createReadableSpanAdapter } from '../../collector/exporter/otlp/readable-span.ts';
 import type { SpanData } from '../../collector/model/span.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import { createScriptedModel, type ScriptedModel, type ScriptedReply } from '../../src/testing/scripted-model.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type EvalonConfig } from '../../collector/config/index.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 
 export interface PipelineChoice {
   /** `exporters.otlphttp.endpoint`; absent: no otlphttp exporter. */

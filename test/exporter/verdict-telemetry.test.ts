@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../collector/logger.ts';
 import { SpanKind, StatusCode } from '../../collector/model/span.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';
 import {
   INTERACTION_ID,

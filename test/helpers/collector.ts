@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../../collector/config/index.ts';
 import { startCollector, type RunningCollector } from '../../collector/service.ts';
 import { silentLogger } from '../../collector/logger.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import { pollUntil } from './poll.ts';
 
 export interface TestCollector {

@@ -5,7 +5,7 @@
  * running collector.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { createAssembler } from '../../collector/processor/interactions/assembler.ts';
 import { agentIdOf, buildInteractionRecord } from '../../collector/processor/interactions/build-record.ts';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LedgerStore, QueuedEvaluation } from '../../collector/ledger/store.ts';
-import type { EvaluationRecord } from '../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../src/model/records.ts';
 import { makeRecord } from './ledger-fixtures.ts';
 
 let counter = 0;

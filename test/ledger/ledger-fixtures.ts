@@ -3,7 +3,7 @@
  * interaction records. Nothing here has `undefined`-valued properties, so round trips can be
  * compared strictly whatever the store's encoding.
  */
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { SPAN_FLAGS_HAS_IS_REMOTE, SpanKind, StatusCode } from '../../collector/model/span.ts';
 

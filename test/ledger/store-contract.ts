@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../collector/ledger/store.ts';
-import type { InteractionRecord } from '../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from './ledger-fixtures.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';

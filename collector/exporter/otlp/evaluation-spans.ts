@@ -19,7 +19,7 @@ import {
   type IdGenerator,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { evaluationSpanId } from '../evaluation-span-id.ts';
 import type { JudgeCall } from '../judge-calls.ts';
 import {

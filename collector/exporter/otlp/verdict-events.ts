@@ -6,7 +6,7 @@
 import { ROOT_CONTEXT, SeverityNumber, TraceFlags, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { EVALUATION_RESULT_EVENT, type EvaluatedSpan, type VerdictAttributes } from '../verdict-attributes.ts';
 
 /** Explanations can be long (a judge's reasoning); beyond this they are cut. */

@@ -11,8 +11,8 @@
  * of id order, and a mark could skip one that committed late.
  */
 import type pg from 'pg';
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
 import { LedgerQueryError } from '../sqlite/errors.ts';
 import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from '../sqlite/interaction-query.ts';

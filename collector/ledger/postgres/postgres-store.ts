@@ -16,7 +16,7 @@
  * start), not at open: commands that only read the ledger (`evalon explain`, `evalon backfill`)
  * run beside a live collector without taking its id.
  */
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { LateSpan, LedgerStore } from '../store.ts';
 import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../sqlite/errors.ts';

@@ -4,8 +4,8 @@
  * the store's reader connection; writes go through the store's writer (`evaluation-writes.ts`).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
 import { LedgerQueryError } from './errors.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';

@@ -12,7 +12,7 @@
  * as soon as it has resolved. `:memory:` (or `writer: 'inline'`) writes on the caller's thread.
  */
 import type { StatementSync } from 'node:sqlite';
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery, LateSpan, LedgerStore } from '../store.ts';
 import { LedgerStoreError } from './errors.ts';

@@ -6,7 +6,7 @@
  * the attempt (the evaluation stays queued and runs after the restart).
  */
 import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts';
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/store.ts';

@@ -2,7 +2,7 @@
  * Building the `EvaluationRecord` of an attempt, the record of an evaluation abandoned after its
  * attempts died with the collector, and the rate-limited log line of failed evaluations.
  */
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { QueuedEvaluation } from '../../ledger/store.ts';
 import type { Logger } from '../../logger.ts';

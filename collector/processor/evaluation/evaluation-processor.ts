@@ -12,11 +12,11 @@
  * intake (one batch at a time, in order) and returns. A backlog beyond MAX_PENDING_INTAKE
  * records is dropped from memory and taken in from the ledger instead.
  */
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
 import type { LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
 import type { Logger } from '../../logger.ts';
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
 import { settingsAtRunTime } from './binding-resolution.ts';

@@ -23,7 +23,7 @@
  * only in the ledger and are read back, in queue order, as the runtime catches up. Starting is
  * the same catching up, from the beginning of the queue.
  */
-import type { EvaluationRecord } from '../../../src/evaluation/evaluation-record.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from '../../config/components/evaluation-processor.ts';
 import type { Logger } from '../../logger.ts';

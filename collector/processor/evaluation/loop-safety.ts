@@ -9,7 +9,7 @@
  * set the attribute on their invocation spans; the evaluation span context of a later version
  * carries it for every span under it.
  */
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 
 export const EVALUATION_ID_ATTRIBUTE = 'evalon.evaluation.id';
 /** How far up a `flowId` chain to look (nesting deeper than this is not followed). */

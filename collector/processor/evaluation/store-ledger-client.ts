@@ -10,7 +10,7 @@
 import { InteractionNotFoundError } from '../../../src/evaluation/errors.ts';
 import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
 import type { InteractionQuery, LedgerStore } from '../../ledger/store.ts';
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 
 /** Interaction records kept; beyond it the oldest are dropped (they are read from the store again). */
 export const DEFAULT_RECORD_CACHE_SIZE = 4_096;

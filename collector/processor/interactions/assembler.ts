@@ -13,7 +13,7 @@
  *   or when the trace is evicted because `max_pending_traces` is exceeded.
  */
 import { hasRemoteParent, type SpanData } from '../../model/span.ts';
-import { interactionIdOf, type Completion } from '../../model/interaction.ts';
+import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import { resolveOwnership, type Ownership, type SpanNode, type TraceState } from './trace-state.ts';
 

@@ -2,7 +2,7 @@
  * Builds the InteractionRecord (spec §2.3) from the spans of one interaction, in any dialect or
  * mix of dialects. Runs once per completed interaction; see README.md for the field-by-field rules.
  */
-import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../model/interaction.ts';
+import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../../src/model/records.ts';
 import { nanosToIso, type AttributeValue, type Attributes, type SpanData } from '../../model/span.ts';
 import { agentIdOf, classifyInvocation, dialectAgentName, rolesOf } from './classify.ts';
 import { exceptionMessageOf, str } from './dialects/attributes.ts';

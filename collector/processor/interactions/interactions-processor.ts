@@ -7,7 +7,7 @@
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
  */
-import type { InteractionRecord } from '../../model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { LateSpan, LedgerStore } from '../../ledger/store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';

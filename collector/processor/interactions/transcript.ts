@@ -13,7 +13,7 @@
  *   not repeated as a message;
  * - one `agent_call` entry per nested interaction of another agent, at its start.
  */
-import type { Message, MessagePart, ToolCall, TranscriptEntry } from '../../model/interaction.ts';
+import type { Message, MessagePart, ToolCall, TranscriptEntry } from '../../../src/model/records.ts';
 import { nanosToIso } from '../../model/span.ts';
 import { textOf, unwrapResult } from './dialects/messages.ts';
 import type { SpanView } from './dialects/span-view.ts';

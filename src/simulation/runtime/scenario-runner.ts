@@ -225,13 +225,11 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     gate.onDivergence((error) => finish(undefined, error));
     for (const conversation of scenario.conversations) {
       if (conversation.initiatedBy === undefined) continue;
-      actors
-        .get(conversation.initiatedBy)
-        ?.post({
-          type: 'message',
-          conversation: conversation.name,
-          message: { sender: 'system', content: START_MESSAGE },
-        });
+      actors.get(conversation.initiatedBy)?.post({
+        type: 'message',
+        conversation: conversation.name,
+        message: { sender: 'system', content: START_MESSAGE },
+      });
     }
     gate.checkQuietSoon();
   } catch (error) {

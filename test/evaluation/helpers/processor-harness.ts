@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteStore, type SqliteLedgerStore } from '../../../collector/ledger/sqlite/sqlite-store.ts';
 import { silentLogger, type Logger } from '../../../collector/logger.ts';
-import type { InteractionRecord } from '../../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import {
   createEvaluationProcessor,
   type EvaluationProcessor,

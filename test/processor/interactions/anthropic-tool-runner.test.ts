@@ -5,12 +5,12 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { betaTool } from '@anthropic-ai/sdk/helpers/beta/json-schema';
-import { context, } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InteractionRecord } from '../../../collector/model/interaction.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../../collector/model/span.ts';
 import { buildInteractionRecord } from '../../../collector/processor/interactions/build-record.ts';
 import { classifyInvocation } from '../../../collector/processor/interactions/classify.ts';

@@ -5,7 +5,7 @@
  * order the messages state.
  */
 import { describe, expect, it } from 'vitest';
-import type { Message } from '../../../collector/model/interaction.ts';
+import type { Message } from '../../../src/model/records.ts';
 import { buildInteractionRecord } from '../../../collector/processor/interactions/build-record.ts';
 import { isoAt, traceBuilder, type TraceBuilder } from '../../fixtures/dialects/trace-builder.ts';
 

@@ -5,7 +5,7 @@
  * strings or structured values, `content` strings instead of `parts`, OpenAI-style `tool_calls`,
  * Anthropic content blocks and Vercel AI SDK prompt parts.
  */
-import type { Message, MessagePart } from '../../../model/interaction.ts';
+import type { Message, MessagePart } from '../../../../src/model/records.ts';
 import { parseJsonValue, parseJsonish } from './attributes.ts';
 
 type Obj = Record<string, unknown>;

@@ -10,7 +10,7 @@
  * - TOOL spans: `tool.name`, call id `tool.id` (or `tool_call.id`), arguments in `input.value`,
  *   result in `output.value`.
  */
-import type { Message, MessagePart, ToolCall } from '../../../model/interaction.ts';
+import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
 import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str } from './attributes.ts';
 import { partsFromContent, textMessage, toMessage, toPart, unwrapResult } from './messages.ts';

@@ -9,7 +9,7 @@
  * - usage from `gen_ai.usage.input_tokens` / `output_tokens`, else `prompt_tokens` / `completion_tokens`;
  * - provider from `gen_ai.provider.name`, else `gen_ai.system`.
  */
-import type { Message, MessagePart, ToolCall } from '../../../model/interaction.ts';
+import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
 import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attributes.ts';
 import { messagesFrom, partsFromContent, toMessage, unwrapResult, withFinishReasons } from './messages.ts';

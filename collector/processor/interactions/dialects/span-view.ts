@@ -7,7 +7,7 @@
  * Message content is read lazily: only the spans whose messages the record needs are parsed (a
  * long agent loop repeats the whole history on every model call).
  */
-import type { Message, ToolCall, Usage } from '../../../model/interaction.ts';
+import type { Message, ToolCall, Usage } from '../../../../src/model/records.ts';
 import type { SpanData } from '../../../model/span.ts';
 
 /** The span's part: the agent invocation, one model (LLM) call, one tool execution, or anything else. */

@@ -6,7 +6,7 @@
  *   decorators write the input as `{"args":[...],"kwargs":{...}}`);
  * - newer versions also write gen_ai.* on these spans, which is read as semconv first.
  */
-import type { ToolCall } from '../../../model/interaction.ts';
+import type { ToolCall } from '../../../../src/model/records.ts';
 import type { SpanData } from '../../../model/span.ts';
 import { errorTextOf, parseJsonValue, str } from './attributes.ts';
 import { textMessage, unwrapResult } from './messages.ts';

@@ -8,7 +8,7 @@
  * - `ai.toolCall`: `ai.toolCall.name` / `.id` / `.args` / `.result`.
  * Token names: `inputTokens` / `outputTokens` (v5+), `promptTokens` / `completionTokens` (v4).
  */
-import type { Message, MessagePart, ToolCall } from '../../../model/interaction.ts';
+import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
 import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attributes.ts';
 import { messagesFrom, toMessage, toPart, unwrapResult } from './messages.ts';
