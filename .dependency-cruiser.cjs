@@ -7,6 +7,9 @@
  *   collector/*      the service; builds on src/, never on src/testing
  *   collector/demo   `evalon demo`: like src/testing a top layer, it runs the example agent against
  *                    the scripted model, so it may import both (both ship in the package)
+ *   collector/ledger the contract (role interfaces, errors, query reading) in collector/ledger/*.ts,
+ *                    what the stores share in core/, the stores in sqlite/ and postgres/; the rest of
+ *                    Evalon imports the contract and open-store.ts only
  *
  * Tests, benchmarks and examples may import anything; nothing imports them.
  */
@@ -48,6 +51,30 @@ module.exports = {
       comment: 'src/model holds the shared records and attribute names; it imports nothing else of Evalon.',
       from: { path: '^src/model/' },
       to: { path: '^(src/(?!model/)|collector/)' },
+    },
+    {
+      name: 'ledger-stores-apart',
+      severity: 'error',
+      comment:
+        'The ledger stores never import each other: what both need belongs in collector/ledger (the contract) or collector/ledger/core.',
+      from: { path: '^collector/ledger/(sqlite|postgres)/' },
+      to: { path: '^collector/ledger/(sqlite|postgres)/', pathNot: '^collector/ledger/$1/' },
+    },
+    {
+      name: 'ledger-core-below-stores',
+      severity: 'error',
+      comment:
+        'The ledger contract and core are what the stores build on: they import no store (only open-store.ts chooses one).',
+      from: { path: '^collector/ledger/(core/|[^/]+$)', pathNot: '^collector/ledger/open-store\\.ts$' },
+      to: { path: '^collector/ledger/(sqlite|postgres)/' },
+    },
+    {
+      name: 'ledger-internals-private',
+      severity: 'error',
+      comment:
+        'Outside collector/ledger, only its top-level modules (the contract, open-store.ts) are imported, never core/, sqlite/ or postgres/ (tests may).',
+      from: { pathNot: '^(collector/ledger/|test/|bench/)' },
+      to: { path: '^collector/ledger/[^/]+/' },
     },
     {
       name: 'product-not-to-tests',

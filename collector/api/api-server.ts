@@ -7,7 +7,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LedgerStore } from '../ledger/store.ts';
+import type { InteractionStore } from '../ledger/interaction-store.ts';
+import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 
@@ -22,7 +23,7 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: LedgerStore;
+  store: InteractionStore & RecordedEvaluations;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */

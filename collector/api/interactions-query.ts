@@ -1,15 +1,18 @@
 /**
  * Reads `GET /api/v1/interactions` query parameters into an `InteractionQuery`. Every problem is
- * an `ApiQueryError` naming the parameter, answered as 400. `since` is an ISO-8601 time or a
- * duration back from now (`30m`, `24h`, `7d`, `1h30m`), which the CLI checks with the same function.
+ * an `ApiQueryError` naming the parameter, answered as 400. `since` is an ISO-8601 time (the
+ * ledger's time grammar) or a duration back from now (`30m`, `24h`, `7d`, `1h30m`: Evalon's
+ * duration grammar), which the CLI checks with the same function.
  */
-import { parseIsoTime } from '../ledger/sqlite/interaction-query.ts';
-import type { InteractionQuery } from '../ledger/store.ts';
+import { parseDuration } from '../../src/config/duration.ts';
+import { MAX_INTERACTION_LIMIT, parseIsoTime } from '../ledger/interaction-query.ts';
+import type { InteractionQuery } from '../ledger/interaction-store.ts';
 
-export const MAX_LIMIT = 1000;
+/** The most interactions one query returns: the ledger's maximum, refused above rather than cut. */
+export const MAX_LIMIT = MAX_INTERACTION_LIMIT;
 
-const DURATION_PART = /(\d+)(ms|s|m|h|d|w)/y;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+/** A bare number is no `since`: milliseconds back from now is never what was meant (hours? a year?). */
+const BARE_NUMBER = /^\s*[\d.]+\s*$/;
 const PARAMETERS = ['agent', 'conversation', 'since', 'limit'] as const;
 
 export class ApiQueryError extends Error {
@@ -21,22 +24,9 @@ export class ApiQueryError extends Error {
   }
 }
 
-/** Milliseconds of a duration like `30m`, `24h` or `1h30m`, or undefined when `value` is not one. */
-export function parseDuration(value: string): number | undefined {
-  if (value === '') return undefined;
-  let total = 0;
-  for (let index = 0; index < value.length; index = DURATION_PART.lastIndex) {
-    DURATION_PART.lastIndex = index;
-    const match = DURATION_PART.exec(value);
-    if (!match) return undefined;
-    total += Number(match[1]) * UNIT_MS[match[2]];
-  }
-  return total;
-}
-
 /** `since` as an ISO-8601 time: given as one, or `now` minus a duration. Undefined when neither. */
 export function resolveSince(value: string, now: number): string | undefined {
-  const duration = parseDuration(value);
+  const duration = BARE_NUMBER.test(value) ? undefined : parseDuration(value);
   if (duration !== undefined) return new Date(now - duration).toISOString();
   const ms = parseIsoTime(value);
   return ms === undefined ? undefined : new Date(ms).toISOString();

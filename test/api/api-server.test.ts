@@ -43,6 +43,7 @@ describe('API server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  // biome-ignore lint/suspicious/noExplicitAny: assertions read the JSON bodies field by field
   async function get(path: string, init?: RequestInit): Promise<{ status: number; body: any; headers: Headers }> {
     const response = await fetch(base + path, init);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -201,14 +202,17 @@ describe('API server', () => {
 });
 
 describe('interactions query parameters', () => {
-  it('reads durations, alone and combined, and nothing else', async () => {
-    const { parseDuration, resolveSince } = await import('../../collector/api/interactions-query.ts');
-    expect(parseDuration('30m')).toBe(1_800_000);
-    expect(parseDuration('1h30m')).toBe(5_400_000);
-    expect(parseDuration('7d')).toBe(604_800_000);
-    expect(parseDuration('1w')).toBe(604_800_000);
-    expect(parseDuration('250ms')).toBe(250);
-    for (const bad of ['', '24', 'h', '1.5h', '24 h', '-1h', '1y']) expect(parseDuration(bad), bad).toBeUndefined();
+  it('reads since as a duration back from now, alone and combined, or an ISO-8601 time, and nothing else', async () => {
+    const { resolveSince } = await import('../../collector/api/interactions-query.ts');
+    const ago = (ms: number) => new Date(NOW - ms).toISOString();
+    expect(resolveSince('30m', NOW)).toBe(ago(1_800_000));
+    expect(resolveSince('1h30m', NOW)).toBe(ago(5_400_000));
+    expect(resolveSince('7d', NOW)).toBe(ago(604_800_000));
+    expect(resolveSince('1w', NOW)).toBe(ago(604_800_000));
+    expect(resolveSince('250ms', NOW)).toBe(ago(250));
+    // Evalon's one duration grammar (src/config/duration.ts) takes fractions; a bare number is no since.
+    expect(resolveSince('1.5h', NOW)).toBe(ago(5_400_000));
+    for (const bad of ['', '24', 'h', '24 h', '-1h', '1y']) expect(resolveSince(bad, NOW), bad).toBeUndefined();
     expect(resolveSince('24h', NOW)).toBe(hoursAgo(24));
     expect(resolveSince('2025-06-01T14:00:00+02:00', NOW)).toBe('2025-06-01T12:00:00.000Z');
     expect(resolveSince('2025-06-01', NOW)).toBe('2025-06-01T00:00:00.000Z');

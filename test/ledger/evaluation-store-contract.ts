@@ -4,7 +4,9 @@
  * `describeLedgerStoreContract`, so every store runs it as part of the one suite.
  */
 import { describe, expect, it } from 'vitest';
-import type { LedgerStore, QueuedEvaluation } from '../../collector/ledger/store.ts';
+import { LedgerQueryError } from '../../collector/ledger/errors.ts';
+import type { QueuedEvaluation } from '../../collector/ledger/evaluation-queue.ts';
+import type { LedgerStore } from '../../collector/ledger/store.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import { makeRecord } from './ledger-fixtures.ts';
 
@@ -324,6 +326,31 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       await expect(current().pageInteractions({ since: 'yesterday' })).rejects.toThrow(
         /since must be an ISO-8601 time/,
       );
+    });
+
+    it('refuses a bad cursor, limit or since with one message whatever the store, naming the field', async () => {
+      const refusal = async (read: Promise<unknown>) => {
+        const error = await read.then(
+          () => undefined,
+          (thrown: unknown) => thrown,
+        );
+        expect(error).toBeInstanceOf(LedgerQueryError);
+        return { field: (error as LedgerQueryError).field, message: (error as Error).message };
+      };
+      expect(await refusal(current().pageInteractions({ cursor: 'page-2' }))).toEqual({
+        field: 'cursor',
+        message: 'ledger query: cursor "page-2" is not one this store gave',
+      });
+      expect(await refusal(current().pageInteractions({ cursor: '-1' }))).toMatchObject({ field: 'cursor' });
+      expect(await refusal(current().pageInteractions({ limit: 0 }))).toEqual({
+        field: 'limit',
+        message: 'ledger query: limit must be a positive integer (got 0)',
+      });
+      expect(await refusal(current().countInteractions({ since: '24h' }))).toEqual({
+        field: 'since',
+        message: 'ledger query: since must be an ISO-8601 time (got "24h")',
+      });
+      expect(await refusal(current().listInteractions({ since: '24h' }))).toMatchObject({ field: 'since' });
     });
 
     it('lists the agents seen, with the roles of their newest interaction', async () => {

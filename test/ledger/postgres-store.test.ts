@@ -3,8 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../collector/ledger/postgres/connection.ts';
 import { createPostgresStore, type PostgresLedgerStore } from '../../collector/ledger/postgres/postgres-store.ts';
 import { migrate, MIGRATIONS } from '../../collector/ledger/postgres/schema.ts';
-import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/sqlite/errors.ts';
-import { checkMigrationList } from '../../collector/ledger/sqlite/schema.ts';
+import { checkMigrationList } from '../../collector/ledger/core/migrations.ts';
+import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/errors.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 import { freePort } from '../helpers/postgres-server.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B } from './ledger-fixtures.ts';
@@ -28,10 +28,7 @@ function databaseHarness() {
   };
 }
 
-const loadLateSpans = async (store: PostgresLedgerStore, id: string) =>
-  (await store.loadLateSpans(id)).map((late) => late.span);
-
-describeLedgerStoreContract('PostgreSQL', databaseHarness(), { loadLateSpans });
+describeLedgerStoreContract('PostgreSQL', databaseHarness());
 
 describe('PostgreSQL store', () => {
   const databases: TestDatabase[] = [];
@@ -195,7 +192,7 @@ describe('PostgreSQL store', () => {
     wrong.password = 'not-the-password';
     const denied = createPostgresStore({ url: wrong.toString() });
     await expect(denied).rejects.toThrow(
-      new RegExp(`ledger ${escape(redactUrl(url))}: cannot connect: password authentication failed`),
+      new RegExp(`ledger ${escapeRegExp(redactUrl(url))}: cannot connect: password authentication failed`),
     );
     await expect(denied).rejects.not.toThrow(/not-the-password/);
 
@@ -272,6 +269,6 @@ describe('PostgreSQL store', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

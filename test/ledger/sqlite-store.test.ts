@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/sqlite/errors.ts';
-import { checkMigrationList, migrate, MIGRATIONS } from '../../collector/ledger/sqlite/schema.ts';
+import { checkMigrationList } from '../../collector/ledger/core/migrations.ts';
+import { LedgerSchemaError, LedgerStoreError } from '../../collector/ledger/errors.ts';
+import { migrate, MIGRATIONS } from '../../collector/ledger/sqlite/schema.ts';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, PAGE_SIZE_BYTES } from '../../collector/ledger/sqlite/open-database.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import {
@@ -38,14 +39,10 @@ function fileHarness(options: Omit<SqliteStoreOptions, 'path'>) {
   };
 }
 
-const loadLateSpans = async (store: SqliteLedgerStore, id: string) =>
-  (await store.loadLateSpans(id)).map((late) => late.span);
-
-describeLedgerStoreContract('SQLite file, writer thread', fileHarness({}), { loadLateSpans });
+describeLedgerStoreContract('SQLite file, writer thread', fileHarness({}));
 describeLedgerStoreContract(
   'SQLite file, inline writer, synchronous=full',
   fileHarness({ writer: 'inline', synchronous: 'full' }),
-  { loadLateSpans },
 );
 
 describe('SQLite store', () => {

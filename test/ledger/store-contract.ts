@@ -1,12 +1,11 @@
 /**
- * The ledger store contract: one suite that every `LedgerStore` must pass (SQLite now, PostgreSQL
- * later). A store's test file calls `describeLedgerStoreContract` with a factory for a fresh,
- * empty store on its own storage.
+ * The ledger store contract: one suite that every `LedgerStore` must pass (SQLite and PostgreSQL).
+ * A store's test file calls `describeLedgerStoreContract` with a factory for a fresh, empty store
+ * on its own storage.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
-import type { SpanData } from '../../collector/model/span.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from './ledger-fixtures.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
 
@@ -18,17 +17,11 @@ export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   cleanup(): Promise<void>;
 }
 
-export interface ContractOptions<S extends LedgerStore> {
-  /** How to read back late spans, for stores that can (the interface only writes them). */
-  loadLateSpans?(store: S, interactionId: string): Promise<SpanData[]>;
-}
-
 const byId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId);
 
 export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>(
   name: string,
   createStore: () => Promise<StoreHarness<S>>,
-  options: ContractOptions<S> = {},
 ): void {
   describe(`LedgerStore contract: ${name}`, () => {
     let harness: StoreHarness<S>;
@@ -264,6 +257,9 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     });
 
     describe('late spans', () => {
+      const lateSpans = async (interactionId: string) =>
+        (await store.loadLateSpans(interactionId)).map((late) => late.span);
+
       it('keeps late spans apart from pending spans, across a reopen', async () => {
         const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', traceId: TRACE_A });
         await putAll([record]);
@@ -273,13 +269,32 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(await store.loadPendingSpans()).toEqual([]);
         expect(await store.loadTraceSpans(TRACE_A)).toEqual([]);
         expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
-        if (options.loadLateSpans) {
-          expect(await options.loadLateSpans(store, record.interactionId)).toStrictEqual(late);
-          expect(await options.loadLateSpans(store, 'other')).toEqual([]);
-        }
+        expect(await lateSpans(record.interactionId)).toStrictEqual(late);
+        expect(await lateSpans('other')).toEqual([]);
         await reopen();
-        if (options.loadLateSpans) expect(await options.loadLateSpans(store, record.interactionId)).toStrictEqual(late);
+        expect(await lateSpans(record.interactionId)).toStrictEqual(late);
         expect(await store.loadPendingSpans()).toEqual([]);
+      });
+
+      it('reads back each interaction’s late spans, in the order they arrived, named by interaction', async () => {
+        const first = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', traceId: TRACE_A });
+        const second = makeRecord({ endTime: '2025-06-01T10:01:00.000Z', traceId: TRACE_B });
+        await putAll([first, second]);
+        await store.putLateSpans([
+          { interactionId: first.interactionId, span: plainSpan(TRACE_A, 1) },
+          { interactionId: second.interactionId, span: plainSpan(TRACE_B, 2) },
+          { interactionId: first.interactionId, span: plainSpan(TRACE_A, 3) },
+        ]);
+        await store.putLateSpans([{ interactionId: first.interactionId, span: plainSpan(TRACE_A, 4) }]);
+        const loaded = await store.loadLateSpans(first.interactionId);
+        expect(loaded.map((late) => late.interactionId)).toEqual(Array(3).fill(first.interactionId));
+        expect(loaded.map((late) => late.span.attributes.n)).toEqual([1, 3, 4]);
+        expect(await store.loadLateSpans(second.interactionId)).toStrictEqual([
+          { interactionId: second.interactionId, span: plainSpan(TRACE_B, 2) },
+        ]);
+        // A late span is not pending: releasing its trace leaves it, and it is never replayed.
+        await store.releaseTraces([TRACE_A, TRACE_B]);
+        expect((await lateSpans(first.interactionId)).map((span) => span.attributes.n)).toEqual([1, 3, 4]);
       });
     });
 

@@ -4,7 +4,7 @@
  * the ledger.
  */
 import pg from 'pg';
-import { LedgerStoreError } from '../sqlite/errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 
 /** Connections the store opens at most (span writes use one at a time; reads and evaluation writes the rest). */
 export const DEFAULT_MAX_CONNECTIONS = 10;

@@ -11,30 +11,17 @@
  * of id order, and a mark could skip one that committed late.
  */
 import type pg from 'pg';
-import type { EvaluationRecord } from '../../../src/model/records.ts';
-import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
-import { LedgerQueryError } from '../sqlite/errors.ts';
-import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from '../sqlite/interaction-query.ts';
+import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
+import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
+import { type InteractionFilters, normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
+import type { InteractionStore } from '../interaction-store.ts';
+import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../ledger-rows.ts';
 
-export type EvaluationStoreMethods = Pick<
-  LedgerStore,
-  | 'enqueueEvaluations'
-  | 'loadInteractionsAwaitingIntake'
-  | 'loadQueuedEvaluations'
-  | 'countQueuedEvaluations'
-  | 'startEvaluations'
-  | 'renewEvaluationLeases'
-  | 'releaseEvaluationLeases'
-  | 'saveEvaluationProgress'
-  | 'recordEvaluations'
-  | 'getEvaluations'
-  | 'pageInteractions'
-  | 'countInteractions'
-  | 'listAgents'
->;
+export type EvaluationStoreMethods = EvaluationQueue &
+  RecordedEvaluations &
+  Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;
 
@@ -92,27 +79,15 @@ const SAVE_PROGRESS = `
  * driver error into one naming the ledger and the operation.
  */
 export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: Run): EvaluationStoreMethods {
-  function since(value: string | undefined): number | undefined {
-    if (value === undefined) return undefined;
-    const ms = parseIsoTime(value);
-    if (ms === undefined)
-      throw new LedgerQueryError(
-        'since',
-        `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(value)})`,
-      );
-    return ms;
-  }
-
   /** WHERE conditions for agent and since; their values are pushed to `params`. */
-  function filters(query: { agentId?: string; since?: string }, params: unknown[]): string[] {
+  function filters(query: InteractionFilters, params: unknown[]): string[] {
     const conditions: string[] = [];
     if (query.agentId !== undefined) {
       params.push(query.agentId);
       conditions.push(`agent_id = $${params.length}`);
     }
-    const sinceMs = since(query.since);
-    if (sinceMs !== undefined) {
-      params.push(sinceMs);
+    if (query.sinceMs !== undefined) {
+      params.push(query.sinceMs);
       conditions.push(`end_time_ms >= $${params.length}`);
     }
     return conditions;
@@ -287,15 +262,10 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
     async pageInteractions(query) {
       return run('pageInteractions', async () => {
-        const limit = pageLimit(query.limit);
-        const after = query.cursor === undefined ? 0 : Number(query.cursor);
-        if (!Number.isSafeInteger(after) || after < 0)
-          throw new LedgerQueryError(
-            'cursor',
-            `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`,
-          );
-        const params: unknown[] = [after];
-        const conditions = ['seq > $1', ...filters(query, params)];
+        const page = normalizePageQuery(query);
+        const { limit } = page;
+        const params: unknown[] = [page.after];
+        const conditions = ['seq > $1', ...filters(page, params)];
         params.push(limit);
         const { rows } = await pool.query<{ seq: string; record: InteractionRecord }>(
           `SELECT seq, record FROM interactions WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
@@ -309,7 +279,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async countInteractions(query) {
       return run('countInteractions', async () => {
         const params: unknown[] = [];
-        const conditions = filters(query, params);
+        const conditions = filters(normalizeCountQuery(query), params);
         const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
         const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM interactions ${clause}`, params);
         return Number(rows[0].n);
@@ -334,11 +304,4 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
       });
     },
   };
-}
-
-function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
-  return Math.min(limit, MAX_INTERACTION_LIMIT);
 }

@@ -1,6 +1,6 @@
 /**
  * The PostgreSQL ledger store: the same `LedgerStore` contract as the SQLite store, on a server
- * that several collector replicas can share (spec §9).
+ * that several collector replicas can share.
  *
  * Durability: every write resolves once its transaction has committed. With the server's default
  * `synchronous_commit = on` a commit is flushed to the server's WAL before it is acknowledged, so
@@ -8,7 +8,7 @@
  *
  * Throughput: span writes go through one ordered writer that merges the calls waiting behind the
  * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
- * caller's thread with the SQLite store's codec and travel as one binary parameter. Other writes
+ * caller's thread with the ledger's span codec and travel as one binary parameter. Other writes
  * are one statement, or one transaction where the contract asks for one, on a pooled connection.
  *
  * Replicas: pending spans belong to the replica that received them (`replica.ts`). The store
@@ -18,15 +18,15 @@
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
-import type { LateSpan, LedgerStore } from '../store.ts';
-import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../sqlite/errors.ts';
-import { normalizeInteractionQuery } from '../sqlite/interaction-query.ts';
-import { decodeSpans } from '../sqlite/span-codec.ts';
+import type { LedgerStore } from '../store.ts';
+import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../errors.ts';
+import { normalizeInteractionQuery } from '../interaction-query.ts';
+import { decodeSpans } from '../core/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, ledgerError, redactUrl } from './connection.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
-import { interactionRow, spanRows } from '../ledger-rows.ts';
-import { packBytes } from './rows.ts';
+import { interactionRow, spanRows } from '../core/rows.ts';
+import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';
@@ -47,10 +47,8 @@ export interface PostgresStoreOptions {
   logger?: Logger;
 }
 
-/** The PostgreSQL store: the ledger contract, plus reading back the late spans it keeps. */
+/** The PostgreSQL store: the ledger contract, with the replica methods every shared store has. */
 export interface PostgresLedgerStore extends LedgerStore {
-  /** Late spans recorded for one interaction, in arrival order. */
-  loadLateSpans(interactionId: string): Promise<LateSpan[]>;
   /** The replica id whose pending spans this store reads and writes. */
   readonly replicaId: string;
   tracesElsewhere: NonNullable<LedgerStore['tracesElsewhere']>;

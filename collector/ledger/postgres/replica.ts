@@ -23,7 +23,7 @@ import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import type { Logger } from '../../logger.ts';
-import { LedgerStoreError } from '../sqlite/errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 import { ledgerError } from './connection.ts';
 
 /** How often a replica refreshes its heartbeat. */
@@ -49,7 +49,7 @@ export class ReplicaIdInUseError extends LedgerStoreError {
 /** The configured id, else `EVALON_REPLICA_ID`, else the host name. */
 export function resolveReplicaId(configured?: string, env: NodeJS.ProcessEnv = process.env): string {
   const id = configured ?? (env.EVALON_REPLICA_ID || undefined) ?? hostname();
-  if (id.length === 0 || id.length > MAX_REPLICA_ID_LENGTH || /[\u0000-\u001f]/.test(id)) {
+  if (id.length === 0 || id.length > MAX_REPLICA_ID_LENGTH || [...id].some((char) => char < ' ')) {
     throw new LedgerStoreError(
       `ledger: replica id ${JSON.stringify(id)} is not usable (1 to ${MAX_REPLICA_ID_LENGTH} printable characters; set replica_id or EVALON_REPLICA_ID)`,
     );

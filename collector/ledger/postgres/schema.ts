@@ -9,8 +9,7 @@
  * `public`). Never edit a migration that has shipped; append a new one.
  */
 import type pg from 'pg';
-import { LedgerSchemaError } from '../sqlite/errors.ts';
-import { checkMigrationList, type Migration } from '../sqlite/schema.ts';
+import { checkMigrationList, type Migration, migrationError, migrationsToApply } from '../core/migrations.ts';
 
 /** `pg_advisory_xact_lock` key of the migration lock: "Evalon" in ASCII. */
 export const MIGRATION_LOCK_KEY = 0x45_76_61_6c_6f_6e;
@@ -142,20 +141,11 @@ export async function migrate(
       'SELECT max(version) AS version FROM schema_version',
     );
     const current = Number(rows[0]?.version ?? 0);
-    if (current > latest) {
-      throw new LedgerSchemaError(
-        `ledger ${where}: schema version ${current} is newer than this Evalon supports (${latest}) ` +
-          `(upgrade Evalon, or point the ledger at another database)`,
-      );
-    }
-    for (const migration of migrations.slice(current)) {
+    for (const migration of migrationsToApply(migrations, current, where, 'database')) {
       try {
         await client.query(migration.sql);
       } catch (error) {
-        throw new LedgerSchemaError(
-          `ledger ${where}: migration ${migration.version} (${migration.description}) failed: ${(error as Error).message}`,
-          { cause: error },
-        );
+        throw migrationError(where, migration, error);
       }
     }
     if (current < latest) {

@@ -11,8 +11,8 @@
  * would make it so waits for the next statement.
  */
 import type pg from 'pg';
-import type { SpanRow } from '../ledger-rows.ts';
-import { packBytes } from './rows.ts';
+import type { SpanRow } from '../core/rows.ts';
+import { packBytes } from './pack-bytes.ts';
 
 /** At most this many encoded bytes go in one INSERT; the rest waits for the next. */
 export const MAX_FLUSH_BYTES = 32 * 1024 * 1024;

@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LedgerStoreError } from './errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 
 export interface CollectorLock {
   release(): void;

@@ -4,31 +4,18 @@
  * the store's reader connection; writes go through the store's writer (`evaluation-writes.ts`).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { EvaluationRecord } from '../../../src/model/records.ts';
-import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../store.ts';
-import { LedgerQueryError } from './errors.ts';
+import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
+import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
+import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
+import type { InteractionStore } from '../interaction-store.ts';
+import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../ledger-rows.ts';
-import { DEFAULT_INTERACTION_LIMIT, MAX_INTERACTION_LIMIT, parseIsoTime } from './interaction-query.ts';
 import type { WriterClient } from './writer-client.ts';
 
-export type EvaluationStoreMethods = Pick<
-  LedgerStore,
-  | 'enqueueEvaluations'
-  | 'loadInteractionsAwaitingIntake'
-  | 'loadQueuedEvaluations'
-  | 'countQueuedEvaluations'
-  | 'startEvaluations'
-  | 'renewEvaluationLeases'
-  | 'releaseEvaluationLeases'
-  | 'saveEvaluationProgress'
-  | 'recordEvaluations'
-  | 'getEvaluations'
-  | 'pageInteractions'
-  | 'countInteractions'
-  | 'listAgents'
->;
+export type EvaluationStoreMethods = EvaluationQueue &
+  RecordedEvaluations &
+  Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;
 
@@ -72,17 +59,6 @@ export function createEvaluationStoreMethods(
       statements.set(key, statement);
     }
     return statement;
-  }
-
-  function sinceMs(since: string | undefined): number | undefined {
-    if (since === undefined) return undefined;
-    const ms = parseIsoTime(since);
-    if (ms === undefined)
-      throw new LedgerQueryError(
-        'since',
-        `ledger query: since must be an ISO-8601 time (got ${JSON.stringify(since)})`,
-      );
-    return ms;
   }
 
   return {
@@ -194,19 +170,12 @@ export function createEvaluationStoreMethods(
 
     async pageInteractions(query) {
       ensureOpen();
-      const limit = pageLimit(query.limit);
-      const after = query.cursor === undefined ? 0 : Number(query.cursor);
-      if (!Number.isSafeInteger(after) || after < 0)
-        throw new LedgerQueryError(
-          'cursor',
-          `ledger query: cursor ${JSON.stringify(query.cursor)} is not one this store gave`,
-        );
-      const since = sinceMs(query.since);
+      const { after, agentId, sinceMs, limit } = normalizePageQuery(query);
       const params: (string | number)[] = [after];
-      if (query.agentId !== undefined) params.push(query.agentId);
-      if (since !== undefined) params.push(since);
+      if (agentId !== undefined) params.push(agentId);
+      if (sinceMs !== undefined) params.push(sinceMs);
       params.push(limit);
-      const rows = filtered('page', query.agentId !== undefined, since !== undefined).all(...params) as {
+      const rows = filtered('page', agentId !== undefined, sinceMs !== undefined).all(...params) as {
         rowid: number;
         record: string;
       }[];
@@ -216,12 +185,12 @@ export function createEvaluationStoreMethods(
 
     async countInteractions(query) {
       ensureOpen();
-      const since = sinceMs(query.since);
+      const { agentId, sinceMs } = normalizeCountQuery(query);
       const params: (string | number)[] = [];
-      if (query.agentId !== undefined) params.push(query.agentId);
-      if (since !== undefined) params.push(since);
+      if (agentId !== undefined) params.push(agentId);
+      if (sinceMs !== undefined) params.push(sinceMs);
       return Number(
-        (filtered('count', query.agentId !== undefined, since !== undefined).get(...params) as { n: number }).n,
+        (filtered('count', agentId !== undefined, sinceMs !== undefined).get(...params) as { n: number }).n,
       );
     },
 
@@ -236,11 +205,4 @@ export function createEvaluationStoreMethods(
       }));
     },
   };
-}
-
-function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1)
-    throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);
-  return Math.min(limit, MAX_INTERACTION_LIMIT);
 }

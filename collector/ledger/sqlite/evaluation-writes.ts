@@ -8,9 +8,9 @@
  * record whose key is recorded, and removes the key from the queue in the same transaction.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { EvaluationRecordRow, QueuedEvaluationRow } from '../ledger-rows.ts';
+import type { EvaluationRecordRow, QueuedEvaluationRow } from '../core/rows.ts';
 
-export type { EvaluationRecordRow, QueuedEvaluationRow } from '../ledger-rows.ts';
+export type { EvaluationRecordRow, QueuedEvaluationRow } from '../core/rows.ts';
 
 export type EvaluationWriteRequest =
   | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }

@@ -4,10 +4,10 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
-import type { InteractionRow, SpanRow } from '../ledger-rows.ts';
+import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 
-export type { InteractionRow, SpanRow } from '../ledger-rows.ts';
+export type { InteractionRow, SpanRow } from '../core/rows.ts';
 
 export interface LateSpanRow {
   interactionId: string;

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { LedgerStoreError } from './errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 
 /** How long a connection waits for another one's lock before failing. */
 export const BUSY_TIMEOUT_MS = 5000;

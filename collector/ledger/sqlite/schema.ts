@@ -6,13 +6,7 @@
  * Never edit a migration that has shipped; append a new one.
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { LedgerSchemaError } from './errors.ts';
-
-export interface Migration {
-  version: number;
-  description: string;
-  sql: string;
-}
+import { checkMigrationList, type Migration, migrationError, migrationsToApply } from '../core/migrations.ts';
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -119,17 +113,6 @@ export const MIGRATIONS: readonly Migration[] = [
   },
 ];
 
-/** Throws when versions are not 1, 2, 3, ... in order (a programming error, caught by a test). */
-export function checkMigrationList(migrations: readonly Migration[]): void {
-  migrations.forEach((migration, index) => {
-    if (migration.version !== index + 1) {
-      throw new LedgerSchemaError(
-        `ledger schema: migration #${index + 1} has version ${migration.version} (versions must be 1, 2, 3, ... in order)`,
-      );
-    }
-  });
-}
-
 /**
  * Brings the database to the last version of `migrations` and returns it. `where` names the
  * database in messages (its path).
@@ -145,20 +128,11 @@ export function migrate(db: DatabaseSync, where: string, migrations: readonly Mi
       | { version: number | null }
       | undefined;
     const current = Number(row?.version ?? 0);
-    if (current > latest) {
-      throw new LedgerSchemaError(
-        `ledger ${where}: schema version ${current} is newer than this Evalon supports (${latest}) ` +
-          `(upgrade Evalon, or point the ledger at another file)`,
-      );
-    }
-    for (const migration of migrations.slice(current)) {
+    for (const migration of migrationsToApply(migrations, current, where, 'file')) {
       try {
         db.exec(migration.sql);
       } catch (error) {
-        throw new LedgerSchemaError(
-          `ledger ${where}: migration ${migration.version} (${migration.description}) failed: ${(error as Error).message}`,
-          { cause: error },
-        );
+        throw migrationError(where, migration, error);
       }
     }
     if (current < latest) {

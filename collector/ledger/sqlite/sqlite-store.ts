@@ -14,14 +14,15 @@
 import type { StatementSync } from 'node:sqlite';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
-import type { InteractionQuery, LateSpan, LedgerStore } from '../store.ts';
-import { LedgerStoreError } from './errors.ts';
+import type { InteractionQuery } from '../interaction-store.ts';
+import type { LedgerStore } from '../store.ts';
+import { LedgerStoreError } from '../errors.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
-import { normalizeInteractionQuery } from './interaction-query.ts';
-import { interactionRow, spanRows } from '../ledger-rows.ts';
+import { normalizeInteractionQuery } from '../interaction-query.ts';
+import { interactionRow, spanRows } from '../core/rows.ts';
 import { openDatabase, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
-import { decodeSpans } from './span-codec.ts';
+import { decodeSpans } from '../core/span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
 import { takeCollectorLock, type CollectorLock } from './collector-lock.ts';
 
@@ -38,11 +39,8 @@ export interface SqliteStoreOptions {
   writer?: 'thread' | 'inline';
 }
 
-/** The SQLite store: the ledger contract, plus reading back the late spans it keeps. */
-export interface SqliteLedgerStore extends LedgerStore {
-  /** Late spans recorded for one interaction, in arrival order. */
-  loadLateSpans(interactionId: string): Promise<LateSpan[]>;
-}
+/** The SQLite store's type: the ledger contract, nothing more (its callers name it). */
+export type SqliteLedgerStore = LedgerStore;
 
 export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStore {
   const { path } = options;

@@ -6,7 +6,7 @@
 import { extname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
-import { LedgerStoreError } from './errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { CHECKPOINT_INTERVAL_MS, FALLBACK_AUTOCHECKPOINT_PAGES, type OpenOptions } from './open-database.ts';
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';

@@ -9,7 +9,7 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
-import type { DurableProgress, QueuedEvaluation } from '../../ledger/store.ts';
+import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { executeDurable, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';

@@ -7,7 +7,9 @@
  * evaluations are picked up), and a collector started on the same ledger finishes them too.
  */
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
-import type { LedgerStore } from '../../ledger/store.ts';
+import type { EvaluationQueue } from '../../ledger/evaluation-queue.ts';
+import type { InteractionStore } from '../../ledger/interaction-store.ts';
+import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
 import { resolveBinding, settingsAtRunTime } from './binding-resolution.ts';
 import { createEvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
@@ -20,7 +22,7 @@ const PAGE = 500;
 const MAX_WAITING = 2_000;
 
 export interface BackfillOptions {
-  store: LedgerStore;
+  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
   registry: EvaluatorRegistry;
   evaluatorId: string;

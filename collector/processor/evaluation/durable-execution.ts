@@ -14,7 +14,7 @@ import type { EvaluationContext } from '../../../src/evaluation/evaluation-conte
 import { EvaluatorConfig } from '../../../src/evaluation/evaluator-config.ts';
 import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
-import type { DurableProgress, QueuedEvaluation } from '../../ledger/store.ts';
+import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 
 /** The run slot a step holds: `acquire` resolves `false` when the runtime stops instead of granting one. */
 export interface StepSlot {

@@ -6,7 +6,7 @@
  * collector on its ledger). The stores' side is `startEvaluations` / `renewEvaluationLeases` /
  * `releaseEvaluationLeases` in the store contract.
  */
-import type { EvaluationLease, LedgerStore } from '../../ledger/store.ts';
+import type { EvaluationLease, EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
 
 export interface LeaseOption {
@@ -33,7 +33,7 @@ export interface EvaluationLeases {
 }
 
 export function createEvaluationLeases(options: {
-  store: LedgerStore;
+  store: EvaluationQueue;
   lease?: LeaseOption;
   clock: () => number;
   logger: Logger;

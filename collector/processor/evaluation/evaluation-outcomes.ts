@@ -4,7 +4,7 @@
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
-import type { QueuedEvaluation } from '../../ledger/store.ts';
+import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
 
 /** At most one log line per evaluator this often about its failed evaluations. */

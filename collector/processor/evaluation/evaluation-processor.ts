@@ -14,7 +14,9 @@
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
-import type { LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import type { InteractionStore } from '../../ledger/interaction-store.ts';
+import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
@@ -65,7 +67,7 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 }
 
 export interface EvaluationProcessorOptions {
-  store: LedgerStore;
+  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
     Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
   registry: EvaluatorRegistry;

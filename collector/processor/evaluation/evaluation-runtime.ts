@@ -24,7 +24,9 @@
  * the same catching up, from the beginning of the queue.
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
-import type { DurableProgress, LedgerStore, QueuedEvaluation } from '../../ledger/store.ts';
+import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import type { InteractionStore } from '../../ledger/interaction-store.ts';
+import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from '../../config/components/evaluation-processor.ts';
 import type { Logger } from '../../logger.ts';
 import { abandonedRecord, createFailureLog } from './evaluation-outcomes.ts';
@@ -82,7 +84,7 @@ export interface RuntimeStats {
 }
 
 export interface EvaluationRuntimeOptions {
-  store: LedgerStore;
+  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
   registry: EvaluatorRegistry;
   /**
    * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called

@@ -4,7 +4,7 @@
  * such failure; only then is the failure recorded. The runtime asks `defer` about every failed
  * outcome and gets the evaluation back through `rerun` when its wait is over.
  */
-import type { QueuedEvaluation } from '../../ledger/store.ts';
+import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
 
 /** At most one "model unavailable" warning this often (an outage fails every judge at once). */

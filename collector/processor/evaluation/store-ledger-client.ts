@@ -9,7 +9,8 @@
  */
 import { InteractionNotFoundError } from '../../../src/evaluation/errors.ts';
 import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
-import type { InteractionQuery, LedgerStore } from '../../ledger/store.ts';
+import type { InteractionQuery, InteractionStore } from '../../ledger/interaction-store.ts';
+import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 
 /** Interaction records kept; beyond it the oldest are dropped (they are read from the store again). */
@@ -20,7 +21,10 @@ export interface CachingLedgerClient extends LedgerClient {
   remember(records: readonly InteractionRecord[]): void;
 }
 
-export function createStoreLedgerClient(store: LedgerStore, options: { cacheSize?: number } = {}): CachingLedgerClient {
+export function createStoreLedgerClient(
+  store: InteractionStore & RecordedEvaluations,
+  options: { cacheSize?: number } = {},
+): CachingLedgerClient {
   const cacheSize = options.cacheSize ?? DEFAULT_RECORD_CACHE_SIZE;
   const cache = new Map<string, InteractionRecord>();
 

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EvaluationDefaultsConfig, EvaluatorEntryConfig } from '../../config/evalon-config.ts';
-import type { QueuedEvaluation } from '../../ledger/store.ts';
+import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { resolveBinding, type AgentIdentity, type ResolvedBinding } from './binding-resolution.ts';
 import { isSampled } from './sampling.ts';

@@ -9,7 +9,9 @@
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
-import type { LateSpan, LedgerStore } from '../../ledger/store.ts';
+import type { InteractionStore } from '../../ledger/interaction-store.ts';
+import type { ReplicaStore } from '../../ledger/replica-store.ts';
+import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
 import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
@@ -58,7 +60,7 @@ export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
 }
 
 export function createInteractionsProcessor(options: {
-  store: LedgerStore;
+  store: SpanStore & InteractionStore & ReplicaStore;
   config: InteractionsProcessorConfig;
   next?: InteractionsConsumer;
   clock?: () => number;

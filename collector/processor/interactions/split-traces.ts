@@ -3,7 +3,7 @@
  * routed by trace id, docs/scale-out.md); when the routing changes while a trace is in flight (a
  * replica added or removed), its spans can reach two replicas. Each replica decides its part, so
  * this is found when traces are decided, with one store query per batch of decided traces
- * (`LedgerStore.tracesElsewhere`; a store without it, SQLite, skips all of this):
+ * (`ReplicaStore.tracesElsewhere`; a store without it, SQLite, skips all of this):
  *
  * - another replica still holds unreleased spans of the trace: reported;
  * - another replica already recorded interactions of the trace: reported, and the spans this
@@ -14,7 +14,8 @@
  * replicas, at most one per `LOG_INTERVAL_MS` (with how many were not logged).
  */
 import type { SpanData } from '../../model/span.ts';
-import type { LateSpan, LedgerStore, TraceElsewhere, TracesElsewhere } from '../../ledger/store.ts';
+import type { ReplicaStore, TraceElsewhere, TracesElsewhere } from '../../ledger/replica-store.ts';
+import type { LateSpan } from '../../ledger/span-store.ts';
 import type { Logger } from '../../logger.ts';
 
 export const LOG_INTERVAL_MS = 10_000;
@@ -39,7 +40,7 @@ export interface SplitTraces {
   readonly count: number;
 }
 
-export function createSplitTraces(options: { store: LedgerStore; logger: Logger; clock: () => number }): SplitTraces {
+export function createSplitTraces(options: { store: ReplicaStore; logger: Logger; clock: () => number }): SplitTraces {
   const { store, logger, clock } = options;
   let count = 0;
   let lastLog = -Infinity;

@@ -1,8 +1,4 @@
 /**
- * Packing many byte strings into one PostgreSQL parameter. The checks and encodings both stores
- * share are in ../ledger-rows.ts.
- */
-/**
  * Byte strings as one `bytea` parameter plus 1-based offsets and lengths: sent in binary (an array
  * of bytea would travel as hex text), split again by `substring` on the server.
  */

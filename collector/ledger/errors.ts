@@ -1,6 +1,6 @@
 /**
- * Errors of the ledger stores. Messages read `<where>: <what> (<hint>)`; the original error, if
- * any, is the `cause`. Nothing here is SQLite-specific: a PostgreSQL store can throw the same ones.
+ * Errors of the ledger, whatever the store: callers catch these, never a store's own. Messages
+ * read `<where>: <what> (<hint>)`; the original error, if any, is the `cause`.
  */
 
 /** The stored schema cannot be used by this build (newer than it knows, or a broken migration). */

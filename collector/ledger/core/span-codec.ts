@@ -1,9 +1,9 @@
 /**
- * How spans are encoded in the SQLite ledger: the V8 serializer (`node:v8`). It keeps every
- * attribute type as it is (Uint8Array included, where JSON would need a replacer and a reviver),
- * writes a span's shared `origin` once per row, and measured faster than JSON both ways
+ * How every ledger store encodes spans (pending and late): the V8 serializer (`node:v8`). It keeps
+ * every attribute type as it is (Uint8Array included, where JSON would need a replacer and a
+ * reviver), writes a span's shared `origin` once per row, and measured faster than JSON both ways
  * (docs/benchmarks.md, "Ledger store choice"). Node documents the format as backward-compatible,
- * so files written by an older Node read on a newer one. Each row names its codec, so a later
+ * so data written by an older Node reads on a newer one. Each row names its codec, so a later
  * codec can be added without rewriting old rows.
  *
  * Decoded byte arrays are views into the row's buffer (V8 does not copy them): a span holding one
@@ -11,7 +11,7 @@
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SpanData } from '../../model/span.ts';
-import { LedgerStoreError } from './errors.ts';
+import { LedgerStoreError } from '../errors.ts';
 
 export const CODEC_V8 = 1;
 

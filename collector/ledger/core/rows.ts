@@ -4,13 +4,12 @@
  * fields the tables need, durable progress and lease values. Errors name the ledger (`where`), the
  * operation or evaluation and the field, so both stores answer bad input with the same message.
  */
-import type { EvaluationRecord } from '../../src/model/records.ts';
-import type { InteractionRecord } from '../../src/model/records.ts';
-import type { SpanData } from '../model/span.ts';
-import type { DurableProgress, EvaluationLease, QueuedEvaluation } from './store.ts';
-import { LedgerStoreError } from './sqlite/errors.ts';
-import { parseIsoTime } from './sqlite/interaction-query.ts';
-import { CODEC_V8, encodeSpans } from './sqlite/span-codec.ts';
+import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
+import type { SpanData } from '../../model/span.ts';
+import { LedgerStoreError } from '../errors.ts';
+import type { DurableProgress, EvaluationLease, QueuedEvaluation } from '../evaluation-queue.ts';
+import { parseIsoTime } from '../interaction-query.ts';
+import { CODEC_V8, encodeSpans } from './span-codec.ts';
 
 export interface SpanRow {
   traceId: string;

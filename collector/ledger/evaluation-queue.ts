@@ -1,0 +1,114 @@
+/**
+ * The evaluation queue role of the ledger: triggered evaluations, durable from the moment they are
+ * queued until their outcome is recorded; the intake mark (which interactions had their triggers
+ * decided); attempts, leases and durable progress while they run. The evaluation processor,
+ * runtime and backfill use it. Recorded outcomes are read through `RecordedEvaluations`.
+ */
+import type { DurableProgress, EvaluationRecord, InteractionRecord } from '../../src/model/records.ts';
+
+export type { DurableProgress };
+
+/**
+ * A triggered evaluation, durable in the evaluation queue from the moment `enqueueEvaluations`
+ * resolves until `recordEvaluations` records its outcome.
+ */
+export interface QueuedEvaluation {
+  evaluationId: string;
+  interactionId: string;
+  evaluatorId: string;
+  evaluatorVersion: string;
+  agentId: string;
+  /** The agent's roles on the interaction (binding resolution at run time needs them). */
+  roles: string[];
+  flowId?: string;
+  /** ISO-8601. */
+  triggeredAt: string;
+  /** `interaction` when an interaction triggered it, `backfill` when `evalon backfill` did. */
+  source: 'interaction' | 'backfill';
+  /** Attempts started so far (0 until the first starts). Set by the store. */
+  attempts: number;
+  /** When the last attempt started (ISO-8601). Set by the store. */
+  startedAt?: string;
+  /** Queue order, assigned by the store; increases with every enqueue, never reused. */
+  seq?: number;
+  /** A durable evaluation's position, once its first step completed. Set by the store. */
+  progress?: DurableProgress;
+}
+
+export interface EvaluationStart {
+  /** The queued evaluation's `seq`. */
+  seq: number;
+  /** ISO-8601. */
+  startedAt: string;
+}
+
+/**
+ * A collector's claim on queued evaluations it started: until `until` passes, no other owner can
+ * start them. Replicas sharing one ledger take their work this way; the owner renews the leases of
+ * what it runs, and a replica that dies leaves leases that expire, so another resumes its work.
+ */
+export interface EvaluationLease {
+  /** Unique to one running collector process. */
+  owner: string;
+  /** ISO-8601. */
+  until: string;
+}
+
+export interface EvaluationQueue {
+  /**
+   * Durably queues triggered evaluations, in one transaction. An evaluation whose (interaction,
+   * evaluator, evaluator version) is already queued or already recorded is left out. Resolves with
+   * the evaluations queued, `seq` set.
+   *
+   * `intake` names the interactions whose triggers these are (possibly none of them triggered
+   * anything): they are marked as taken in, in the same transaction, so that
+   * `loadInteractionsAwaitingIntake` no longer returns them.
+   */
+  enqueueEvaluations(evaluations: QueuedEvaluation[], options?: { intake?: string[] }): Promise<QueuedEvaluation[]>;
+
+  /**
+   * Interactions recorded after the last one taken in by `enqueueEvaluations({ intake })`, in the
+   * order they were recorded: what a collector that stopped between recording an interaction and
+   * queuing its evaluations still has to trigger. A new ledger starts with none awaiting.
+   */
+  loadInteractionsAwaitingIntake(limit: number): Promise<InteractionRecord[]>;
+
+  /**
+   * Queued evaluations in queue order, after `afterSeq` when given; default limit 1000. With
+   * `claimableBy`, only those that owner could start at that time (no lease, an expired one, or its own).
+   */
+  loadQueuedEvaluations(options?: {
+    afterSeq?: number;
+    limit?: number;
+    claimableBy?: { owner: string; at: string };
+  }): Promise<QueuedEvaluation[]>;
+  countQueuedEvaluations(): Promise<number>;
+
+  /**
+   * Starts evaluations (before they run): counts an attempt of each, so attempts survive a restart,
+   * and takes `lease` on it. An evaluation is started only if it is still queued and no other owner
+   * holds an unexpired lease on it (without `lease`: no unexpired lease at all; the start's time
+   * is the time compared). Resolves with the seqs started, in one transaction.
+   */
+  startEvaluations(starts: EvaluationStart[], lease?: EvaluationLease): Promise<number[]>;
+
+  /** Extends `lease` to the given seqs it still holds; resolves with those (a lost one was expired and taken). */
+  renewEvaluationLeases(lease: EvaluationLease, seqs: number[]): Promise<number[]>;
+
+  /** Gives up `owner`'s leases on the given seqs (a collector stopping), so another can start them at once. */
+  releaseEvaluationLeases(owner: string, seqs: number[]): Promise<void>;
+
+  /**
+   * Saves durable evaluations' progress, in one transaction, replacing what was saved before. An
+   * update for an evaluation no longer queued (its outcome recorded) is ignored. The progress is
+   * returned by `loadQueuedEvaluations` until the outcome is recorded.
+   */
+  saveEvaluationProgress(updates: { seq: number; progress: DurableProgress }[]): Promise<void>;
+
+  /**
+   * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
+   * record per (interaction, evaluator, evaluator version): a record whose key is already recorded
+   * is dropped. Resolves with the ids of the records written.
+   */
+  recordEvaluations(records: EvaluationRecord[]): Promise<string[]>;
+}

@@ -1,0 +1,42 @@
+/**
+ * The span role of the ledger: the write-ahead path of received spans (appended before the
+ * receiver acknowledges them, replayed at start, released once their interactions are decided)
+ * and the late spans that arrived after their interaction was completed. The interactions
+ * processor is its user.
+ *
+ * Durability contract: when `appendSpans` resolves, the spans survive a `kill -9` of the process.
+ * The receiver acknowledges an OTLP request only after that.
+ */
+import type { SpanData } from '../model/span.ts';
+
+/** A late span: it arrived after the interaction it belongs to was completed. */
+export interface LateSpan {
+  interactionId: string;
+  span: SpanData;
+}
+
+export interface SpanStore {
+  /** Durably stores received spans (the write-ahead path). Resolves once durable. */
+  appendSpans(spans: SpanData[]): Promise<void>;
+
+  /** Every span stored by `appendSpans` whose trace has not been released: what a restart replays. */
+  loadPendingSpans(): Promise<SpanData[]>;
+
+  /** The stored, unreleased spans of one trace. */
+  loadTraceSpans(traceId: string): Promise<SpanData[]>;
+
+  /**
+   * The stored, unreleased spans of several traces at once (one round trip on a remote store), by
+   * trace id, each in the order appended; a trace with none is absent.
+   */
+  loadSpansOfTraces(traceIds: string[]): Promise<Map<string, SpanData[]>>;
+
+  /** Drops the stored spans of traces whose interactions are all decided. */
+  releaseTraces(traceIds: string[]): Promise<void>;
+
+  /** Keeps spans that arrived after their interaction completed. */
+  putLateSpans(late: LateSpan[]): Promise<void>;
+
+  /** The late spans kept for one interaction, in the order they arrived; none for an unknown id. */
+  loadLateSpans(interactionId: string): Promise<LateSpan[]>;
+}
