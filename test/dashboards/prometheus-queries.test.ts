@@ -1,7 +1,8 @@
 /**
  * Every PromQL expression of the committed dashboards, run by a real Prometheus that scrapes the
  * collector's metrics endpoint while demo traffic flows (`evalon demo`: the instrumented support
- * agent, every evaluation outcome, an LLM judge's tokens), returns data. Needs the
+ * agent, every evaluation outcome, an LLM judge's tokens), returns data, and the same Prometheus
+ * evaluates the shipped alerting rules (dashboards/alerts) without an error. Needs the
  * `prometheus` binary (Debian's `prometheus` package; or EVALON_PROMETHEUS_BIN); without it the
  * test is skipped, unless EVALON_REQUIRE_PROMETHEUS=1 (CI), where that is a failure.
  */
@@ -10,10 +11,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../../collector/demo/demo.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { committedDashboards, expand, labelValuesQuery, panelQueries } from './dashboard-queries.ts';
+
+/** The shipped alerting rules (docs/alerts.md), loaded as `rule_files`. */
+const ALERT_RULES = fileURLToPath(new URL('../../dashboards/alerts/*.yaml', import.meta.url));
 
 function findPrometheus(): string | undefined {
   if (process.env.EVALON_PROMETHEUS_BIN) return process.env.EVALON_PROMETHEUS_BIN;
@@ -71,7 +76,7 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
     const target = demo.collector.prometheusAddress!;
     writeFileSync(
       join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ targets: ['${target.host}:${target.port}'] }]\n`,
+      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nrule_files: [${JSON.stringify(ALERT_RULES)}]\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ targets: ['${target.host}:${target.port}'] }]\n`,
     );
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;
@@ -121,6 +126,27 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
       if (values.length === 0) empty.push(`${query.file} "${query.panel}" ${query.refId}: ${query.expr}`);
     }
     expect(empty, 'queries without data').toEqual([]);
+  });
+
+  it('evaluates the alerting rules on the metrics of the collector without errors', async () => {
+    type Rule = { name: string; type: string; health: string; lastError?: string };
+    const rules = await pollUntil(
+      async () => {
+        const response = await fetch(`${api}/api/v1/rules`);
+        const body = (await response.json()) as { data: { groups: Array<{ name: string; rules: Rule[] }> } };
+        const all = body.data.groups.flatMap((group) => group.rules.map((rule) => ({ ...rule, group: group.name })));
+        return all.length > 0 && all.every((rule) => rule.health !== 'unknown') ? all : undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 250, what: 'an evaluation of every alerting rule' },
+    );
+    expect(rules.filter((rule) => rule.type === 'alerting').length).toBeGreaterThan(5);
+    const broken = rules.filter((rule) => rule.health !== 'ok').map((rule) => `${rule.name}: ${rule.lastError}`);
+    expect(broken, 'rules that failed to evaluate').toEqual([]);
+    // The pass-rate series are recorded from the demo's verdicts, with the default threshold.
+    expect((await promQuery('evalon:pass_rate:ratio30m')).length).toBeGreaterThan(0);
+    const thresholds = await promQuery('evalon:pass_rate_threshold:effective');
+    expect(thresholds.length).toBeGreaterThan(0);
+    for (const series of thresholds) expect(Number(series.value[1])).toBe(0.8);
   });
 
   it('fills every variable of the committed dashboards', async () => {
