@@ -1,6 +1,7 @@
 /**
- * Binding resolution, as docs/configuration.md ("Evaluator entries and bindings") states it. For one evaluator entry and one agent (its id
- * and roles), which binding applies and with what effective settings:
+ * Binding resolution, as docs/configuration.md ("Evaluator entries and bindings") states it. For
+ * one evaluator entry and one agent (its id and roles), which binding applies and with what
+ * effective settings:
  *
  * - precedence: the entry for the agent under `agents`, else the entry for one of its roles under
  *   `agent-roles`, else the `*` entry under `agent-roles` (which binds every agent with any role);
