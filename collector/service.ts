@@ -75,6 +75,8 @@ export async function startCollector(
   const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
   const evaluationProcessor = createEvaluationProcessor({
     onRecorded: (record) => telemetry.verdicts.record(record),
+    // LLM judges' model calls become spans on the exporters' provider, under their evaluation's span.
+    ...(telemetry.tracerProvider ? { tracerProvider: telemetry.tracerProvider } : {}),
     store,
     config: { ...evaluation, evaluators: evaluating ? evaluation.evaluators : {} },
     registry,

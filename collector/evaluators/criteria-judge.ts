@@ -44,6 +44,7 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
+import { judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
 
 const ID = 'criteria-judge';
 /**
@@ -73,11 +74,14 @@ export interface CriteriaJudgeState {
 export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState> {
   readonly #ledger: LedgerClient;
   readonly #options: JudgeEvaluatorOptions;
+  readonly #judgeCalls: JudgeCallRecorder | undefined;
 
-  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}) {
+  /** `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit). */
+  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}, judgeCalls?: JudgeCallRecorder) {
     super();
     this.#ledger = ledger;
     this.#options = options;
+    this.#judgeCalls = judgeCalls;
   }
 
   override settings(): DurableSettings {
@@ -105,7 +109,7 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     const context = this.evaluationContext();
     const state = this.currentState();
     const interaction: InteractionRecord = await this.#ledger.getInteraction(context.subject.interactionId);
-    const client = judgeModelClient(this.#options, {
+    const client = judgeModelClient(this.#options, this.#judgeCalls, {
       traceId: interaction.traceId,
       evaluationId: context.evaluationId,
       evaluatorId: context.evaluatorId,
@@ -164,7 +168,7 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
     description:
       'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
-    create: ({ ledger }) => new CriteriaJudgeEvaluator(ledger, options),
+    create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * The built-in evaluators (spec §8), registered in every collector under these ids. Bind them in
+ * The built-in evaluators, registered in every collector under these ids. Bind them in
  * `processors.evaluation.evaluators` like any other evaluator; their properties are documented in
  * docs/evaluators.md (the LLM judges `llm-judge` and `criteria-judge`: section "LLM judges").
  */

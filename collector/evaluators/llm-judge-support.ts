@@ -1,9 +1,9 @@
 /**
  * What the two LLM judges (`llm-judge`, `criteria-judge`) share: the model client they call (from
- * the environment, with a per-evaluator `model`; given the evaluation's trace, each call becomes a
- * `chat <model>` span under the evaluation's span), the interaction record as the judge's
- * transcript, and the token-usage attributes the telemetry exporter turns into
- * `gen_ai.client.token.usage`.
+ * the environment, with a per-evaluator `model`; each call reported to the runtime's judge-call
+ * recorder, which makes it a `chat <model>` span under the evaluation's span), the interaction
+ * record as the judge's transcript, and the token-usage attributes the telemetry exporter turns
+ * into `gen_ai.client.token.usage`.
  */
 import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 import type { Evaluation } from '../../src/evaluation/evaluation.ts';
@@ -17,9 +17,9 @@ import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { observeModelCalls, type ObservedModelClient } from '../../src/judge/observed-model-client.ts';
 import type { TranscriptEntry } from '../../src/judge/transcript.ts';
-import { USAGE_ATTRIBUTES } from '../exporter/collector-metrics.ts';
-import { emitJudgeCall, type JudgeCallTrace } from '../exporter/judge-calls.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
+import type { JudgeCallRecorder, JudgeCallTrace } from './judge-calls.ts';
+import { USAGE_ATTRIBUTES } from './usage-attributes.ts';
 
 /** How a judge evaluator gets its model (tests inject the environment, a short backoff, or a client). */
 export interface JudgeEvaluatorOptions {
@@ -36,19 +36,26 @@ export const JUDGE_TIMEOUT_MS = 300_000;
 
 const clients = new Map<string, ModelClient>();
 
-export type { JudgeCallTrace };
-
 /**
  * The client for one evaluation: the environment's (one per base URL, key and CA bundle, reused)
  * or the given one, observed. It counts the tokens of every call (`usage`, `calls`: a judge that
- * fails after calling the model still reports them), and with `trace` each call is reported to
- * the collector's exporters as a `chat <model>` span in the interaction's trace, child of the
- * evaluation's span, marked with the evaluation id (loop safety). Without an exporter (no traces
- * pipeline, or the test kit) nothing is emitted.
+ * fails after calling the model still reports them), and given the runtime's `recorder` and the
+ * evaluation's `trace`, each call is reported to it, timed by its clock (the runtime makes it a
+ * `chat <model>` span in the interaction's trace, child of the evaluation's span). Without a
+ * recorder (the test kit, no traces exported) nothing is reported.
  */
-export function judgeModelClient(options: JudgeEvaluatorOptions, trace?: JudgeCallTrace): ObservedModelClient {
+export function judgeModelClient(
+  options: JudgeEvaluatorOptions,
+  recorder?: JudgeCallRecorder,
+  trace?: JudgeCallTrace,
+): ObservedModelClient {
   const client = baseModelClient(options);
-  return observeModelCalls(client, trace ? (report) => emitJudgeCall({ ...trace, ...report }) : undefined);
+  if (!recorder || !trace) return observeModelCalls(client);
+  return observeModelCalls(
+    client,
+    (report) => recorder.record({ ...trace, ...report }),
+    () => recorder.now(),
+  );
 }
 
 function baseModelClient(options: JudgeEvaluatorOptions): ModelClient {

@@ -10,7 +10,8 @@
  * goes on the Evaluation as `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` with
  * `gen_ai.request.model`; when the judge fails after calling the model, the same attributes (and
  * `judge_calls`) go on the failed outcome. Each model call is a `chat <model>` span in the
- * interaction's trace, child of this evaluation's span (llm-judge-support.ts).
+ * interaction's trace, child of this evaluation's span, through the recorder the runtime creates
+ * the evaluator with (judge-calls.ts).
  */
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
@@ -28,6 +29,7 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
+import { judgeCallsOf } from './judge-calls.ts';
 
 const ID = 'llm-judge';
 
@@ -36,8 +38,9 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
     id: ID,
     description: 'a model judges the interaction against a rubric (score, label, explanation)',
     timeoutMs: JUDGE_TIMEOUT_MS,
-    create: ({ ledger }) => ({
+    create: (dependencies) => ({
       async evaluate(context) {
+        const { ledger } = dependencies;
         const config = context.config();
         const rubric = optionalText(config, ID, 'rubric');
         const promptTemplate = optionalText(config, ID, 'prompt_template');
@@ -51,7 +54,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options, {
+        const client = judgeModelClient(options, judgeCallsOf(dependencies), {
           traceId: interaction.traceId,
           evaluationId: context.evaluationId,
           evaluatorId: context.evaluatorId,

@@ -1,5 +1,5 @@
 /**
- * `reply-length`: the final response is at least `min-length` characters long (the seed's
+ * `reply-length`: the final response is at least `min-length` characters long (the documented
  * example evaluator), and at most `max-length` when that is set. Characters are Unicode code
  * points. Properties: `min-length` (required), `max-length`.
  */

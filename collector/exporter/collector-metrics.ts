@@ -7,6 +7,7 @@
 import { ValueType, type Attributes, type Meter } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
+import { USAGE_ATTRIBUTES } from '../evaluators/usage-attributes.ts';
 import {
   AGENT,
   EVALUATOR,
@@ -59,12 +60,7 @@ export interface CollectorMetrics {
 }
 
 /** Evaluation attributes an LLM judge sets to report its token usage (see docs/metrics.md). */
-export const USAGE_ATTRIBUTES = {
-  inputTokens: 'gen_ai.usage.input_tokens',
-  outputTokens: 'gen_ai.usage.output_tokens',
-  provider: 'gen_ai.provider.name',
-  model: 'gen_ai.request.model',
-} as const;
+export { USAGE_ATTRIBUTES };
 
 export function createCollectorMetrics(meter: Meter): CollectorMetrics {
   const evaluations = meter.createCounter(METRICS.evaluations.name, {

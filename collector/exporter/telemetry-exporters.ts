@@ -2,7 +2,7 @@
  * The exporters stage, built from the configuration's `exporters` and `service.pipelines`:
  *
  * - traces pipeline → `otlphttp`: an `evaluate <evaluator-id>` span per outcome, a `chat <model>`
- *   span per LLM-judge model call (its child; registered as the judge-call sink while started),
+ *   span per LLM-judge model call (its child, made by the evaluation runtime on `tracerProvider`),
  *   and with `forward: true` the received spans as well;
  * - logs pipeline → `otlphttp`: a `gen_ai.evaluation.result` log event per outcome;
  * - metrics pipeline → `prometheus` (scrape endpoint) and/or `otlphttp` (pushed periodically).
@@ -12,14 +12,13 @@
  * processor's `onRecorded`, `onInteractionsRecorded` to the interactions processor's, `forwarder`
  * behind the receiver, `metrics.observe` to the running components.
  */
-import { createNoopMeter } from '@opentelemetry/api';
+import { createNoopMeter, type TracerProvider } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { EvalonConfig, HostPort } from '../config/evalon-config.ts';
 import type { Logger } from '../logger.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import { createCollectorMetrics, type CollectorMetrics } from './collector-metrics.ts';
-import { registerJudgeCallSink } from './judge-calls.ts';
 import { createEvaluationSpans, type EvaluationSpans } from './otlp/evaluation-spans.ts';
 import { logExportFailures } from './otlp/export-failures.ts';
 import {
@@ -56,11 +55,16 @@ export interface TelemetryExporters {
   readonly metrics: CollectorMetrics;
   /** Present when the traces pipeline exports to `otlphttp` with `forward: true`. */
   readonly forwarder?: SpanForwarder;
+  /**
+   * The evaluation spans' provider, when the traces pipeline exports to `otlphttp`: give it to the
+   * evaluation processor (`tracerProvider`), whose LLM judges' model calls become spans on it.
+   */
+  readonly tracerProvider?: TracerProvider;
   /** `InteractionsProcessor.onRecorded`: counts interactions and remembers their end for the lag. */
   onInteractionsRecorded(records: readonly InteractionRecord[]): void;
   /** Where the Prometheus endpoint listens, once started (absent when not configured). */
   prometheusAddress(): HostPort | undefined;
-  /** Starts the Prometheus endpoint and receives LLM judges' model calls (judge-calls.ts); everything else runs from creation. */
+  /** Starts the Prometheus endpoint; everything else runs from creation. */
   start(): Promise<void>;
   /** Exports everything pending now: events, spans, forwarded spans, OTLP metrics. Never rejects. */
   flush(): Promise<void>;
@@ -132,11 +136,11 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
   }
 
   let stopped: Promise<void> | undefined;
-  let unregisterJudgeCalls: (() => void) | undefined;
   return {
     verdicts,
     metrics,
     ...(forwarder ? { forwarder } : {}),
+    ...(spans ? { tracerProvider: spans.tracerProvider } : {}),
     onInteractionsRecorded(records) {
       metrics.recordInteractions(records);
       verdicts.rememberInteractions(records);
@@ -150,12 +154,10 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
     },
     async start() {
       await prometheus?.start();
-      if (spans && !stopped) unregisterJudgeCalls ??= registerJudgeCallSink((call) => spans.emitJudgeCall(call));
     },
     flush,
     shutdown() {
       stopped ??= (async () => {
-        unregisterJudgeCalls?.();
         await verdicts.settled();
         // Each stops on its own: one failing export must not keep the others from flushing.
         const results = await Promise.allSettled([

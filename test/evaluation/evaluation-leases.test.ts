@@ -3,6 +3,7 @@
  * on one ledger run every evaluation exactly once between them; work leased by an owner that died
  * is started by another once the lease expires; a runtime that stops releases its leases so
  * another can start that work at once; leases of long evaluations are renewed while they run.
+ * Lease expiry and renewal run on a manual clock: time passes when the test says so.
  * The store contract suite checks the stores' side of leases on SQLite and PostgreSQL alike.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -15,6 +16,7 @@ import type { QueuedEvaluation } from '../../collector/ledger/store.ts';
 import { silentLogger } from '../../collector/logger.ts';
 import { createEvaluationRuntime } from '../../collector/processor/evaluation/evaluation-runtime.ts';
 import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
+import type { Clock } from '../../collector/processor/evaluation/clock.ts';
 import {
   defineEvaluator,
   effects,
@@ -24,6 +26,7 @@ import {
 } from '../../src/evaluation/index.ts';
 import { testInteractionRecord } from '../../src/testing/index.ts';
 import { pollUntil } from '../helpers/poll.ts';
+import { createManualClock } from './helpers/manual-clock.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -55,6 +58,7 @@ function startRuntime(
   owner: string,
   evaluators: EvaluatorDefinition[],
   lease = { durationMs: 30_000, rescanMs: 50 },
+  clock?: Clock,
 ) {
   const recorded: EvaluationRecord[] = [];
   const runtime = createEvaluationRuntime({
@@ -66,6 +70,7 @@ function startRuntime(
     onRecorded: (record) => recorded.push(record),
     shutdownGraceMs: 0,
     lease: { owner, ...lease },
+    ...(clock ? { clock } : {}),
   });
   cleanups.push(() => runtime.shutdown());
   return { runtime, recorded };
@@ -124,10 +129,11 @@ it('two runtimes sharing the queue run every evaluation once between them', asyn
 });
 
 it('starts work leased by an owner that died once its lease expires, counting the dead attempt', async () => {
+  const clock = createManualClock();
   const { store, interactionIds } = await openLedger(3);
   const queued = await store.enqueueEvaluations(evaluationsFor(interactionIds, 'counted'));
   // A replica started them and died: its leases run for another 300 ms and are never renewed.
-  const diedAt = Date.now();
+  const diedAt = clock.now();
   expect(
     await store.startEvaluations(
       queued.map((q) => ({ seq: q.seq!, startedAt: new Date(diedAt).toISOString() })),
@@ -135,11 +141,20 @@ it('starts work leased by an owner that died once its lease expires, counting th
     ),
   ).toHaveLength(3);
   const runs = new Map<string, number>();
-  const survivor = startRuntime(store, 'replica-b', [countingEvaluator('counted', runs)], {
-    durationMs: 5_000,
-    rescanMs: 20,
-  });
+  const survivor = startRuntime(
+    store,
+    'replica-b',
+    [countingEvaluator('counted', runs)],
+    { durationMs: 5_000, rescanMs: 20 },
+    clock,
+  );
   await survivor.runtime.start();
+  // Rescans until just before the lease runs out leave the work alone.
+  await clock.advance(299);
+  await survivor.runtime.idle();
+  expect(runs.size).toBe(0);
+  expect(survivor.recorded).toEqual([]);
+  await clock.advance(21);
   await pollUntil(() => (survivor.recorded.length === 3 ? true : undefined), { timeoutMs: 10_000 });
   // Not before the dead owner's lease ran out.
   for (const record of survivor.recorded) {
@@ -180,21 +195,25 @@ it('renews the leases of evaluations that run longer than a lease, so no other o
   const runs = new Map<string, number>();
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
-  const slow = startRuntime(store, 'replica-a', [countingEvaluator('counted', runs, gate)], {
-    durationMs: 900,
-    rescanMs: 100,
-  });
+  const clock = createManualClock();
+  const slow = startRuntime(
+    store,
+    'replica-a',
+    [countingEvaluator('counted', runs, gate)],
+    { durationMs: 900, rescanMs: 100 },
+    clock,
+  );
   await slow.runtime.start();
   const [queued] = await store.enqueueEvaluations(evaluationsFor(interactionIds, 'counted'));
   slow.runtime.submit([queued]);
   await pollUntil(() => (runs.size === 1 ? true : undefined));
   // Well past several lease durations, the lease is still held: another owner cannot start it.
   for (let i = 0; i < 4; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await clock.advance(400);
     expect(
-      await store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }], {
+      await store.startEvaluations([{ seq: queued.seq!, startedAt: new Date(clock.now()).toISOString() }], {
         owner: 'replica-b',
-        until: new Date(Date.now() + 1000).toISOString(),
+        until: new Date(clock.now() + 1000).toISOString(),
       }),
     ).toEqual([]);
   }

@@ -9,8 +9,10 @@ import { defineEvaluator, effects, Evaluation } from '../../src/evaluation/index
 import { testInteractionRecord } from '../../src/testing/index.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import { createLogger } from '../../collector/logger.ts';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../collector/processor/evaluation/runtime-shutdown.ts';
 import { startProcessorHarness, type ProcessorHarness } from './helpers/processor-harness.ts';
 import { pollUntil } from '../helpers/poll.ts';
+import { createManualClock } from './helpers/manual-clock.ts';
 import { recordingEvaluator, type Seen } from './helpers/test-evaluators.ts';
 
 const harnesses: ProcessorHarness[] = [];
@@ -318,10 +320,11 @@ describe('evaluation processor under a saturated event loop', () => {
     const seen: Seen[] = [];
     let budget = 200;
     const governor = { tryStart: () => budget > 40, onWindow() {}, budget: () => budget, stop() {} };
+    const clock = createManualClock();
     const h = await harness({
       yaml: `evaluators:\n  e:\n    agents:\n      support-agent: {}\n`,
       evaluators: [recordingEvaluator('e', seen)],
-      processor: { governor },
+      processor: { governor, clock },
     });
     // One busy window (the budget halved once, still high) does not hold intake back.
     const busy = Array.from({ length: 5 }, () => interaction('support-agent'));
@@ -336,7 +339,8 @@ describe('evaluation processor under a saturated event loop', () => {
     expect(h.processor.stats.intakeDeferred).toBe(3);
     expect(await h.store.loadInteractionsAwaitingIntake(100)).toHaveLength(15);
     budget = Number.POSITIVE_INFINITY;
-    await h.processor.idle();
+    // Intake resumes at its next check of the loop's room.
+    await clock.advanceUntil(h.processor.idle());
     expect(seen.map((s) => s.interactionId).sort()).toEqual(
       [...busy, ...batches.flat()].map((r) => r.interactionId).sort(),
     );
@@ -396,16 +400,25 @@ describe('evaluation processor across restarts', () => {
         },
       }),
     });
+    // The default grace period, on a manual clock.
+    const clock = createManualClock();
     const h = await harness({
       yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`,
       evaluators: [stubborn],
-      processor: { shutdownGraceMs: 30 },
+      processor: { clock },
     });
     const records = Array.from({ length: 20 }, () => interaction('support-agent'));
     await h.record(records);
     await pollUntil(() => (ran.length > 0 ? true : undefined), { what: 'the first evaluation to start' });
     const t0 = performance.now();
-    await h.processor.shutdown(); // the running evaluation is stuck: stopped after the grace period
+    let stopped = false;
+    const stopping = h.processor.shutdown().then(() => (stopped = true));
+    // The running evaluation is stuck: shutdown waits out the grace period, then stops it.
+    await clock.whenTimeout(DEFAULT_SHUTDOWN_GRACE_MS);
+    await clock.advance(DEFAULT_SHUTDOWN_GRACE_MS - 1);
+    expect(stopped).toBe(false);
+    await clock.advance(1);
+    await stopping;
     expect(performance.now() - t0).toBeLessThan(2_000);
     expect(await h.store.countQueuedEvaluations()).toBe(20);
     release = true;
@@ -428,16 +441,20 @@ describe('evaluation processor across restarts', () => {
         },
       }),
     });
+    const clock = createManualClock();
     const h = await harness({
       yaml: `evaluators:\n  gated:\n    agents:\n      support-agent: {}\n`,
       evaluators: [gated],
-      processor: { shutdownGraceMs: 20 },
+      processor: { shutdownGraceMs: 20, clock },
     });
     const records = [interaction('support-agent'), interaction('support-agent')];
     await h.record(records);
     while (attemptsSeen.length < 2) await sleep(5);
     blocking = false;
-    await h.restart();
+    // Both are blocked: the shutdown before the restart stops them once its grace period has passed.
+    const restarting = h.restart();
+    await clock.passTimeout(20);
+    await restarting;
     await h.processor.idle();
     for (const record of records) {
       const evaluations = await h.store.getEvaluations(record.interactionId);

@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLlmJudgeEvaluator } from '../../collector/evaluators/llm-judge.ts';
-import { registerJudgeCallSink, resetJudgeCallSinks, type JudgeCall } from '../../collector/exporter/judge-calls.ts';
+import type { JudgeCall, JudgeDependencies } from '../../collector/evaluators/judge-calls.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
-import { Subject } from '../../src/evaluation/index.ts';
+import { defineEvaluator, Subject } from '../../src/evaluation/index.ts';
 import { DATA_SAFETY_RULE } from '../../src/judge/judge-prompt.ts';
 import { DEFAULT_MODEL } from '../../src/judge/model-settings.ts';
 import { EvaluatorTestKit, TestLedgerClient, testInteractionRecord } from '../../src/testing/index.ts';
@@ -24,7 +24,6 @@ beforeAll(async () => {
 afterAll(() => scripted.close());
 beforeEach(() => {
   scripted.reset();
-  resetJudgeCallSinks();
 });
 
 const RUBRIC = 'The reply answers the question about the order and states when it arrives.';
@@ -141,16 +140,25 @@ describe('llm-judge', () => {
     expect(result.outcome.type === 'failed' && result.outcome.attributes).toBeFalsy();
   });
 
-  it('reports each model call, with its retries and the evaluation’s trace, to the registered judge-call sink', async () => {
+  it('reports each model call, with its retries and the evaluation’s trace, to the judge-call recorder it is created with', async () => {
     const calls: JudgeCall[] = [];
-    const unregister = registerJudgeCallSink((call) => calls.push(call));
+    const stamps = [1_000, 1_250, 1_500];
+    const recorder = { now: () => stamps.shift() ?? 2_000, record: (call: JudgeCall) => calls.push(call) };
+    // As the collector's runtime creates it: the recorder next to the ledger.
+    const definition = judge();
+    const recorded = defineEvaluator({
+      id: definition.id,
+      create: (dependencies) => {
+        const withRecorder: JudgeDependencies = { ...dependencies, judgeCalls: recorder };
+        return definition.create(withRecorder);
+      },
+    });
     scripted.enqueue({ errorStatus: 529 }, verdict({ passed: true, score: 1, explanation: 'ok' }));
     const record = testInteractionRecord();
-    const result = await EvaluatorTestKit.of(judge())
+    const result = await EvaluatorTestKit.of(recorded)
       .withLedger(TestLedgerClient.create().seed(record))
       .withConfig({ rubric: RUBRIC, model: 'claude-judge' })
       .evaluate(Subject.interaction(record.interactionId, record.agentId));
-    unregister();
     expect(result.isComplete()).toBe(true);
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({
@@ -163,6 +171,8 @@ describe('llm-judge', () => {
     });
     expect(calls[0].error).toBeUndefined();
     expect(calls[0].endTimeMs).toBeGreaterThanOrEqual(calls[0].startTimeMs);
+    // Timed by the recorder's clock (the runtime's): start, the retry, end.
+    expect(calls[0]).toMatchObject({ startTimeMs: 1_000, retries: [{ timeMs: 1_250 }], endTimeMs: 1_500 });
   });
 
   it('rejects a verdict that fails validation (score out of range), and accepts a valid retry', async () => {

@@ -4,7 +4,8 @@
  * they wait with a backoff and run again, and when the model recovers every one of them completes,
  * exactly once. A permanent error (400) is still a failed record at once, and an outage longer than
  * `unavailableRetryForMs` ends in a failed record too. Real SDK against the scripted model, real
- * SQLite ledger, the built-in `llm-judge` (plain) and `criteria-judge` (durable).
+ * SQLite ledger, the built-in `llm-judge` (plain) and `criteria-judge` (durable); the backoffs
+ * (the default, 1 s doubling) pass on a manual clock.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,6 +27,7 @@ import type { EvaluationRecord } from '../../src/evaluation/index.ts';
 import { ModelCallError } from '../../src/judge/anthropic-model-client.ts';
 import { createScriptedModel, testInteractionRecord, type ScriptedModel } from '../../src/testing/index.ts';
 import { pollUntil } from '../helpers/poll.ts';
+import { createManualClock, type ManualClock } from './helpers/manual-clock.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -43,6 +45,7 @@ interface Setup {
   model: ScriptedModel;
   recorded: EvaluationRecord[];
   interactionIds: string[];
+  clock: ManualClock;
 }
 
 async function setUp(options: { interactions: number; unavailableRetryForMs?: number }): Promise<Setup> {
@@ -61,6 +64,7 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
     })),
   );
   const recorded: EvaluationRecord[] = [];
+  const clock = createManualClock();
   const runtime = createEvaluationRuntime({
     store,
     registry,
@@ -69,7 +73,7 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
     logger: silentLogger,
     onRecorded: (record) => recorded.push(record),
     shutdownGraceMs: 0,
-    unavailableBackoff: { baseMs: 10, maxMs: 50 },
+    clock,
     ...(options.unavailableRetryForMs !== undefined ? { unavailableRetryForMs: options.unavailableRetryForMs } : {}),
   });
   cleanups.push(async () => {
@@ -89,7 +93,7 @@ async function setUp(options: { interactions: number; unavailableRetryForMs?: nu
     interactionIds.push(interactionId);
   }
   await runtime.start();
-  return { store, runtime, model, recorded, interactionIds };
+  return { store, runtime, model, recorded, interactionIds, clock };
 }
 
 async function queueBoth(setup: Setup): Promise<QueuedEvaluation[]> {
@@ -148,12 +152,13 @@ it('waits out a 529 outage and completes every evaluation once the model recover
   const duringOutage = setup.model.requests.length;
   expect(setup.recorded).toEqual([]);
   // Still waiting a little later: they back off and try again, and nothing is recorded.
+  await setup.clock.advance(1_000);
   await pollUntil(() => setup.model.requests.length >= duringOutage + queued.length || undefined, {
     timeoutMs: 20_000,
   });
   expect(setup.recorded).toEqual([]);
   outage = false;
-  await setup.runtime.idle();
+  await setup.clock.advanceUntil(setup.runtime.idle());
   expect(setup.recorded).toHaveLength(queued.length);
   expect(setup.recorded.every((record) => record.outcome.type === 'verdict' && record.outcome.evaluation.passed)).toBe(
     true,
@@ -186,7 +191,7 @@ it('records an evaluation as failed when the outage outlasts unavailableRetryFor
   const setup = await setUp({ interactions: 1, unavailableRetryForMs: 150 });
   setup.model.fixedResponse({ errorStatus: 529 });
   const queued = await queueBoth(setup);
-  await setup.runtime.idle();
+  await setup.clock.advanceUntil(setup.runtime.idle());
   expect(setup.recorded).toHaveLength(queued.length);
   for (const record of setup.recorded)
     expect(record.outcome).toMatchObject({ type: 'failed', error: expect.stringMatching(/529|overloaded/i) });

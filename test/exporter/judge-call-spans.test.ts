@@ -3,8 +3,9 @@
  * OTLP; the built-in `llm-judge` calls the scripted model through the real Anthropic SDK
  * (ANTHROPIC_BASE_URL); what the collector exports is captured by a local OTLP receiver. Each
  * model call comes out as a `chat <model>` span in the interaction's trace, child of the exported
- * `evaluate llm-judge` span; a failed judge still reports the tokens it spent; and the judge's
- * spans, sent back to the collector, are recorded without triggering any evaluation.
+ * `evaluate llm-judge` span; a failed judge still reports the tokens it spent; the judge's
+ * spans, sent back to the collector, are recorded without triggering any evaluation; and two
+ * collectors in one process each export their own judges' calls.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,14 +20,13 @@ import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../collector/config/index.ts';
 import { evaluationSpanId } from '../../collector/exporter/evaluation-span-id.ts';
-import { resetJudgeCallSinks } from '../../collector/exporter/judge-calls.ts';
 import { createReadableSpanAdapter } from '../../collector/exporter/otlp/readable-span.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import { createScriptedModel, type ScriptedModel, type ScriptedReply } from '../../src/testing/scripted-model.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { startOtlpCapture, type OtlpCapture } from './otlp-capture.ts';
-import { scrape, valueOf } from './prometheus-text.ts';
+import { scrape, valueOf as sampleValue } from './prometheus-text.ts';
 import { startWired, type Wired } from './wired.ts';
 
 const JUDGE_MODEL = 'claude-trace-judge';
@@ -38,15 +38,9 @@ let downstream: OtlpCapture;
 let scripted: ScriptedModel;
 let wired: Wired;
 
-beforeAll(async () => {
-  resetJudgeCallSinks();
-  dir = mkdtempSync(join(tmpdir(), 'evalon-judge-spans-'));
-  downstream = await startOtlpCapture();
-  scripted = await createScriptedModel();
-  process.env.ANTHROPIC_BASE_URL = scripted.baseURL;
-  process.env.ANTHROPIC_API_KEY = 'judge-spans-key';
-  process.env.EVALON_MODEL = JUDGE_MODEL;
-  const file = join(dir, 'otel-config.yaml');
+/** A collector judging support-agent interactions with llm-judge, exporting to `exportTo`. */
+function collectorConfig(name: string, exportTo: OtlpCapture) {
+  const file = join(dir, `${name}.yaml`);
   writeFileSync(
     file,
     `receivers:
@@ -54,13 +48,13 @@ beforeAll(async () => {
 processors:
   interactions: { settle: 100ms, decision_wait: 2s }
   evaluation:
-    ledger: { sqlite: { path: ${join(dir, 'ledger.db')} } }
+    ledger: { sqlite: { path: ${join(dir, `${name}.db`)} } }
     evaluators:
       llm-judge:
         rubric: The reply tells the customer where the order is.
         agents: { support-agent: { trigger: interaction } }
 exporters:
-  otlphttp: { endpoint: ${downstream.url}, compression: none }
+  otlphttp: { endpoint: ${exportTo.url}, compression: none }
   prometheus: { endpoint: 127.0.0.1:0 }
 service:
   pipelines:
@@ -69,7 +63,17 @@ service:
     metrics: { exporters: [prometheus] }
 `,
   );
-  wired = await startWired(loadConfig([file]).config);
+  return loadConfig([file]).config;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'evalon-judge-spans-'));
+  downstream = await startOtlpCapture();
+  scripted = await createScriptedModel();
+  process.env.ANTHROPIC_BASE_URL = scripted.baseURL;
+  process.env.ANTHROPIC_API_KEY = 'judge-spans-key';
+  process.env.EVALON_MODEL = JUDGE_MODEL;
+  wired = await startWired(collectorConfig('ledger', downstream));
 });
 
 afterAll(async () => {
@@ -81,14 +85,16 @@ afterAll(async () => {
     if (savedEnv[key] === undefined) delete process.env[key];
     else process.env[key] = savedEnv[key];
   }
-  resetJudgeCallSinks();
 });
 
-/** One support-agent interaction, sent over OTLP/protobuf; resolves with its ids. */
-async function runAgent(reply: string): Promise<{ traceId: string; spanId: string; interactionId: string }> {
+/** One support-agent interaction, sent over OTLP/protobuf to `to`; resolves with its ids. */
+async function runAgent(
+  reply: string,
+  to: Wired = wired,
+): Promise<{ traceId: string; spanId: string; interactionId: string }> {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'support' }),
-    spanProcessors: [new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: wired.otlpUrl }) })],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: new ProtoExporter({ url: to.otlpUrl }) })],
   });
   const tracer = provider.getTracer('agent');
   const agent = tracer.startSpan('invoke_agent support-agent', {
@@ -118,10 +124,16 @@ async function runAgent(reply: string): Promise<{ traceId: string; spanId: strin
 }
 
 /** The recorded llm-judge outcome, then (after a flush) its evaluate span and `count` judge call spans. */
-async function judged(interaction: { traceId: string; interactionId: string }, count: number) {
+async function judged(
+  interaction: { traceId: string; interactionId: string },
+  count: number,
+  collector: { wired: Wired; downstream: OtlpCapture } = { wired, downstream },
+) {
   const record = await pollUntil(
     async () =>
-      (await wired.store.getEvaluations(interaction.interactionId)).find((r) => r.evaluatorId === 'llm-judge'),
+      (await collector.wired.store.getEvaluations(interaction.interactionId)).find(
+        (r) => r.evaluatorId === 'llm-judge',
+      ),
     {
       what: 'the llm-judge outcome',
       timeoutMs: 20_000,
@@ -129,15 +141,15 @@ async function judged(interaction: { traceId: string; interactionId: string }, c
   );
   const spans = await pollUntil(
     async () => {
-      await wired.telemetry.flush();
-      const inTrace = downstream.spans.filter((span) => span.traceId === interaction.traceId);
+      await collector.wired.telemetry.flush();
+      const inTrace = collector.downstream.spans.filter((span) => span.traceId === interaction.traceId);
       const evaluate = inTrace.find((span) => span.name === 'evaluate llm-judge');
       const calls = inTrace.filter((span) => span.name.startsWith('chat '));
       return evaluate && calls.length >= count ? { evaluate, calls } : undefined;
     },
     { what: `the evaluate span and ${count} judge call span(s)`, timeoutMs: 20_000 },
   );
-  const event = downstream.logs.find(
+  const event = collector.downstream.logs.find(
     (log) => log.traceId === interaction.traceId && log.attributes['gen_ai.evaluation.name'] === 'llm-judge',
   );
   return { record, event, ...spans };
@@ -158,8 +170,8 @@ async function judgeTokens(type: 'input' | 'output'): Promise<{ sum?: number; co
   const { samples } = await scrape(wired.telemetry.prometheusAddress()!);
   const labels = { evaluator: 'llm-judge', gen_ai_token_type: type, gen_ai_request_model: JUDGE_MODEL };
   return {
-    sum: valueOf(samples, 'gen_ai_client_token_usage_sum', labels),
-    count: valueOf(samples, 'gen_ai_client_token_usage_count', labels),
+    sum: sampleValue(samples, 'gen_ai_client_token_usage_sum', labels),
+    count: sampleValue(samples, 'gen_ai_client_token_usage_count', labels),
   };
 }
 
@@ -293,5 +305,35 @@ describe('judge calls in the trace', () => {
     expect(await wired.store.countQueuedEvaluations()).toBe(0);
     const records: EvaluationRecord[] = await wired.store.getEvaluations(interaction.interactionId);
     expect(records).toHaveLength(1);
+  });
+});
+
+describe('two collectors in one process', () => {
+  it('each exports the calls of its own judges, under its own evaluate spans, and none of the other’s', async () => {
+    const otherDownstream = await startOtlpCapture();
+    const other = await startWired(collectorConfig('other', otherDownstream));
+    try {
+      scripted.enqueue(
+        verdict({ input_tokens: 11, output_tokens: 1 }),
+        verdict({ input_tokens: 22, output_tokens: 2 }),
+      );
+      const mine = await runAgent('Order A-17 has shipped.', wired);
+      const theirs = await runAgent('Order A-17 arrives Friday.', other);
+      const mineJudged = await judged(mine, 1);
+      const theirsJudged = await judged(theirs, 1, { wired: other, downstream: otherDownstream });
+
+      // Each judge call span went out through the collector that ran the judge, under its evaluate span.
+      expect(mineJudged.calls.map((call) => call.parentSpanId)).toEqual([mineJudged.evaluate.spanId]);
+      expect(mineJudged.calls[0].attributes['evalon.evaluation.id']).toBe(mineJudged.record.evaluationId);
+      expect(theirsJudged.calls.map((call) => call.parentSpanId)).toEqual([theirsJudged.evaluate.spanId]);
+      expect(theirsJudged.calls[0].attributes['evalon.evaluation.id']).toBe(theirsJudged.record.evaluationId);
+      // And never through the other one.
+      await Promise.all([wired.telemetry.flush(), other.telemetry.flush()]);
+      expect(downstream.spans.filter((span) => span.traceId === theirs.traceId)).toEqual([]);
+      expect(otherDownstream.spans.filter((span) => span.traceId === mine.traceId)).toEqual([]);
+    } finally {
+      await other.shutdown();
+      await otherDownstream.close();
+    }
   });
 });

@@ -51,6 +51,7 @@ export async function startWired(config: EvalonConfig): Promise<Wired> {
     registry,
     logger,
     onRecorded: (record) => telemetry.verdicts.record(record),
+    ...(telemetry.tracerProvider ? { tracerProvider: telemetry.tracerProvider } : {}),
   });
   const processor = createInteractionsProcessor({
     store,

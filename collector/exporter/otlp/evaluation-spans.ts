@@ -7,9 +7,10 @@
  * The span is written after the fact, from the recorded times (`startedAt` is the start of the
  * attempt that recorded the outcome). Its span id is derived from the evaluation id
  * (evaluation-span-id.ts), so a judge's model calls, exported as they happen through the same
- * provider (`emitJudgeCall`), already name it as their parent.
+ * provider (`tracerProvider`, which the evaluation runtime is given), already name it as their parent.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace } from '@opentelemetry/api';
+import type { TracerProvider as ApiTracerProvider } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import {
   AlwaysOnSampler,
@@ -21,20 +22,18 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { evaluationSpanId } from '../evaluation-span-id.ts';
-import type { JudgeCall } from '../judge-calls.ts';
 import {
   EVALUATION_RESULT_EVENT,
   evaluationSpanAttributes,
   type EvaluatedSpan,
   type VerdictAttributes,
 } from '../verdict-attributes.ts';
-import { emitJudgeCallSpan } from './judge-call-spans.ts';
 import { MAX_ATTRIBUTE_LENGTH, MAX_QUEUED_RECORDS, SCOPE_NAME } from './verdict-events.ts';
 
 export interface EvaluationSpans {
   emit(record: EvaluationRecord, attributes: VerdictAttributes, evaluated: EvaluatedSpan): void;
-  /** A judge's model call, as a child of its evaluation's span (judge-call-spans.ts). */
-  emitJudgeCall(call: JudgeCall): void;
+  /** The provider the evaluation spans are made on: judges' model calls are made on it too (judge-call-spans.ts). */
+  readonly tracerProvider: ApiTracerProvider;
   forceFlush(): Promise<void>;
   shutdown(): Promise<void>;
 }
@@ -97,9 +96,7 @@ export function createEvaluationSpans(options: {
       if (outcome.type === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
       span.end(completedAt);
     },
-    emitJudgeCall(call) {
-      emitJudgeCallSpan(tracer, call);
-    },
+    tracerProvider: provider,
     forceFlush: () => provider.forceFlush(),
     shutdown: () => provider.shutdown(),
   };

@@ -1,7 +1,9 @@
 /**
  * Judge call spans: one `chat <model>` CLIENT span per model call an LLM judge makes, in the
  * evaluated interaction's trace, child of the evaluation's `evaluate <evaluator-id>` span (its
- * span id is derived from the evaluation id, so the parent need not be exported yet).
+ * span id is derived from the evaluation id, so the parent need not be exported yet). The
+ * evaluation runtime records its judges' calls through `createJudgeCallSpans(provider)`, on the
+ * tracer provider it was given (the evaluation spans' own, when the collector exports traces).
  *
  * GenAI client span conventions: `gen_ai.operation.name`, `gen_ai.provider.name`,
  * `gen_ai.request.model` / `max_tokens` / `temperature`, `gen_ai.response.model` / `id` /
@@ -22,16 +24,33 @@ import {
   trace,
   type Attributes,
   type Tracer,
+  type TracerProvider,
 } from '@opentelemetry/api';
+import type { JudgeCall, JudgeCallRecorder } from '../../evaluators/judge-calls.ts';
 import { EVALUATION_ID_ATTRIBUTE } from '../../processor/evaluation/loop-safety.ts';
 import { evaluationSpanId } from '../evaluation-span-id.ts';
-import type { JudgeCall } from '../judge-calls.ts';
+import { SCOPE_NAME } from './verdict-events.ts';
 
 export const JUDGE_PROVIDER = 'anthropic';
 export const RETRY_EVENT = 'evalon.model.retry';
 
 export function judgeCallSpanName(call: Pick<JudgeCall, 'requestModel'>): string {
   return `chat ${call.requestModel}`;
+}
+
+/** A judge-call recorder that makes each call a span through `provider`, stamped by `now`. */
+export function createJudgeCallSpans(provider: TracerProvider, now: () => number): JudgeCallRecorder {
+  const tracer = provider.getTracer(SCOPE_NAME);
+  return {
+    now,
+    record(call) {
+      try {
+        emitJudgeCallSpan(tracer, call);
+      } catch {
+        // Telemetry never fails the judge.
+      }
+    },
+  };
 }
 
 export function emitJudgeCallSpan(tracer: Tracer, call: JudgeCall): void {

@@ -9,7 +9,9 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import { isoTime, type Clock } from './clock.ts';
 import { executeDurable, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
@@ -36,10 +38,12 @@ export function createAttemptExecutor(options: {
   saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
   /** The collector stopping. */
   signal: AbortSignal;
-  clock: () => number;
+  clock: Clock;
+  /** Where LLM judges report their model calls (given to every evaluator's `create`). */
+  judgeCalls?: JudgeCallRecorder;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const iso = (ms: number) => new Date(ms).toISOString();
+  const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
   return async function execute(evaluation, startedAt, slot, markDurable) {
     const { config, controlId } = resolve(evaluation);
     const definition = registry.get(evaluation.evaluatorId);
@@ -47,7 +51,7 @@ export function createAttemptExecutor(options: {
     let evaluator: Evaluator | undefined;
     let createError: unknown;
     try {
-      evaluator = definition?.create({ ledger });
+      evaluator = definition?.create(dependencies);
     } catch (error) {
       createError = error;
     }
@@ -74,7 +78,7 @@ export function createAttemptExecutor(options: {
       const record = attemptRecord(
         evaluation,
         outcome,
-        { startedAt, completedAt: iso(clock()) },
+        { startedAt, completedAt: isoTime(clock.now()) },
         resolve(evaluation).controlId,
       );
       return { record, error: outcome.error };
@@ -107,7 +111,7 @@ export function createAttemptExecutor(options: {
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;
     return {
-      record: attemptRecord(evaluation, result, { startedAt, completedAt: iso(clock()) }, controlId),
+      record: attemptRecord(evaluation, result, { startedAt, completedAt: isoTime(clock.now()) }, controlId),
       error: result.error,
     };
   };

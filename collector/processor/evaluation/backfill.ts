@@ -12,6 +12,7 @@ import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
 import { resolveBinding, settingsAtRunTime } from './binding-resolution.ts';
+import { isoTime, sleep, systemClock, type Clock } from './clock.ts';
 import { createEvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
@@ -33,6 +34,8 @@ export interface BackfillOptions {
   version?: string;
   logger: Logger;
   onProgress?(progress: BackfillProgress): void;
+  /** Time and timers of the backfill and its runtime (default: the system clock). */
+  clock?: Clock;
 }
 
 export interface BackfillProgress {
@@ -65,7 +68,9 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
       `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)`,
     );
   const version = options.version ?? definition.version;
+  const clock = options.clock ?? systemClock;
   const runtime = createEvaluationRuntime({
+    clock,
     store,
     registry,
     concurrency: config.concurrency,
@@ -90,15 +95,15 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     runtime: runtime.stats,
   };
   const report = () => options.onProgress?.({ ...progress, runtime: { ...runtime.stats } });
-  const ticker = setInterval(report, 200);
+  const ticker = clock.setInterval(report, 200);
   try {
     await runtime.start();
     let cursor: string | undefined;
     do {
-      while (runtime.stats.waiting > MAX_WAITING) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (runtime.stats.waiting > MAX_WAITING) await sleep(clock, 20);
       const page = await store.pageInteractions({ ...query, limit: PAGE, ...(cursor !== undefined ? { cursor } : {}) });
       cursor = page.nextCursor;
-      const triggeredAt = new Date().toISOString();
+      const triggeredAt = isoTime(clock.now());
       const candidates = [];
       for (const record of page.records) {
         progress.scanned++;
@@ -123,7 +128,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     } while (cursor !== undefined);
     await runtime.idle();
   } finally {
-    clearInterval(ticker);
+    ticker.cancel();
     await runtime.shutdown();
   }
   report();

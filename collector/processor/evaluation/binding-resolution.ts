@@ -1,6 +1,7 @@
 /**
- * Binding resolution, exactly as the seed states it. For one evaluator entry and one agent (its id
- * and roles), which binding applies and with what effective settings:
+ * Binding resolution, as docs/configuration.md ("Evaluator entries and bindings") states it. For
+ * one evaluator entry and one agent (its id and roles), which binding applies and with what
+ * effective settings:
  *
  * - precedence: the entry for the agent under `agents`, else the entry for one of its roles under
  *   `agent-roles`, else the `*` entry under `agent-roles` (which binds every agent with any role);
@@ -14,7 +15,7 @@
  *   `agent-roles` and without defaults; for an agent without an enabled binding, the entry;
  * - `control-id`: from the evaluator entry.
  *
- * Where the seed is silent: an agent with several roles that each have an entry gets the role
+ * Where the rules leave a choice: an agent with several roles that each have an entry gets the role
  * entry written first under `agent-roles` (configuration order, not the order the agent lists its
  * roles in, so the choice does not depend on the instrumentation). Pure functions, no I/O.
  */
@@ -138,7 +139,7 @@ export function effectiveConfig(
 
 /**
  * `config()` and `control-id` for an evaluation that is about to run, from the configuration
- * running now (the seed: the running service's configuration). An evaluation queued while its
+ * running now (the running service's configuration). An evaluation queued while its
  * binding was enabled keeps that binding's properties even if an override has disabled it since;
  * an evaluator whose entry is gone gets an empty `config()`.
  */

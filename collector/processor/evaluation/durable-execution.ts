@@ -15,6 +15,7 @@ import { EvaluatorConfig } from '../../../src/evaluation/evaluator-config.ts';
 import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import type { Clock } from './clock.ts';
 
 /** The run slot a step holds: `acquire` resolves `false` when the runtime stops instead of granting one. */
 export interface StepSlot {
@@ -38,7 +39,8 @@ export interface DurableExecution {
   slot: StepSlot;
   /** The collector stopping: the running step is aborted, the evaluation stays queued. */
   signal: AbortSignal;
-  clock: () => number;
+  /** Times the evaluation timeout (its steps' timeouts run on the system's timers). */
+  clock: Clock;
 }
 
 /** The outcome, or undefined when the collector stopped it (it stays queued with its last saved progress). */
@@ -82,7 +84,7 @@ export async function executeDurable(execution: DurableExecution): Promise<Attem
       }
     },
     signal: execution.signal,
-    clock: execution.clock,
+    clock: () => execution.clock.now(),
   });
   if (result.stopped) return undefined;
   return {

@@ -8,6 +8,7 @@
  */
 import type { EvaluationLease, EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
+import { isoTime, type Clock, type Timer } from './clock.ts';
 
 export interface LeaseOption {
   /** Unique to this collector process. */
@@ -30,21 +31,21 @@ export interface EvaluationLeases {
   start(rescan: () => void): void;
   /** Stops the timers, waits for a renewal in flight, and releases every lease still held. */
   stop(): Promise<void>;
+  /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
+  stats(): { leasesLost: number };
 }
 
 export function createEvaluationLeases(options: {
   store: EvaluationQueue;
   lease?: LeaseOption;
-  clock: () => number;
+  clock: Clock;
   logger: Logger;
-  /** Leases lost to another replica while held here are counted in `stats.leasesLost`. */
-  stats: { leasesLost: number };
 }): EvaluationLeases {
-  const { store, lease, clock, logger, stats } = options;
-  const iso = (ms: number) => new Date(ms).toISOString();
+  const { store, lease, clock, logger } = options;
   /** Seqs leased by this runtime and not yet recorded, by evaluation id. */
   const leased = new Map<string, number>();
-  const timers: NodeJS.Timeout[] = [];
+  const timers: Timer[] = [];
+  let leasesLost = 0;
   let renewing: Promise<void> | undefined;
 
   /** Extends the leases of everything held; a lease lost meanwhile is let go. */
@@ -52,7 +53,7 @@ export function createEvaluationLeases(options: {
     if (!lease || renewing || leased.size === 0) return;
     const bySeq = new Map([...leased].map(([evaluationId, seq]) => [seq, evaluationId]));
     renewing = store
-      .renewEvaluationLeases({ owner: lease.owner, until: iso(clock() + lease.durationMs) }, [...bySeq.keys()])
+      .renewEvaluationLeases({ owner: lease.owner, until: isoTime(clock.now() + lease.durationMs) }, [...bySeq.keys()])
       .then((kept) => {
         const keptSet = new Set(kept);
         let lost = 0;
@@ -63,7 +64,7 @@ export function createEvaluationLeases(options: {
           lost++;
         }
         if (lost > 0) {
-          stats.leasesLost += lost;
+          leasesLost += lost;
           logger.warn(
             `evaluation: ${lost} evaluation lease(s) expired before they were renewed and another replica may run them ` +
               `(this collector stalled for more than ${lease.durationMs} ms); each keeps one recorded outcome`,
@@ -77,8 +78,8 @@ export function createEvaluationLeases(options: {
   }
 
   return {
-    forStart: () => (lease ? { owner: lease.owner, until: iso(clock() + lease.durationMs) } : undefined),
-    claimableNow: () => (lease ? { owner: lease.owner, at: iso(clock()) } : undefined),
+    forStart: () => (lease ? { owner: lease.owner, until: isoTime(clock.now() + lease.durationMs) } : undefined),
+    claimableNow: () => (lease ? { owner: lease.owner, at: isoTime(clock.now()) } : undefined),
     held(evaluationId, seq) {
       if (lease) leased.set(evaluationId, seq);
     },
@@ -87,12 +88,11 @@ export function createEvaluationLeases(options: {
     },
     start(rescan) {
       if (!lease) return;
-      timers.push(setInterval(renew, Math.max(1, Math.floor(lease.durationMs / 3))));
-      timers.push(setInterval(rescan, Math.max(1, lease.rescanMs ?? lease.durationMs)));
-      for (const timer of timers) timer.unref();
+      timers.push(clock.setInterval(renew, Math.max(1, Math.floor(lease.durationMs / 3))));
+      timers.push(clock.setInterval(rescan, Math.max(1, lease.rescanMs ?? lease.durationMs)));
     },
     async stop() {
-      for (const timer of timers.splice(0)) clearInterval(timer);
+      for (const timer of timers.splice(0)) timer.cancel();
       await renewing;
       if (!lease || leased.size === 0) return;
       // What this runtime started and did not finish is free for another replica at once.
@@ -104,6 +104,7 @@ export function createEvaluationLeases(options: {
         );
       });
     },
+    stats: () => ({ leasesLost }),
   };
 }
 

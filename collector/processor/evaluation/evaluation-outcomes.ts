@@ -53,7 +53,7 @@ export function abandonedRecord(
   };
 }
 
-/** The seed: the runtime logs the exception. At most one line per evaluator a minute, with a count. */
+/** The runtime logs why an evaluation failed: at most one line per evaluator a minute, with a count. */
 export function createFailureLog(
   logger: Logger,
   clock: () => number,

@@ -12,6 +12,7 @@
  * intake (one batch at a time, in order) and returns. A backlog beyond MAX_PENDING_INTAKE
  * records is dropped from memory and taken in from the ledger instead.
  */
+import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
@@ -22,6 +23,7 @@ import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
 import { settingsAtRunTime } from './binding-resolution.ts';
+import { clockFrom, sleep, type Clock, type Timer } from './clock.ts';
 import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
@@ -71,9 +73,18 @@ export interface EvaluationProcessorOptions {
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
     Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
   registry: EvaluatorRegistry;
-  clock?: () => number;
+  /**
+   * Time and timers of the processor and its runtime, created once (default: the system clock).
+   * A function is taken as the time of day, with real timers.
+   */
+  clock?: Clock | (() => number);
   logger: Logger;
   onRecorded?(record: EvaluationRecord): void;
+  /**
+   * Where LLM judges' model calls become `chat <model>` spans under their evaluation's span: the
+   * telemetry exporters' `tracerProvider` (default: none, the calls are not traced).
+   */
+  tracerProvider?: TracerProvider;
   /** Start fewer evaluations while the event loop is saturated, so ingest keeps its pace (default true). */
   yieldToIngest?: boolean;
   /** The governor that tells when the loop is saturated (default: one measuring this event loop; tests inject one). */
@@ -91,10 +102,10 @@ export interface EvaluationProcessorOptions {
 
 export function createEvaluationProcessor(options: EvaluationProcessorOptions): EvaluationProcessor {
   const { store, config, registry, logger } = options;
-  const clock = options.clock ?? Date.now;
+  const clock = clockFrom(options.clock);
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
   const ledger = createStoreLedgerClient(store);
-  const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor());
+  const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
   const runtime = createEvaluationRuntime({
     store,
     ledger,
@@ -110,6 +121,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     logger,
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
@@ -118,18 +130,18 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   let catchUpNeeded = true;
   let started = false;
   let stopped = false;
-  let retry: NodeJS.Timeout | undefined;
+  let retry: Timer | undefined;
   /** Intake runs one batch at a time, in the order the interactions were recorded. */
   let serial: Promise<void> = Promise.resolve();
   let pendingIntake = 0;
   /** A catch-up is in the chain and has not started yet (one started may have read too early). */
   let catchUpQueued = false;
   /** While the event loop is saturated, intake waits (the records are in the ledger); this checks when to resume. */
-  let resumeCheck: NodeJS.Timeout | undefined;
+  let resumeCheck: Timer | undefined;
   let deferredIntakes = 0;
 
   async function intake(records: InteractionRecord[]): Promise<void> {
-    const triggeredAt = new Date(clock()).toISOString();
+    const triggeredAt = new Date(clock.now()).toISOString();
     const batch = new Map(records.map((record) => [record.interactionId, record]));
     const lookup = async (id: string) => batch.get(id) ?? (await store.getInteraction(id));
     const evaluations: QueuedEvaluation[] = [];
@@ -191,9 +203,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         logger.error(
           `evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`,
         );
-        clearTimeout(retry);
-        retry = setTimeout(queueCatchUp, CATCH_UP_RETRY_MS);
-        retry.unref();
+        retry?.cancel();
+        retry = clock.setTimeout(queueCatchUp, CATCH_UP_RETRY_MS, { background: true });
       }
     });
     return serial;
@@ -207,13 +218,12 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   function deferIntake(): void {
     catchUpNeeded = true;
     deferredIntakes++;
-    resumeCheck ??= setInterval(() => {
+    resumeCheck ??= clock.setInterval(() => {
       if (stopped || (governor && governor.budget() < RESUME_INTAKE_AT_BUDGET)) return;
-      clearInterval(resumeCheck);
+      resumeCheck?.cancel();
       resumeCheck = undefined;
       queueCatchUp();
     }, RESUME_CHECK_MS);
-    resumeCheck.unref();
   }
 
   function queueCatchUp(): void {
@@ -252,14 +262,14 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     /** Resolves once everything handed over is queued and every queued evaluation recorded. */
     idle: async () => {
       // Intake waiting for a saturated event loop resumes (and catches up) before anything is idle.
-      while (resumeCheck && !stopped) await new Promise((resolve) => setTimeout(resolve, RESUME_CHECK_MS));
+      while (resumeCheck && !stopped) await sleep(clock, RESUME_CHECK_MS);
       await serial;
       await runtime.idle();
     },
     async shutdown() {
       stopped = true;
-      clearTimeout(retry);
-      clearInterval(resumeCheck);
+      retry?.cancel();
+      resumeCheck?.cancel();
       await serial;
       await runtime.shutdown();
     },

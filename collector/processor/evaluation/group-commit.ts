@@ -4,6 +4,9 @@
  * writes at once (no timer, no added latency).
  */
 
+/** Rows per ledger transaction of attempt counts, progress saves or outcomes. */
+export const MAX_WRITE_BATCH = 2_000;
+
 export interface GroupCommit<T, R> {
   /** Resolves with this item's answer once the write that carried it has committed. */
   add(item: T): Promise<R>;
@@ -23,8 +26,12 @@ export function createGroupCommit<T, R>(write: (items: T[]) => Promise<R[]>, max
     waiting = waiting.slice(batch.length);
     writing = write(batch.map((entry) => entry.item))
       .then(
-        (answers) => batch.forEach((entry, i) => entry.resolve(answers[i] as R)),
-        (error: unknown) => batch.forEach((entry) => entry.reject(error)),
+        (answers) => {
+          for (const [i, entry] of batch.entries()) entry.resolve(answers[i] as R);
+        },
+        (error: unknown) => {
+          for (const entry of batch) entry.reject(error);
+        },
       )
       .finally(() => {
         writing = undefined;

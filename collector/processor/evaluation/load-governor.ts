@@ -7,6 +7,7 @@
  * MIN_PER_WINDOW, so evaluations always progress.
  */
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import { systemClock, type Clock } from './clock.ts';
 
 export const WINDOW_MS = 100;
 const HIGH_UTILISATION = 0.9;
@@ -26,6 +27,8 @@ export interface LoadGovernor {
 export interface LoadGovernorOptions {
   /** The event loop's utilisation over the window that just ended, 0 to 1 (default: measured). */
   utilisation?: () => number;
+  /** Times the windows (default: the system clock). */
+  clock?: Clock;
 }
 
 export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGovernor {
@@ -42,7 +45,7 @@ export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGover
   };
   const sample = options.utilisation ?? measure;
   const listeners: Array<() => void> = [];
-  const timer = setInterval(() => {
+  const timer = (options.clock ?? systemClock).setInterval(() => {
     const utilisation = sample();
     if (utilisation > HIGH_UTILISATION && started > 0)
       budget = Math.max(MIN_PER_WINDOW, Math.floor(Math.min(budget, started) / 2));
@@ -56,7 +59,6 @@ export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGover
       for (const listener of listeners) listener();
     }
   }, WINDOW_MS);
-  timer.unref();
   return {
     tryStart() {
       if (started >= budget) {
@@ -68,7 +70,7 @@ export function createLoadGovernor(options: LoadGovernorOptions = {}): LoadGover
     },
     onWindow: (listener) => listeners.push(listener),
     budget: () => budget,
-    stop: () => clearInterval(timer),
+    stop: () => timer.cancel(),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
- * Loop safety (spec §4): an interaction that happens inside an evaluation — a judge agent's own
- * call — is recorded but never triggers evaluations, whatever the bindings say, so the seed's
- * `*`-role hazard cannot occur.
+ * Loop safety: an interaction that happens inside an evaluation — a judge agent's own call — is
+ * recorded but never triggers evaluations, whatever the bindings say, so a judge agent with a role
+ * is never evaluated through the `*` role entry.
  *
  * The mark: `evalon.evaluation.id` on the interaction's root span or on its resource (both reach
  * the record's `attributes`). An interaction nested in a marked one

@@ -6,6 +6,7 @@
  */
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
+import type { Clock, Timer } from './clock.ts';
 
 /** At most one "model unavailable" warning this often (an outage fails every judge at once). */
 const LOG_EVERY_MS = 10_000;
@@ -18,43 +19,45 @@ export interface OutageDeferrals {
   forget(evaluationId: string): void;
   /** Stops every wait; resolves with the ids that were waiting (they stay queued in the ledger). */
   stop(): string[];
+  /** Evaluations waiting for their model now. */
+  waiting(): number;
 }
 
 export function createOutageDeferrals(options: {
   retryForMs: number;
   backoff?: { baseMs: number; maxMs: number };
-  clock: () => number;
+  clock: Clock;
   logger: Logger;
-  /** Counts the evaluations waiting for their model (`stats.deferred`). */
-  stats: { deferred: number };
   /** Called when an evaluation's wait is over. */
   rerun(evaluation: QueuedEvaluation): void;
 }): OutageDeferrals {
-  const { retryForMs, clock, logger, stats } = options;
+  const { retryForMs, clock, logger } = options;
   const backoff = options.backoff ?? DEFAULT_UNAVAILABLE_BACKOFF;
-  const deferrals = new Map<string, { since: number; count: number; timer?: NodeJS.Timeout }>();
+  const deferrals = new Map<string, { since: number; count: number; timer?: Timer }>();
+  let waiting = 0;
   let loggedAt = -Infinity;
 
   return {
     defer(evaluation, error) {
       if (!isModelUnavailable(error)) return false;
-      const now = clock();
+      const now = clock.now();
       const deferral = deferrals.get(evaluation.evaluationId) ?? { since: now, count: 0 };
       if (now - deferral.since >= retryForMs) return false;
       deferral.count++;
       const delayMs = Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.min(deferral.count - 1, 20));
-      deferral.timer = setTimeout(() => {
+      // Not in the background: `idle()` (a backfill) waits for the evaluations it holds.
+      deferral.timer = clock.setTimeout(() => {
         deferral.timer = undefined;
-        stats.deferred--;
+        waiting--;
         options.rerun(evaluation);
       }, delayMs);
       deferrals.set(evaluation.evaluationId, deferral);
-      stats.deferred++;
+      waiting++;
       if (now - loggedAt >= LOG_EVERY_MS) {
         loggedAt = now;
         logger.warn(
           `evaluation ${evaluation.evaluationId} (${evaluation.evaluatorId}): the model is unavailable (${error instanceof Error ? error.message : String(error)}); ` +
-            `running it again in ${Math.round(delayMs / 100) / 10} s (${stats.deferred} evaluation(s) waiting for the model; each is retried for up to ${Math.round(retryForMs / 60_000)} min)`,
+            `running it again in ${Math.round(delayMs / 100) / 10} s (${waiting} evaluation(s) waiting for the model; each is retried for up to ${Math.round(retryForMs / 60_000)} min)`,
         );
       }
       return true;
@@ -63,16 +66,17 @@ export function createOutageDeferrals(options: {
       deferrals.delete(evaluationId);
     },
     stop() {
-      const waiting: string[] = [];
+      const stopped: string[] = [];
       for (const [evaluationId, deferral] of deferrals) {
         if (!deferral.timer) continue;
-        clearTimeout(deferral.timer);
-        waiting.push(evaluationId);
+        deferral.timer.cancel();
+        stopped.push(evaluationId);
       }
       deferrals.clear();
-      stats.deferred = 0;
-      return waiting;
+      waiting = 0;
+      return stopped;
     },
+    waiting: () => waiting,
   };
 }
 

@@ -1,0 +1,109 @@
+/**
+ * Recording outcomes: each one is written to the ledger with many others in one transaction
+ * (group commit), which also removes its evaluation from the queue; it is counted, and handed to
+ * telemetry (`onRecorded`) once written. An outcome the ledger already had for its key is a
+ * duplicate: counted, not handed on. Failed evaluations are logged, at most one line per
+ * evaluator a minute.
+ */
+import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import type { Logger } from '../../logger.ts';
+import { isoTime, type Clock } from './clock.ts';
+import { abandonedRecord, createFailureLog } from './evaluation-outcomes.ts';
+import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
+
+export interface OutcomeStats {
+  recorded: number;
+  verdicts: number;
+  passed: number;
+  inconclusive: number;
+  failed: number;
+  /** Outcomes dropped because the ledger already had one for their key. */
+  duplicates: number;
+}
+
+export interface OutcomeRecordingOptions {
+  store: Pick<EvaluationQueue, 'recordEvaluations'>;
+  clock: Clock;
+  logger: Logger;
+  /** Called with each outcome once it is recorded (not for duplicates). */
+  onRecorded?(record: EvaluationRecord): void;
+  /** The evaluation has left the runtime: recorded, or (its write failed) it runs at the next start. */
+  onSettled(evaluationId: string): void;
+}
+
+export interface OutcomeRecording {
+  /** Records an attempt's outcome (logging it when failed). Never rejects. */
+  recordAttempt(record: EvaluationRecord): Promise<void>;
+  /** Records as failed an evaluation whose attempts all died with their collector. Never rejects. */
+  recordAbandoned(evaluation: QueuedEvaluation, controlId: string | undefined): Promise<void>;
+  /** Resolves when no write is waiting or under way. */
+  idle(): Promise<void>;
+  stats(): OutcomeStats;
+}
+
+export function createOutcomeRecording(options: OutcomeRecordingOptions): OutcomeRecording {
+  const { store, clock, logger } = options;
+  const logFailure = createFailureLog(logger, () => clock.now());
+  const stats: OutcomeStats = { recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0 };
+  const outcomes = createGroupCommit<EvaluationRecord, boolean>(async (records) => {
+    const written = new Set(await store.recordEvaluations(records));
+    return records.map((record) => written.has(record.evaluationId));
+  }, MAX_WRITE_BATCH);
+
+  function count(record: EvaluationRecord): void {
+    stats.recorded++;
+    const outcome = record.outcome;
+    if (outcome.type === 'verdict') {
+      stats.verdicts++;
+      if (outcome.evaluation.passed) stats.passed++;
+    } else if (outcome.type === 'inconclusive') stats.inconclusive++;
+    else stats.failed++;
+  }
+
+  async function record(record: EvaluationRecord): Promise<void> {
+    try {
+      let written: boolean;
+      try {
+        written = await outcomes.add(record);
+      } catch (error) {
+        logger.error(
+          `evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at the next start)`,
+        );
+        return;
+      }
+      if (!written) {
+        stats.duplicates++;
+        return;
+      }
+      count(record);
+      try {
+        options.onRecorded?.(record);
+      } catch (error) {
+        logger.error(`evaluation: onRecorded failed: ${errorText(error)}`);
+      }
+    } finally {
+      options.onSettled(record.evaluationId);
+    }
+  }
+
+  return {
+    recordAttempt(attempt) {
+      if (attempt.outcome.type === 'failed') logFailure(attempt, attempt.outcome.error);
+      return record(attempt);
+    },
+    recordAbandoned(evaluation, controlId) {
+      const abandoned = abandonedRecord(evaluation, isoTime(clock.now()), controlId);
+      logger.warn(
+        `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ${abandoned.outcome.type === 'failed' ? abandoned.outcome.error : ''}`,
+      );
+      return record(abandoned);
+    },
+    idle: () => outcomes.idle(),
+    stats: () => ({ ...stats }),
+  };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
