@@ -2,6 +2,8 @@
  * Durable evaluators in the collector's evaluation runtime, over a real SQLite ledger: steps,
  * state and input, the effect rules, retries, timeouts, `config()` read afresh per step, progress
  * saved after every step, resume after a restart, and run slots held only while a step runs.
+ * Step ids, retry policies and resuming progress saved before steps had ids: durable-steps.test.ts
+ * and durable-legacy-resume.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -153,6 +155,9 @@ class ChainEvaluator extends DurableEvaluator<ChainState> {
   override emptyState(): ChainState {
     return { verdicts: [] };
   }
+  override steps() {
+    return { first: this.first, second: this.second };
+  }
   onEvaluation(context: EvaluationContext) {
     count(this.calls, 'onEvaluation');
     return this.effects()
@@ -256,6 +261,9 @@ describe('durable evaluators in the runtime', () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Failing extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
       }
@@ -273,12 +281,15 @@ describe('durable evaluators in the runtime', () => {
     expect(calls).toEqual({ judge: 1 });
   });
 
-  it('retries a failed step up to withMaxStepRetries: success on the last retry is a verdict', async () => {
+  it('retries a failed step up to the policy maximumAttempts: success on the last attempt is a verdict', async () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Flaky extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -298,7 +309,10 @@ describe('durable evaluators in the runtime', () => {
     const calls: Calls = {};
     class Broken extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo('judge');
@@ -322,6 +336,9 @@ describe('durable evaluators in the runtime', () => {
     class Stuck extends DurableEvaluator {
       override settings() {
         return DurableSettings.defaults().withDefaultStepTimeout(50);
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -350,7 +367,10 @@ describe('durable evaluators in the runtime', () => {
         return DurableSettings.defaults()
           .withEvaluationTimeout(200)
           .withDefaultStepTimeout('10m')
-          .withMaxStepRetries(3);
+          .withRetry({ maximumAttempts: 4, initialInterval: 0 });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -402,6 +422,9 @@ describe('durable evaluators in the runtime', () => {
     let config: Record<string, unknown> = { rubric: 'v1' };
     const seen: string[] = [];
     class Configured extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation(context: EvaluationContext) {
         seen.push(context.config().getString('rubric'));
         config = { rubric: 'v2' }; // a hot reload while the first step ran
@@ -426,6 +449,9 @@ describe('durable evaluators in the runtime', () => {
   it('fails a step whose new state or input is not JSON, naming what is not', async () => {
     const ledger = await withLedger();
     class DateState extends DurableEvaluator<{ at: Date }> {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().updateState({ at: new Date() }).transitionTo(this.judge);
       }
@@ -434,6 +460,9 @@ describe('durable evaluators in the runtime', () => {
       }
     }
     class MapInput extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().transitionTo(this.judge).withInput({ seen: new Map() });
       }
@@ -459,6 +488,9 @@ describe('durable evaluators in the runtime', () => {
   it('refuses a transition after complete, and updateState without a transition', async () => {
     const ledger = await withLedger();
     class CompletesThenTransitions extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         this.effects().complete(Evaluation.passed('done'));
         return this.effects().transitionTo(this.judge);
@@ -488,16 +520,22 @@ describe('durable evaluators in the runtime', () => {
     });
   });
 
-  it('fails, without retrying, a transition to a step that is not a method, naming the evaluator and the step', async () => {
+  it('fails, without retrying, a transition to a step that is not declared, naming the evaluator and the step', async () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Misnamed extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         count(calls, 'onEvaluation');
         return this.effects().transitionTo('jugde');
+      }
+      judge() {
+        return this.effects().complete(Evaluation.passed('unreachable'));
       }
     }
     class Inline extends DurableEvaluator {
@@ -509,7 +547,7 @@ describe('durable evaluators in the runtime', () => {
     expect(misnamed.outcome).toEqual({
       type: 'failed',
       error:
-        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a method of Misnamed (a step is a method of the evaluator)',
+        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a declared step of Misnamed (declared steps: "judge"; declare it in steps())',
       errorType: 'DurableEffectError',
     });
     expect(calls).toEqual({ onEvaluation: 1 });
@@ -518,7 +556,7 @@ describe('durable evaluators in the runtime', () => {
     expect(inline.outcome).toMatchObject({
       type: 'failed',
       error: expect.stringContaining(
-        'is not a method of Inline (pass a method such as this.judge, not a bound or inline function)',
+        'the function is not a declared step of Inline (declare the method in steps(), as in { judge: this.judge }, and pass it or its id; a bound or inline function is not the declared method)',
       ),
     });
   });
