@@ -70,8 +70,8 @@ export class EvaluatorTestKit {
   }
 
   /**
-   * What `context.config()` returns: a mapping, or YAML text (`'min-length: 20'`, the seed's
-   * `ConfigFactory.parseString`).
+   * What `context.config()` returns: a mapping, or YAML text (`'min-length: 20'`), as an
+   * evaluator entry would set it.
    */
   withConfig(config: Record<string, unknown> | string): EvaluatorTestKit {
     let values: unknown = config;

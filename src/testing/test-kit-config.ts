@@ -9,7 +9,7 @@ import { DURATION_FORM, durationMs as parseDurationMs, type Duration } from '../
 
 /** The interactions processor's settle window in a kit: short, since a test flushes its spans at once. */
 export const DEFAULT_TEST_KIT_SETTLE = '100ms';
-/** How long `awaitEvaluations` polls before it gives up (the seed's `atMost(30, SECONDS)`). */
+/** How long `awaitEvaluations` polls before it gives up: 30 s. */
 export const DEFAULT_AT_MOST_MS = 30_000;
 
 export function baseConfigYaml(options: { ledgerPath: string; modules: readonly string[]; settle: string }): string {
