@@ -19,6 +19,7 @@ import type { DurableSettings } from './durable-settings.ts';
 import {
   createStepTable,
   ENTER_STEP,
+  ON_EVALUATION,
   type DeclaredStep,
   type DurableInstance,
   type StepScope,
@@ -29,8 +30,6 @@ import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
 import type { EvaluationOutcome } from '../model/records.ts';
 import { DurableEffectError, EvaluatorFailedError, failureAttributes } from './errors.ts';
-
-export const ON_EVALUATION = 'onEvaluation';
 
 export interface DurableRunOptions {
   evaluatorId: string;

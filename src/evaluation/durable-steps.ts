@@ -77,6 +77,8 @@ export interface StepTable {
   forProgress(saved: string): DeclaredStep | undefined;
 }
 
+/** Where an evaluation starts; progress never names it, and no step may take it as its id. */
+export const ON_EVALUATION = 'onEvaluation';
 const STEP_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 const MAX_STEP_ID_LENGTH = 100;
 const DECLARATION_FIELDS = new Set(['run', 'retry', 'timeout']);
@@ -112,9 +114,9 @@ export function createStepTable(evaluator: DurableInstance, settings: DurableSet
   const byRun = new Map<StepMethod, DeclaredStep>();
   for (const [id, declared] of Object.entries(declarations)) {
     const stepWhere = `${where}: step "${id}"`;
-    if (!STEP_ID.test(id) || id.length > MAX_STEP_ID_LENGTH) {
+    if (!STEP_ID.test(id) || id.length > MAX_STEP_ID_LENGTH || id === ON_EVALUATION) {
       throw new EvaluatorDefinitionError(
-        `${where}: steps(): ${JSON.stringify(id)} is not a valid step id (letters, digits, "-", "_", "." and ":", at most ${MAX_STEP_ID_LENGTH}, as in "judge-criterion")`,
+        `${where}: steps(): ${JSON.stringify(id)} is not a valid step id (letters, digits, "-", "_", "." and ":", at most ${MAX_STEP_ID_LENGTH}, not "${ON_EVALUATION}", as in "judge-criterion")`,
         { field: `steps.${id}` },
       );
     }

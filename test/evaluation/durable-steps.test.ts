@@ -301,6 +301,9 @@ describe('bad declarations fail when given, naming the field', () => {
     expect(await failure((self) => ({ 'judge the reply': self.judge }))).toMatch(
       /^evaluator stepper: steps\(\): "judge the reply" is not a valid step id/,
     );
+    expect(await failure((self) => ({ onEvaluation: self.judge }))).toMatch(
+      /^evaluator stepper: steps\(\): "onEvaluation" is not a valid step id \(.*not "onEvaluation"/,
+    );
     expect(await failure((self) => ({ judge: self.judge, again: self.judge }))).toBe(
       'evaluator stepper: step "again": declares the same method as step "judge" (each step is its own method)',
     );
