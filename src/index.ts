@@ -4,12 +4,17 @@
  * `evalon/instrumentation`, `evalon/register` (for `node --import`), `evalon/evaluation`,
  * `evalon/judge`, `evalon/simulation`, `evalon/testing`.
  *
+ * This entry stays light: it loads `@opentelemetry/api` but never the OpenTelemetry SDK, so an
+ * evaluator module or an application that sets up OpenTelemetry itself does not pay for it.
+ * `register()`, which starts the SDK, is at `evalon/instrumentation` (or `node --import evalon/register`).
+ *
  * ```ts
- * import { invokeAgent, register, defineEvaluator, type InteractionRecord } from 'evalon';
+ * import { invokeAgent, defineEvaluator, type InteractionRecord } from 'evalon';
+ * import { register } from 'evalon/instrumentation';
  * ```
  */
 
-// The interaction ledger record (spec §2.3), as the collector's HTTP API returns it.
+// The interaction ledger record, as the collector's HTTP API returns it.
 export type {
   Completion,
   InteractionRecord,
@@ -20,16 +25,17 @@ export type {
   Usage,
 } from './model/records.ts';
 
-// Instrumentation (all of it at evalon/instrumentation).
-export { invokeAgent, register } from './instrumentation/index.ts';
-export type {
-  AgentInvocation,
-  AgentReply,
-  InvokeAgentOptions,
-  RegisterOptions,
-  Telemetry,
-} from './instrumentation/index.ts';
+// Instrumentation without the SDK (register() and the rest at evalon/instrumentation).
+export {
+  invokeAgent,
+  type AgentInvocation,
+  type AgentReply,
+  type InvokeAgentOptions,
+} from './instrumentation/invoke-agent.ts';
 
 // The evaluator API (all of it at evalon/evaluation).
-export { defineEvaluator, effects, Evaluation } from './evaluation/index.ts';
-export type { EvaluationContext, EvaluationRecord, Evaluator, EvaluatorDefinition } from './evaluation/index.ts';
+export { defineEvaluator, type Evaluator, type EvaluatorDefinition } from './evaluation/evaluator.ts';
+export { effects, type Effect } from './evaluation/effect.ts';
+export { Evaluation } from './evaluation/evaluation.ts';
+export type { EvaluationContext } from './evaluation/evaluation-context.ts';
+export type { EvaluationRecord } from './model/records.ts';

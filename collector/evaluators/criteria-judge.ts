@@ -90,6 +90,11 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       .withDefaultStepTimeout(CRITERION_STEP_TIMEOUT_MS);
   }
 
+  /** Progress saved before steps had ids names `judgeCriterion`, the method: it resumes at "judge-criterion". */
+  override steps() {
+    return { 'judge-criterion': this.judgeCriterion, combine: this.combine };
+  }
+
   async onEvaluation(context: EvaluationContext) {
     const config = context.config();
     const criteria = readCriteria(config);

@@ -16,7 +16,7 @@ import type { JsonValue } from '../../src/judge/json-value.ts';
 import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { observeModelCalls, type ObservedModelClient } from '../../src/judge/observed-model-client.ts';
-import type { TranscriptEntry } from '../../src/judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../src/judge/transcript.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import type { JudgeCallRecorder, JudgeCallTrace } from './judge-calls.ts';
 import { USAGE_ATTRIBUTES } from './usage-attributes.ts';
@@ -119,8 +119,8 @@ export function optionalThreshold(
  * The interaction as the judge reads it: its transcript (messages by role, tool calls with their
  * results or errors, nested agents as events); without one, its input and output messages.
  */
-export function judgeTranscript(record: InteractionRecord): TranscriptEntry[] {
-  const entries: TranscriptEntry[] = [];
+export function judgeTranscript(record: InteractionRecord): JudgeTranscriptEntry[] {
+  const entries: JudgeTranscriptEntry[] = [];
   for (const entry of record.transcript) {
     if (entry.type === 'message') entries.push({ type: 'message', sender: entry.role, content: entry.content });
     else if (entry.type === 'tool_call') {

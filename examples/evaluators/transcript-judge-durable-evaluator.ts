@@ -1,7 +1,7 @@
 /**
- * The seed's `TranscriptJudgeDurableEvaluator`: a durable evaluator with one step, which asks a
- * model to judge the interaction's transcript and records its verdict. It keeps no state, so its
- * state type is `undefined` (the seed's `Void`). A restart while `judge` runs runs `judge` again.
+ * `TranscriptJudgeDurableEvaluator`: a durable evaluator with one step, declared as "judge", which
+ * asks a model to judge the interaction's transcript and records its verdict. It keeps no state,
+ * so its state type is `undefined`. A restart while "judge" runs runs it again.
  * (In an application, import from 'evalon/evaluation' and 'evalon/judge'.)
  *
  * The judge model is the environment's (`ANTHROPIC_BASE_URL`, `ANTHROPIC_API_KEY`, `EVALON_MODEL`),
@@ -33,6 +33,21 @@ const INSTRUCTIONS = [
   '{"passed": true|false, "score": <number from 0 to 1>, "reason": "<one sentence>"}',
 ].join('\n');
 
+/**
+ * Built once, so a bad value fails when the module loads. A failed step runs up to 3 times, 0.5 s
+ * then 1 s apart; a missing interaction will not appear by retrying, so it fails at once.
+ */
+const SETTINGS = DurableSettings.defaults()
+  .withEvaluationTimeout('5m')
+  .withDefaultStepTimeout('30s')
+  .withRetry({
+    maximumAttempts: 3,
+    initialInterval: '500ms',
+    backoffCoefficient: 2,
+    maximumInterval: '5s',
+    nonRetryableErrorTypes: ['InteractionNotFoundError'],
+  });
+
 export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined> {
   readonly #ledger: LedgerClient;
   readonly #model: ModelClient | undefined;
@@ -44,7 +59,12 @@ export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined>
   }
 
   override settings(): DurableSettings {
-    return DurableSettings.defaults().withEvaluationTimeout('5m').withDefaultStepTimeout('30s').withMaxStepRetries(2);
+    return SETTINGS;
+  }
+
+  /** The step ids progress is saved under: the method can be renamed, the id stays. */
+  override steps() {
+    return { judge: this.judge };
   }
 
   onEvaluation(_context: EvaluationContext) {
@@ -73,7 +93,7 @@ export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined>
       typeof reason !== 'string' ||
       (score !== undefined && typeof score !== 'number')
     ) {
-      // A throw fails the step: it runs again (up to 2 retries), then the evaluation is recorded as failed.
+      // A throw fails the step: it runs again (3 attempts in all), then the evaluation is recorded as failed.
       throw new EvaluatorFailedError(
         `evaluator ${ID}: the judge's reply is not a verdict {passed, score, reason}: ${responseText(response).slice(0, 200)}`,
       );

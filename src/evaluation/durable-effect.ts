@@ -7,8 +7,8 @@
  * - `inconclusive(reason)`: record that no verdict was reached and remove the instance.
  *
  * `updateState` alone is not a final effect, and a step that completed cannot transition further:
- * both are `DurableEffectError`s. A step is a method of the evaluator, given as the function
- * (`this.judge`) or by name (`'judge'`).
+ * both are `DurableEffectError`s. A step is one declared in the evaluator's `steps()`, given by
+ * its id (`'judge-criterion'`) or as the declared method (`this.judgeCriterion`).
  */
 import { effects as plainEffects, type Effect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
@@ -16,7 +16,8 @@ import { DurableEffectError } from './errors.ts';
 
 const DURABLE_EFFECT = Symbol.for('evalon.evaluation.durable-effect');
 
-/** A step: a method of the evaluator, as the function itself or by its name. */
+/** A declared step: its id, or the method `steps()` declares under that id. */
+// biome-ignore lint/suspicious/noExplicitAny: a step method's parameter is whatever its `withInput` passes.
 export type StepReference = string | ((...args: any[]) => unknown);
 
 export interface Transition {
@@ -119,6 +120,6 @@ export function isDurableEffect(value: unknown): value is Transition | StateUpda
 function checkReference(step: unknown, where: string): void {
   if (typeof step === 'function' || (typeof step === 'string' && step !== '')) return;
   throw new DurableEffectError(
-    `${where}: transitionTo expects a step method (this.judge) or its name ('judge'), got ${step === '' ? 'an empty string' : typeof step}`,
+    `${where}: transitionTo expects a declared step, its method (this.judge) or its id ('judge'), got ${step === '' ? 'an empty string' : typeof step}`,
   );
 }

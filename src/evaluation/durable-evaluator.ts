@@ -1,11 +1,13 @@
 /**
- * `DurableEvaluator<State>`: an evaluation in several steps that survives restarts (the seed's
- * `DurableEvaluator`). It starts in `onEvaluation(context)` and goes on through step methods; each
- * returns an effect (`this.effects()`). The runtime saves the state and the next step after every
- * step, so a restarted collector resumes with the step after the last completed one.
+ * `DurableEvaluator<State>`: an evaluation in several steps that survives restarts. It starts in
+ * `onEvaluation(context)` and goes on through steps, declared once in `steps()` under explicit
+ * ids; each returns an effect (`this.effects()`). The runtime saves the state and the next step's
+ * id after every step, so a restarted collector resumes with the step after the last completed one.
  *
  * ```ts
  * class TranscriptJudge extends DurableEvaluator<{ verdicts: number[] }> {
+ *   override settings() { return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '1s' }); }
+ *   override steps() { return { judge: this.judge }; }
  *   onEvaluation() { return this.effects().transitionTo(this.judge); }
  *   async judge() {
  *     const { subject } = this.evaluationContext();
@@ -16,39 +18,18 @@
  * export const transcriptJudge = defineEvaluator({ id: 'transcript-judge', create: () => new TranscriptJudge() });
  * ```
  * `defineEvaluator` registers it like any evaluator: the runtime sees that `create` returned a
- * durable evaluator. A step takes no parameter or one (what `withInput` passed).
+ * durable evaluator. A step takes no parameter or one (what `withInput` passed). Steps, their
+ * ids and the legacy resume rule: durable-steps.ts.
  */
-import { createDurableEffects, type DurableEffect, type DurableEffects, type EffectScope } from './durable-effect.ts';
+import { createDurableEffects, type DurableEffect, type DurableEffects } from './durable-effect.ts';
 import { runDurableInMemory } from './durable-in-memory.ts';
 import { DurableSettings } from './durable-settings.ts';
+import { ENTER_STEP, type StepDeclarations, type StepScope } from './durable-steps.ts';
 import { effects, type Effect } from './effect.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
 import { DurableEffectError, EvaluatorFailedError } from './errors.ts';
 
 const DURABLE_EVALUATOR = Symbol.for('evalon.evaluation.durable-evaluator');
-/** The runtime's hook into an instance: sets what the running step sees (another copy of this module may run it). */
-export const ENTER_STEP = Symbol.for('evalon.evaluation.durable-evaluator.enter-step');
-
-/** What one run of one step sees through `evaluationContext()`, `currentState()` and `effects()`. */
-export interface StepScope extends EffectScope {
-  readonly step: string;
-  readonly context: EvaluationContext;
-  /** The state as saved (a JSON copy); undefined before the first `updateState`. */
-  readonly state: unknown;
-  readonly hasState: boolean;
-}
-
-/** Names a step cannot have: the evaluator API itself. */
-export const RESERVED_STEP_NAMES: ReadonlySet<string> = new Set([
-  'constructor',
-  'onEvaluation',
-  'settings',
-  'emptyState',
-  'effects',
-  'currentState',
-  'evaluationContext',
-  'evaluate',
-]);
 
 export abstract class DurableEvaluator<State = undefined> {
   #scope: StepScope | undefined;
@@ -57,9 +38,17 @@ export abstract class DurableEvaluator<State = undefined> {
   /** The entry point: reads what it needs and transitions to the first step (or finishes at once). */
   abstract onEvaluation(context: EvaluationContext): DurableEffect | Promise<DurableEffect>;
 
-  /** Evaluation timeout, default step timeout, step retries. Default: the runtime defaults (no retry). */
+  /** Evaluation timeout, default step timeout, retry policy. Default: the runtime defaults (no retry). */
   settings(): DurableSettings {
     return DurableSettings.defaults();
+  }
+
+  /**
+   * The steps, each under its id: `{ 'judge-criterion': this.judgeCriterion, combine: this.combine }`,
+   * or `{ run, retry, timeout }` for a step with its own policy. Read once per evaluation.
+   */
+  steps(): StepDeclarations {
+    return {};
   }
 
   /** The state before any `updateState` (default `undefined`). */
@@ -131,44 +120,4 @@ export abstract class DurableEvaluator<State = undefined> {
 /** Whether `value` is a durable evaluator (made with this or another copy of the module). */
 export function isDurableEvaluator(value: unknown): value is DurableEvaluator<unknown> {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DURABLE_EVALUATOR] === true;
-}
-
-/**
- * The step's name for a step reference: a method found on the instance or its prototype chain
- * (the function itself or its name). Throws a `DurableEffectError` naming the evaluator and step.
- */
-export function resolveStep(evaluator: DurableEvaluator<unknown>, step: unknown, where: string): string {
-  const className = evaluator.constructor?.name || 'the evaluator';
-  if (typeof step === 'string') {
-    if (RESERVED_STEP_NAMES.has(step))
-      throw new DurableEffectError(
-        `${where}: "${step}" is part of the DurableEvaluator API, not a step of ${className}`,
-        { step },
-      );
-    if (typeof (evaluator as unknown as Record<string, unknown>)[step] !== 'function') {
-      throw new DurableEffectError(
-        `${where}: step "${step}" is not a method of ${className} (a step is a method of the evaluator)`,
-        { step },
-      );
-    }
-    return step;
-  }
-  if (typeof step === 'function') {
-    for (
-      let object: object | null = evaluator;
-      object && object !== Object.prototype;
-      object = Object.getPrototypeOf(object)
-    ) {
-      for (const key of Object.getOwnPropertyNames(object)) {
-        const descriptor = Object.getOwnPropertyDescriptor(object, key);
-        if (descriptor && 'value' in descriptor && descriptor.value === step && !RESERVED_STEP_NAMES.has(key))
-          return key;
-      }
-    }
-    throw new DurableEffectError(
-      `${where}: the step ${step.name ? `function ${step.name}` : 'function'} is not a method of ${className} (pass a method such as this.judge, not a bound or inline function)`,
-      { step: step.name || '(anonymous function)' },
-    );
-  }
-  throw new DurableEffectError(`${where}: a step is a method or its name, got ${typeof step}`, { step: String(step) });
 }

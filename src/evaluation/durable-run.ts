@@ -1,8 +1,9 @@
 /**
  * Runs a durable evaluation step by step: from `onEvaluation`, or from saved progress after a
- * restart. Each step runs under its timeout and the evaluation's; a failed step runs again up to
- * the retries the settings allow; after every step that transitions, the progress (next step, its
- * input, the state) is saved, and only when the save resolved does the next step run.
+ * restart. Each step runs under its timeout and the evaluation's; a failed step runs again as its
+ * retry policy allows (after the policy's backoff, holding no run slot while it waits); after every
+ * step that transitions, the progress (next step's id, its input, the state) is saved, and only
+ * when the save resolved does the next step run.
  *
  * At least once per step: a step that was running when the process died runs again at the
  * restart (its side effects may happen twice); a completed step never runs again.
@@ -13,19 +14,26 @@
 import type { DurableProgress } from '../model/records.ts';
 import { isEffect } from './effect.ts';
 import { isDurableEffect, type Transition } from './durable-effect.ts';
-import { ENTER_STEP, resolveStep, type DurableEvaluator, type StepScope } from './durable-evaluator.ts';
 import { jsonCopy } from './durable-json.ts';
-import { DEFAULT_MAX_STEP_RETRIES, type DurableSettings } from './durable-settings.ts';
+import type { DurableSettings } from './durable-settings.ts';
+import {
+  createStepTable,
+  ENTER_STEP,
+  ON_EVALUATION,
+  type DeclaredStep,
+  type DurableInstance,
+  type StepScope,
+  type StepTable,
+} from './durable-steps.ts';
+import { allowsRetry, retryDelayMs } from './retry-policy.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
 import type { EvaluationOutcome } from '../model/records.ts';
 import { DurableEffectError, EvaluatorFailedError, failureAttributes } from './errors.ts';
 
-export const ON_EVALUATION = 'onEvaluation';
-
 export interface DurableRunOptions {
   evaluatorId: string;
-  evaluator: DurableEvaluator<unknown>;
+  evaluator: DurableInstance;
   /** Where to resume (saved by an earlier attempt); absent: start with `onEvaluation`. */
   progress?: DurableProgress;
   /** When this attempt started (ms since the epoch): the evaluation's first start when there is no progress. */
@@ -71,14 +79,19 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
   const clock = options.clock ?? Date.now;
   const where = `evaluator ${evaluatorId}`;
   let settings: DurableSettings;
+  let table: StepTable;
   try {
     settings = evaluator.settings();
   } catch (error) {
     return failed(0, error, `${where}: settings() threw: ${message(error)}`);
   }
+  try {
+    table = createStepTable(evaluator, settings, where);
+  } catch (error) {
+    return failed(0, error, message(error));
+  }
   const evaluationTimeoutMs = settings.evaluationTimeoutMs ?? options.defaultTimeoutMs;
-  const stepTimeoutMs = settings.defaultStepTimeoutMs ?? options.defaultTimeoutMs;
-  const maxRetries = settings.maxStepRetries ?? DEFAULT_MAX_STEP_RETRIES;
+  const defaultStepTimeoutMs = settings.defaultStepTimeoutMs ?? options.defaultTimeoutMs;
   const firstStartedAt = options.progress?.firstStartedAt ?? new Date(options.startedAtMs).toISOString();
   const deadline = Date.parse(firstStartedAt) + evaluationTimeoutMs;
   const saved = options.progress;
@@ -92,28 +105,42 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         completedSteps: saved.completedSteps,
       }
     : { step: ON_EVALUATION, hasInput: false, hasState: false, completedSteps: 0 };
+  if (saved) {
+    // Saved by an earlier version: the id may be gone, or (saved before steps had ids) be a method's name.
+    const step = table.forProgress(saved.step);
+    if (!step) {
+      const error = new DurableEffectError(
+        `${where}: the saved progress names step "${saved.step}", which is neither a declared step id nor the name of a method declared as a step (keep the step's id, or its method's name, until evaluations saved before the change have finished)`,
+        { step: saved.step },
+      );
+      return failed(saved.completedSteps, error, error.message);
+    }
+    position = { ...position, step: step.id };
+  }
   const holdSlot = options.holdSlot ?? ((run) => run());
 
   for (;;) {
     if (options.signal?.aborted) return { stopped: true };
     const stepWhere = `${where}: step "${position.step}"`;
     if (clock() >= deadline) return timedOut(position, 'before it ran');
-    if (position.step !== ON_EVALUATION) {
-      // Progress saved by an earlier version of the evaluator may name a step that no longer exists.
-      try {
-        resolveStep(evaluator, position.step, stepWhere);
-      } catch (error) {
-        return failed(position.completedSteps, error, message(error));
-      }
-    }
+    const step = position.step === ON_EVALUATION ? undefined : table.forTransition(position.step, stepWhere);
+    const policy = step?.retry ?? settings.retry;
     let attempt = 0;
     let result: StepAttempt;
     for (;;) {
       attempt++;
       const current = position;
-      result = await holdSlot(() => runStep(current));
+      result = await holdSlot(() => runStep(current, step));
       if (options.signal?.aborted) return { stopped: true };
-      if (result.ok || !result.retry || attempt > maxRetries) break;
+      if (result.ok || !result.retry || attempt >= policy.maximumAttempts || !allowsRetry(policy, result.error)) break;
+      const delayMs = retryDelayMs(policy, attempt);
+      if (clock() + delayMs >= deadline) {
+        return timedOut(
+          position,
+          `while it waited ${delayMs} ms to retry (attempt ${attempt}: ${message(result.error)})`,
+        );
+      }
+      if (!(await pause(delayMs, options.signal))) return { stopped: true };
     }
     if (!result.ok) {
       if (isTimeout(result.error) && clock() >= deadline) return timedOut(position, 'while it ran');
@@ -143,9 +170,10 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
     await options.save(progressOf(position, firstStartedAt));
   }
 
-  async function runStep(at: Position): Promise<StepAttempt> {
+  async function runStep(at: Position, step: DeclaredStep | undefined): Promise<StepAttempt> {
     if (options.signal?.aborted) return { ok: false, error: options.signal.reason, retry: false };
     const stepWhere = `${where}: step "${at.step}"`;
+    const stepTimeoutMs = step?.timeoutMs ?? defaultStepTimeoutMs;
     const controller = new AbortController();
     const remaining = deadline - clock();
     const byDeadline = remaining < stepTimeoutMs;
@@ -186,9 +214,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       evaluator[ENTER_STEP](scope);
       const returned = await Promise.race([
         (async () => {
-          if (at.step === ON_EVALUATION) return evaluator.onEvaluation(scope.context);
-          const method = (evaluator as unknown as Record<string, (...args: unknown[]) => unknown>)[at.step];
-          return at.hasInput ? method.call(evaluator, at.input) : method.call(evaluator);
+          if (!step) return evaluator.onEvaluation(scope.context);
+          return at.hasInput ? step.run.call(evaluator, at.input) : step.run.call(evaluator);
         })(),
         aborted,
       ]);
@@ -213,7 +240,7 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         );
       }
       const transition = returned as Transition;
-      const step = resolveStep(evaluator, transition.step, stepWhere);
+      const step = table.forTransition(transition.step, stepWhere).id;
       let state = { hasState: at.hasState, state: at.state };
       if (transition.hasState) {
         const copy = jsonCopy(transition.state, 'state');
@@ -272,6 +299,23 @@ function progressOf(position: Position, firstStartedAt: string): DurableProgress
     completedSteps: position.completedSteps,
     firstStartedAt,
   };
+}
+
+/** Waits `ms`; false when `signal` stopped the wait. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(false);
+  if (ms <= 0) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function isTimeout(error: unknown): boolean {

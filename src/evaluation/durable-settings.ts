@@ -1,40 +1,46 @@
 /**
- * `DurableSettings`: what a durable evaluator's `settings()` returns (the seed's `Settings`).
- * Immutable: each `with*` returns a new value. Durations are milliseconds or text such as `'30s'`
- * or `'5m'`. A setting left unset takes the runtime default:
+ * `DurableSettings`: what a durable evaluator's `settings()` returns. Immutable: each `with*`
+ * checks its value at once (an `EvaluatorDefinitionError` naming the setter and field) and returns
+ * a new value. Durations are milliseconds or text in Evalon's duration grammar (`'30s'`, `'5m'`).
+ * A setting left unset takes the runtime default:
  *
  * - evaluation timeout: the definition's `timeoutMs` (default 2 minutes);
  * - default step timeout: the same;
- * - max step retries: 0 (a failed step is not retried).
+ * - retry: one attempt (a failed step is not retried).
+ *
+ * Built once at module level (`const SETTINGS = DurableSettings.defaults()…`), a bad value fails
+ * when the evaluator's module is loaded, before any evaluation runs.
  */
+import { DURATION_FORM, durationMs, type Duration } from '../config/duration.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
+import {
+  DEFAULT_RETRY_POLICY,
+  resolveRetryPolicy,
+  type ResolvedRetryPolicy,
+  type RetryPolicy,
+} from './retry-policy.ts';
 
-/** Retries of one step when `settings()` does not set them: none. */
-export const DEFAULT_MAX_STEP_RETRIES = 0;
-const MAX_DURATION_MS = 24 * 3_600_000;
-const MAX_STEP_RETRIES = 100;
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-export type Duration = number | `${number}${'ms' | 's' | 'm' | 'h'}`;
+const MAX_TIMEOUT_MS = 24 * 3_600_000;
 
 export interface DurableSettingsData {
   /** The whole evaluation, counted from its first attempt's start, across restarts. */
   evaluationTimeoutMs?: number;
-  /** One run of one step. */
+  /** One run of one step (a step may set its own). */
   defaultStepTimeoutMs?: number;
-  /** How often a failed step runs again before the evaluation fails. */
-  maxStepRetries?: number;
+  /** How a failed step runs again (a step may override fields of it). */
+  retry?: ResolvedRetryPolicy;
 }
 
 export class DurableSettings {
   readonly evaluationTimeoutMs: number | undefined;
   readonly defaultStepTimeoutMs: number | undefined;
-  readonly maxStepRetries: number | undefined;
+  /** The policy every step starts from: `withRetry`'s, else no retry. */
+  readonly retry: ResolvedRetryPolicy;
 
   private constructor(data: DurableSettingsData) {
     this.evaluationTimeoutMs = data.evaluationTimeoutMs;
     this.defaultStepTimeoutMs = data.defaultStepTimeoutMs;
-    this.maxStepRetries = data.maxStepRetries;
+    this.retry = data.retry ?? DEFAULT_RETRY_POLICY;
     Object.freeze(this);
   }
 
@@ -44,45 +50,44 @@ export class DurableSettings {
   }
 
   withEvaluationTimeout(timeout: Duration): DurableSettings {
-    return new DurableSettings({ ...this.#data(), evaluationTimeoutMs: durationMs(timeout, 'withEvaluationTimeout') });
+    return new DurableSettings({
+      ...this.#data(),
+      evaluationTimeoutMs: timeoutMs(timeout, 'DurableSettings.withEvaluationTimeout'),
+    });
   }
 
   withDefaultStepTimeout(timeout: Duration): DurableSettings {
     return new DurableSettings({
       ...this.#data(),
-      defaultStepTimeoutMs: durationMs(timeout, 'withDefaultStepTimeout'),
+      defaultStepTimeoutMs: timeoutMs(timeout, 'DurableSettings.withDefaultStepTimeout'),
     });
   }
 
-  withMaxStepRetries(retries: number): DurableSettings {
-    if (!Number.isInteger(retries) || retries < 0 || retries > MAX_STEP_RETRIES) {
-      throw new EvaluatorDefinitionError(
-        `DurableSettings.withMaxStepRetries: retries must be an integer from 0 to ${MAX_STEP_RETRIES} (got ${String(retries)})`,
-      );
-    }
-    return new DurableSettings({ ...this.#data(), maxStepRetries: retries });
+  /** The retry policy of every step, laid over the defaults field by field. */
+  withRetry(policy: RetryPolicy): DurableSettings {
+    return new DurableSettings({ ...this.#data(), retry: resolveRetryPolicy(policy, 'DurableSettings.withRetry') });
   }
 
   #data(): DurableSettingsData {
     return {
       evaluationTimeoutMs: this.evaluationTimeoutMs,
       defaultStepTimeoutMs: this.defaultStepTimeoutMs,
-      maxStepRetries: this.maxStepRetries,
+      retry: this.retry,
     };
   }
 }
 
-/** `30_000`, `'30s'`, `'5m'` → milliseconds; anything else is a definition error naming the setter. */
-export function durationMs(value: Duration, where: string): number {
-  let ms: number | undefined;
-  if (typeof value === 'number') ms = value;
-  else if (typeof value === 'string') {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(value.trim());
-    if (match) ms = Number(match[1]) * UNITS[match[2]];
-  }
-  if (ms === undefined || !Number.isFinite(ms) || !Number.isInteger(Math.round(ms)) || ms < 1 || ms > MAX_DURATION_MS) {
+/**
+ * `30_000`, `'30s'`, `'5m'` → milliseconds, from 1 ms to 24 h; anything else is a definition error
+ * after `where`, naming `field` (its last part in the message) when given.
+ */
+export function timeoutMs(value: Duration, where: string, field?: string): number {
+  const ms = durationMs(value);
+  if (ms === undefined || ms < 1 || ms > MAX_TIMEOUT_MS) {
+    const name = field?.split('.').at(-1);
     throw new EvaluatorDefinitionError(
-      `DurableSettings.${where}: expected a duration from 1 ms to 24 h, in milliseconds or as text such as "30s" or "5m" (got ${JSON.stringify(value)})`,
+      `${where}: ${name ? `${name} must be` : 'expected'} ${DURATION_FORM}, from 1ms to 24h (got ${JSON.stringify(value)})`,
+      field ? { field } : undefined,
     );
   }
   return Math.round(ms);

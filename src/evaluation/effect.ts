@@ -1,9 +1,9 @@
 /**
- * The effect `evaluate` returns (the seed's `Effect`): `effects.complete(evaluation)` records the
+ * The effect `evaluate` returns: `effects.complete(evaluation)` records the
  * verdict; `effects.inconclusive(reason)` records that the evaluator ran but reached no verdict.
  * A thrown error (or a rejected promise) is neither: it records a **failed** evaluation.
  *
- * `effects` can also be called, `effects().complete(…)`, to read like the seed.
+ * `effects` can also be called, `effects().complete(…)`, as the durable evaluator's `this.effects()` reads.
  */
 import { Evaluation } from './evaluation.ts';
 import { InvalidEvaluationError } from './errors.ts';

@@ -41,11 +41,17 @@ export class InteractionNotFoundError extends Error {
   }
 }
 
-/** A bad evaluator definition (`defineEvaluator` with a bad id, version or `create`). */
+/**
+ * A bad evaluator definition: `defineEvaluator` with a bad id, version or `create`; a durable
+ * evaluator's bad settings, step declaration or retry policy. `field` names the setting when one is
+ * at fault (`retry.maximumAttempts`).
+ */
 export class EvaluatorDefinitionError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly field: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; field?: string }) {
     super(message, options);
     this.name = 'EvaluatorDefinitionError';
+    this.field = options?.field;
   }
 }
 
@@ -65,7 +71,7 @@ export class EvaluatorFailedError extends Error {
 
 /**
  * A durable evaluator's effect or step the runtime cannot follow: a transition to a step that is
- * not a method, `updateState` without a transition, a transition after `complete`, a state or
+ * not declared, `updateState` without a transition, a transition after `complete`, a state or
  * input that is not JSON. `step` names the step that produced it.
  */
 export class DurableEffectError extends Error {

@@ -5,17 +5,17 @@
 import type { EvaluatorConfig } from './evaluator-config.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
-/** The interaction under evaluation (the seed's `Subject.Interaction`). */
+/** The interaction under evaluation. */
 export interface Subject {
   interactionId: string;
-  /** The agent's id, the key bindings use (the seed's `agentComponentId`). */
+  /** The agent's id, the key bindings use. */
   agentId: string;
   /** The enclosing interaction's id, when the agent ran inside another agent's interaction. */
   flowId?: string;
 }
 
 export const Subject = {
-  /** `Subject.interaction('interaction-1', 'support-agent')`, like the seed's `new Subject.Interaction(…)`. */
+  /** `Subject.interaction('interaction-1', 'support-agent')`, the subject of one interaction. */
   interaction(interactionId: string, agentId: string, flowId?: string): Subject {
     return flowId === undefined ? { interactionId, agentId } : { interactionId, agentId, flowId };
   },

@@ -1,5 +1,5 @@
 /**
- * `Evaluation`: the verdict an evaluator records (the seed's "Recording the verdict"). Immutable:
+ * `Evaluation`: the verdict an evaluator records. Immutable:
  * each `with*` returns a new Evaluation, so one can be built up fluently and shared safely.
  *
  * ```ts

@@ -25,13 +25,13 @@ export interface Evaluator {
   evaluate(context: EvaluationContext): Effect | Promise<Effect>;
 }
 
-/** What `create` is given: the seed's injected dependencies. */
+/** What `create` is given: the dependencies an evaluator may use. */
 export interface EvaluatorDependencies {
   ledger: LedgerClient;
 }
 
 export interface EvaluatorDefinitionOptions {
-  /** The evaluator's id (the seed's `@Component` id): lowercase letters, digits, `-`, `_`, `.`. */
+  /** The evaluator's id, how configuration refers to it: lowercase letters, digits, `-`, `_`, `.`. */
   id: string;
   /**
    * Recorded on every evaluation. Change it when the evaluator judges differently: outcomes are

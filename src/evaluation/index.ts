@@ -1,6 +1,6 @@
 /**
- * `evalon/evaluation`: the evaluator API (the seed's `Evaluator`, `DurableEvaluator`, `Evaluation`,
- * effects, `EvaluationContext`, `LedgerClient`, `EvaluationRecord`).
+ * `evalon/evaluation`: the evaluator API (`Evaluator`, `DurableEvaluator` with its steps, settings
+ * and retry policy, `Evaluation`, effects, `EvaluationContext`, `LedgerClient`, `EvaluationRecord`).
  *
  * ```ts
  * import { defineEvaluator, effects, Evaluation } from 'evalon/evaluation';
@@ -23,7 +23,10 @@ export { effects, isEffect, type Effect, type Effects } from './effect.ts';
 export { Subject, type EvaluationContext } from './evaluation-context.ts';
 export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
 export type { DurableEffect, DurableEffects, StateUpdate, StepReference, Transition } from './durable-effect.ts';
-export { DEFAULT_MAX_STEP_RETRIES, DurableSettings, type Duration } from './durable-settings.ts';
+export { DurableSettings } from './durable-settings.ts';
+export type { StepDeclaration, StepDeclarations, StepMethod } from './durable-steps.ts';
+export type { RetryPolicy } from './retry-policy.ts';
+export type { Duration } from '../config/duration.ts';
 export { EvaluatorConfig } from './evaluator-config.ts';
 export {
   DEFAULT_EVALUATION_TIMEOUT_MS,
@@ -36,7 +39,7 @@ export {
   type EvaluatorDependencies,
 } from './evaluator.ts';
 export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
-export type { EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
+export type { DurableProgress, EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
   DurableEffectError,

@@ -1,5 +1,5 @@
 /**
- * `LedgerClient`: what an evaluator reads the ledger through (the seed's ledger client). The
+ * `LedgerClient`: what an evaluator reads the ledger through. The
  * collector gives each evaluation one backed by its ledger store; tests use `TestLedgerClient`
  * from `evalon/testing`.
  */

@@ -10,7 +10,7 @@ import { runDurableInMemory } from './durable-in-memory.ts';
 import { isEffect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext, Subject } from './evaluation-context.ts';
-import type { EvaluationOutcome } from '../model/records.ts';
+import type { DurableProgress, EvaluationOutcome } from '../model/records.ts';
 import type { Evaluator } from './evaluator.ts';
 import { EvaluatorConfig } from './evaluator-config.ts';
 import { EvaluatorFailedError, failureAttributes } from './errors.ts';
@@ -28,6 +28,8 @@ export interface EvaluationAttempt {
   timeoutMs: number;
   /** Aborts the attempt from outside (the collector stopping). */
   signal?: AbortSignal;
+  /** For a durable evaluator: resume from this saved progress instead of starting with `onEvaluation`. */
+  progress?: DurableProgress;
 }
 
 export interface AttemptResult {
@@ -53,6 +55,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
       evaluator,
       evaluatorId: attempt.evaluatorId,
       timeoutMs: attempt.timeoutMs,
+      ...(attempt.progress ? { progress: attempt.progress } : {}),
       context: {
         subject: Object.freeze({ ...attempt.subject }),
         evaluationId: attempt.evaluationId,

@@ -11,7 +11,7 @@
 import { effectiveThreshold, type Criterion, type CriterionType } from './criterion.ts';
 import { buildJudgeRequest, type JudgeContext } from './judge-prompt.ts';
 import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from './model-client.ts';
-import { toolCallsIn, type TranscriptEntry } from './transcript.ts';
+import { toolCallsIn, type JudgeTranscriptEntry } from './transcript.ts';
 import { parseVerdict } from './verdict-parser.ts';
 
 /** How a criterion's result was reached. */
@@ -53,7 +53,7 @@ export interface JudgeVerdict {
 
 export interface JudgeOptions extends JudgeContext {
   criteria: readonly Criterion[];
-  transcript: readonly TranscriptEntry[];
+  transcript: readonly JudgeTranscriptEntry[];
   model: ModelClient;
   /** Calls per criterion when the reply is unreadable (default 2: one retry). */
   maxAttempts?: number;
@@ -176,7 +176,7 @@ export function overallPassed(results: readonly CriterionResult[]): boolean {
 /** Why the transcript fails the criterion's tool requirement, or undefined when it is met. */
 export function missingToolCalls(
   criterion: Criterion,
-  transcript: readonly TranscriptEntry[],
+  transcript: readonly JudgeTranscriptEntry[],
   calledTools?: readonly string[],
 ): string | undefined {
   const required = criterion.requireToolCall;

@@ -8,7 +8,7 @@ import type { Criterion } from './criterion.ts';
 import { effectiveThreshold } from './criterion.ts';
 import type { JsonObject, JsonValue } from './json-value.ts';
 import type { ModelRequest } from './model-client.ts';
-import { renderTranscript, type TranscriptEntry } from './transcript.ts';
+import { renderTranscript, type JudgeTranscriptEntry } from './transcript.ts';
 
 export const RECORD_VERDICT_TOOL = 'record_verdict';
 export const JUDGE_MAX_TOKENS = 1024;
@@ -38,7 +38,7 @@ export interface JudgeContext {
 
 export function buildJudgeRequest(
   criterion: Criterion,
-  transcript: readonly TranscriptEntry[],
+  transcript: readonly JudgeTranscriptEntry[],
   context: JudgeContext = {},
 ): ModelRequest {
   const template = context.promptTemplate?.trim();

@@ -19,7 +19,7 @@ import {
   type ModelResponse,
   type ModelUsage,
 } from './model-client.ts';
-import { renderTranscript, type TranscriptEntry } from './transcript.ts';
+import { renderTranscript, type JudgeTranscriptEntry } from './transcript.ts';
 import { extractJsonObject } from './verdict-parser.ts';
 
 export const DEFAULT_RUBRIC_PREAMBLE = [
@@ -39,7 +39,7 @@ export type RubricVerdictFields = z.infer<typeof rubricVerdictSchema>;
 
 export interface RubricJudgeOptions {
   model: ModelClient;
-  transcript: readonly TranscriptEntry[];
+  transcript: readonly JudgeTranscriptEntry[];
   /** What a good interaction looks like; shown to the judge after the preamble. */
   rubric?: string;
   /** Replaces the default preamble (the judge's instructions). The transcript is never put into it. */

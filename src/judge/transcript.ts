@@ -1,7 +1,7 @@
 /**
- * The transcript the judge reads: the simulation's transcript JSON (seed shape), one entry per
- * message, tool call, tool result or event, in order. The collector's `criteria-judge` maps an
- * interaction record onto the same shape.
+ * The transcript the judge reads (`JudgeTranscriptEntry`): the simulation's transcript, one entry
+ * per message, tool call, tool result or event, in order. The collector's `criteria-judge` maps an
+ * interaction record (whose own `TranscriptEntry` has another shape) onto it.
  */
 import { compactJson, type JsonObject, type JsonValue } from './json-value.ts';
 
@@ -37,14 +37,14 @@ export interface EventEntry {
   data: JsonObject;
 }
 
-export type TranscriptEntry = MessageEntry | ToolCallEntry | ToolResultEntry | EventEntry;
+export type JudgeTranscriptEntry = MessageEntry | ToolCallEntry | ToolResultEntry | EventEntry;
 
 /** One line per entry (two for a message with a trace), as the reference renders it for the judge. */
-export function renderTranscript(entries: readonly TranscriptEntry[]): string {
+export function renderTranscript(entries: readonly JudgeTranscriptEntry[]): string {
   return entries.map(renderEntry).join('\n');
 }
 
-function renderEntry(entry: TranscriptEntry): string {
+function renderEntry(entry: JudgeTranscriptEntry): string {
   switch (entry.type) {
     case 'message': {
       const conversation = entry.conversation ? ` (${entry.conversation})` : '';
@@ -63,6 +63,6 @@ function renderEntry(entry: TranscriptEntry): string {
 }
 
 /** Names of the tools called in the transcript, in order (with repeats). */
-export function toolCallsIn(entries: readonly TranscriptEntry[]): string[] {
+export function toolCallsIn(entries: readonly JudgeTranscriptEntry[]): string[] {
   return entries.filter((entry): entry is ToolCallEntry => entry.type === 'tool_call').map((entry) => entry.tool);
 }

@@ -9,6 +9,8 @@
  * expect(result.isComplete()).toBe(true);
  * expect(result.getEvaluation().passed).toBe(true);
  * ```
+ * A durable evaluator runs every step in memory; `withProgress` resumes it from saved progress, as
+ * a collector does after a restart (to check that progress an earlier version saved still resumes).
  */
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
@@ -21,6 +23,7 @@ import {
 } from '../evaluation/evaluator.ts';
 import type { LedgerClient } from '../evaluation/ledger-client.ts';
 import { runEvaluator } from '../evaluation/run-evaluator.ts';
+import type { DurableProgress } from '../model/records.ts';
 import { EvaluatorResult } from './evaluator-test-kit-result.ts';
 import { TestLedgerClient } from './test-ledger-client.ts';
 
@@ -30,6 +33,7 @@ interface KitSettings {
   config: Record<string, unknown>;
   ledger: LedgerClient;
   timeoutMs: number;
+  progress?: DurableProgress;
 }
 
 export class EvaluatorTestKit {
@@ -66,8 +70,8 @@ export class EvaluatorTestKit {
   }
 
   /**
-   * What `context.config()` returns: a mapping, or YAML text (`'min-length: 20'`, the seed's
-   * `ConfigFactory.parseString`).
+   * What `context.config()` returns: a mapping, or YAML text (`'min-length: 20'`), as an
+   * evaluator entry would set it.
    */
   withConfig(config: Record<string, unknown> | string): EvaluatorTestKit {
     let values: unknown = config;
@@ -98,6 +102,26 @@ export class EvaluatorTestKit {
     return new EvaluatorTestKit({ ...this.#settings, timeoutMs });
   }
 
+  /**
+   * For a durable evaluator: resume from `progress` (as the ledger keeps it: the next step, its
+   * input, the state, completed steps, `firstStartedAt`) instead of starting with `onEvaluation`.
+   */
+  withProgress(progress: DurableProgress): EvaluatorTestKit {
+    const valid =
+      typeof progress?.step === 'string' &&
+      progress.step !== '' &&
+      Number.isInteger(progress.completedSteps) &&
+      progress.completedSteps >= 0 &&
+      typeof progress.firstStartedAt === 'string' &&
+      !Number.isNaN(Date.parse(progress.firstStartedAt));
+    if (!valid) {
+      throw new TypeError(
+        'EvaluatorTestKit.withProgress: expected saved progress { step, input?, state?, completedSteps, firstStartedAt (ISO-8601) }',
+      );
+    }
+    return new EvaluatorTestKit({ ...this.#settings, progress: structuredClone(progress) });
+  }
+
   /** Runs one evaluation of `subject`. Never rejects: a throw becomes a failed result. */
   async evaluate(subject: Subject, options: { evaluationId?: string } = {}): Promise<EvaluatorResult> {
     const settings = this.#settings;
@@ -109,6 +133,7 @@ export class EvaluatorTestKit {
       config: settings.config,
       ledger: settings.ledger,
       timeoutMs: settings.timeoutMs,
+      ...(settings.progress ? { progress: settings.progress } : {}),
     });
     return new EvaluatorResult(result);
   }

@@ -1,7 +1,7 @@
 /**
- * `evalon/testing`: test kits for evaluators (the seed's `EvaluatorTestKit`, `TestLedgerClient`),
- * the integration harness that runs a collector in process (the seed's `TestKitSupport`: `TestKit`)
- * and the scripted model that stands in for the Anthropic API (the seed's `TestModelProvider`).
+ * `evalon/testing`: test kits for evaluators (`EvaluatorTestKit`, `TestLedgerClient`), the
+ * integration harness that runs a collector in process (`TestKit`) and the scripted model that
+ * stands in for the Anthropic API.
  */
 export { EvaluatorTestKit } from './evaluator-test-kit.ts';
 export { EvaluatorResult } from './evaluator-test-kit-result.ts';

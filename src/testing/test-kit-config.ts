@@ -5,10 +5,11 @@
  * writes only its bindings.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { DURATION_FORM, durationMs as parseDurationMs, type Duration } from '../config/duration.ts';
 
 /** The interactions processor's settle window in a kit: short, since a test flushes its spans at once. */
 export const DEFAULT_TEST_KIT_SETTLE = '100ms';
-/** How long `awaitEvaluations` polls before it gives up (the seed's `atMost(30, SECONDS)`). */
+/** How long `awaitEvaluations` polls before it gives up: 30 s. */
 export const DEFAULT_AT_MOST_MS = 30_000;
 
 export function baseConfigYaml(options: { ledgerPath: string; modules: readonly string[]; settle: string }): string {
@@ -35,18 +36,11 @@ service:
 `;
 }
 
-/** Milliseconds, or a duration like `'500ms'`, `'30s'`, `'2m'`. */
-export type TestKitDuration = number | string;
-
-const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m)$/;
+/** Milliseconds, or text in Evalon's duration grammar (`'500ms'`, `'30s'`, `'2m'`). */
+export type TestKitDuration = Duration;
 
 export function durationMs(value: TestKitDuration, where: string): number {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-  const match = typeof value === 'string' ? DURATION.exec(value.trim()) : null;
-  if (!match)
-    throw new TypeError(
-      `${where}: ${JSON.stringify(value)} is not a duration (milliseconds, or a string like '500ms', '30s', '2m')`,
-    );
-  const unit = match[2] === 'ms' ? 1 : match[2] === 's' ? 1000 : 60_000;
-  return Number(match[1]) * unit;
+  const ms = parseDurationMs(value);
+  if (ms === undefined) throw new TypeError(`${where}: ${JSON.stringify(value)} is not a duration (${DURATION_FORM})`);
+  return ms;
 }

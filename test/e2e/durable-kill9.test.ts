@@ -139,7 +139,7 @@ ${CRITERIA.map((name) => `          - { name: ${name}, description: "The reply s
     (db) => db.prepare('SELECT progress FROM evaluation_queue').all() as { progress: string | null }[],
   );
   expect(saved).toHaveLength(1);
-  expect(JSON.parse(saved[0].progress!)).toMatchObject({ step: 'judgeCriterion', input: 1, completedSteps: 2 });
+  expect(JSON.parse(saved[0].progress!)).toMatchObject({ step: 'judge-criterion', input: 1, completedSteps: 2 });
   first.child.kill('SIGKILL');
   await first.exited;
   expect(scripted.requests.map(criterionOf)).toEqual(['alpha', 'bravo']);

@@ -158,7 +158,7 @@ describe('criteria-judge', () => {
     expect(result.outcome).toEqual({
       type: 'failed',
       error: expect.stringMatching(
-        /^evaluator criteria-judge: step "judgeCriterion" failed: no verdict for criterion "The agent states the arrival date"/,
+        /^evaluator criteria-judge: step "judge-criterion" failed: no verdict for criterion "The agent states the arrival date"/,
       ),
       errorType: 'EvaluatorFailedError',
       attributes: {

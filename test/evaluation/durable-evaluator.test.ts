@@ -2,20 +2,11 @@
  * Durable evaluators in the collector's evaluation runtime, over a real SQLite ledger: steps,
  * state and input, the effect rules, retries, timeouts, `config()` read afresh per step, progress
  * saved after every step, resume after a restart, and run slots held only while a step runs.
+ * Step ids, retry policies and resuming progress saved before steps had ids: durable-steps.test.ts
+ * and durable-legacy-resume.test.ts.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteLedgerStore } from '../../collector/ledger/sqlite/sqlite-store.ts';
-import type { LedgerStore, QueuedEvaluation } from '../../collector/ledger/store.ts';
-import { silentLogger } from '../../collector/logger.ts';
-import {
-  createEvaluationRuntime,
-  type EvaluationRuntime,
-} from '../../collector/processor/evaluation/evaluation-runtime.ts';
-import { createEvaluatorRegistry } from '../../collector/processor/evaluation/evaluator-registry.ts';
+import type { LedgerStore } from '../../collector/ledger/store.ts';
 import {
   defineEvaluator,
   DurableEvaluator,
@@ -23,116 +14,19 @@ import {
   effects,
   Evaluation,
   type EvaluationContext,
-  type EvaluationRecord,
-  type EvaluatorDefinition,
 } from '../../src/evaluation/index.ts';
-import { testInteractionRecord } from '../../src/testing/index.ts';
+import {
+  cleanups,
+  gate,
+  queue,
+  run,
+  runCleanups,
+  startRuntime,
+  waitFor,
+  withLedger,
+} from './helpers/durable-runtime.ts';
 
-const cleanups: Array<() => Promise<void> | void> = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-/** A promise the test resolves: what a step or a store write waits on. */
-function gate() {
-  let open!: () => void;
-  const opened = new Promise<void>((resolve) => (open = resolve));
-  let reached!: () => void;
-  const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
-  return { open, opened, reached, wasReached: reachedPromise };
-}
-
-interface Ledger {
-  dir: string;
-  store: SqliteLedgerStore;
-  interactionId: string;
-  agentId: string;
-}
-
-async function openLedger(dir = mkdtempSync(join(tmpdir(), 'evalon-durable-'))): Promise<Ledger> {
-  const store = createSqliteStore({ path: join(dir, 'ledger.db') });
-  const record = testInteractionRecord({
-    traceId: randomBytes(16).toString('hex'),
-    spanId: randomBytes(8).toString('hex'),
-  });
-  await store.putInteractions([{ ...record, interactionId: `${record.traceId}-${record.spanId}` }]);
-  return { dir, store, interactionId: `${record.traceId}-${record.spanId}`, agentId: record.agentId };
-}
-
-interface Runtime {
-  runtime: EvaluationRuntime;
-  recorded: EvaluationRecord[];
-}
-
-async function startRuntime(
-  ledger: Ledger,
-  evaluators: EvaluatorDefinition[],
-  options: {
-    config?: () => Record<string, unknown>;
-    concurrency?: number;
-    store?: LedgerStore;
-    shutdownGraceMs?: number;
-  } = {},
-): Promise<Runtime> {
-  const recorded: EvaluationRecord[] = [];
-  const runtime = createEvaluationRuntime({
-    store: options.store ?? ledger.store,
-    registry: createEvaluatorRegistry(evaluators.map((definition) => ({ definition, origin: 'test' }))),
-    resolve: () => ({ config: options.config?.() ?? {} }),
-    concurrency: options.concurrency ?? 2,
-    logger: silentLogger,
-    onRecorded: (record) => recorded.push(record),
-    shutdownGraceMs: options.shutdownGraceMs ?? 0,
-  });
-  await runtime.start();
-  return { runtime, recorded };
-}
-
-async function queue(
-  ledger: Ledger,
-  runtime: EvaluationRuntime | undefined,
-  evaluatorId: string,
-): Promise<QueuedEvaluation> {
-  const [queued] = await ledger.store.enqueueEvaluations([
-    {
-      evaluationId: randomUUID(),
-      interactionId: ledger.interactionId,
-      evaluatorId,
-      evaluatorVersion: '1',
-      agentId: ledger.agentId,
-      roles: [],
-      triggeredAt: new Date().toISOString(),
-      source: 'interaction',
-      attempts: 0,
-    },
-  ]);
-  runtime?.submit([queued]);
-  return queued;
-}
-
-async function withLedger(): Promise<Ledger> {
-  const ledger = await openLedger();
-  cleanups.push(async () => {
-    await ledger.store.close();
-    rmSync(ledger.dir, { recursive: true, force: true });
-  });
-  return ledger;
-}
-
-async function run(
-  ledger: Ledger,
-  evaluators: EvaluatorDefinition[],
-  evaluatorId = evaluators[0].id,
-  options: Parameters<typeof startRuntime>[2] = {},
-) {
-  const { runtime, recorded } = await startRuntime(ledger, evaluators, options);
-  cleanups.push(() => runtime.shutdown());
-  await queue(ledger, runtime, evaluatorId);
-  await runtime.idle();
-  expect(recorded).toHaveLength(1);
-  expect(await ledger.store.countQueuedEvaluations()).toBe(0);
-  return recorded[0];
-}
+afterEach(runCleanups);
 
 type Calls = Record<string, number>;
 const count = (calls: Calls, step: string) => (calls[step] = (calls[step] ?? 0) + 1);
@@ -152,6 +46,9 @@ class ChainEvaluator extends DurableEvaluator<ChainState> {
   }
   override emptyState(): ChainState {
     return { verdicts: [] };
+  }
+  override steps() {
+    return { first: this.first, second: this.second };
   }
   onEvaluation(context: EvaluationContext) {
     count(this.calls, 'onEvaluation');
@@ -256,6 +153,9 @@ describe('durable evaluators in the runtime', () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Failing extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
       }
@@ -273,12 +173,15 @@ describe('durable evaluators in the runtime', () => {
     expect(calls).toEqual({ judge: 1 });
   });
 
-  it('retries a failed step up to withMaxStepRetries: success on the last retry is a verdict', async () => {
+  it('retries a failed step up to the policy maximumAttempts: success on the last attempt is a verdict', async () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Flaky extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -298,7 +201,10 @@ describe('durable evaluators in the runtime', () => {
     const calls: Calls = {};
     class Broken extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo('judge');
@@ -322,6 +228,9 @@ describe('durable evaluators in the runtime', () => {
     class Stuck extends DurableEvaluator {
       override settings() {
         return DurableSettings.defaults().withDefaultStepTimeout(50);
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -350,7 +259,10 @@ describe('durable evaluators in the runtime', () => {
         return DurableSettings.defaults()
           .withEvaluationTimeout(200)
           .withDefaultStepTimeout('10m')
-          .withMaxStepRetries(3);
+          .withRetry({ maximumAttempts: 4, initialInterval: 0 });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo(this.judge);
@@ -402,6 +314,9 @@ describe('durable evaluators in the runtime', () => {
     let config: Record<string, unknown> = { rubric: 'v1' };
     const seen: string[] = [];
     class Configured extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation(context: EvaluationContext) {
         seen.push(context.config().getString('rubric'));
         config = { rubric: 'v2' }; // a hot reload while the first step ran
@@ -426,6 +341,9 @@ describe('durable evaluators in the runtime', () => {
   it('fails a step whose new state or input is not JSON, naming what is not', async () => {
     const ledger = await withLedger();
     class DateState extends DurableEvaluator<{ at: Date }> {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().updateState({ at: new Date() }).transitionTo(this.judge);
       }
@@ -434,6 +352,9 @@ describe('durable evaluators in the runtime', () => {
       }
     }
     class MapInput extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         return this.effects().transitionTo(this.judge).withInput({ seen: new Map() });
       }
@@ -459,6 +380,9 @@ describe('durable evaluators in the runtime', () => {
   it('refuses a transition after complete, and updateState without a transition', async () => {
     const ledger = await withLedger();
     class CompletesThenTransitions extends DurableEvaluator {
+      override steps() {
+        return { judge: this.judge };
+      }
       onEvaluation() {
         this.effects().complete(Evaluation.passed('done'));
         return this.effects().transitionTo(this.judge);
@@ -488,16 +412,22 @@ describe('durable evaluators in the runtime', () => {
     });
   });
 
-  it('fails, without retrying, a transition to a step that is not a method, naming the evaluator and the step', async () => {
+  it('fails, without retrying, a transition to a step that is not declared, naming the evaluator and the step', async () => {
     const ledger = await withLedger();
     const calls: Calls = {};
     class Misnamed extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(2);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         count(calls, 'onEvaluation');
         return this.effects().transitionTo('jugde');
+      }
+      judge() {
+        return this.effects().complete(Evaluation.passed('unreachable'));
       }
     }
     class Inline extends DurableEvaluator {
@@ -509,7 +439,7 @@ describe('durable evaluators in the runtime', () => {
     expect(misnamed.outcome).toEqual({
       type: 'failed',
       error:
-        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a method of Misnamed (a step is a method of the evaluator)',
+        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a declared step of Misnamed (declared steps: "judge"; declare it in steps())',
       errorType: 'DurableEffectError',
     });
     expect(calls).toEqual({ onEvaluation: 1 });
@@ -518,7 +448,7 @@ describe('durable evaluators in the runtime', () => {
     expect(inline.outcome).toMatchObject({
       type: 'failed',
       error: expect.stringContaining(
-        'is not a method of Inline (pass a method such as this.judge, not a bound or inline function)',
+        'the function is not a declared step of Inline (declare the method in steps(), as in { judge: this.judge }, and pass it or its id; a bound or inline function is not the declared method)',
       ),
     });
   });
@@ -561,12 +491,3 @@ describe('durable evaluators in the runtime', () => {
     expect(recorded.map((record) => record.evaluatorId)).toEqual(['plain', 'chain']);
   });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  for (let i = 0; i < 1_000; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('condition not reached');
-}

@@ -27,6 +27,9 @@ const record = testInteractionRecord();
 const subject = Subject.interaction(record.interactionId, record.agentId);
 
 class Counter extends DurableEvaluator<{ total: number }> {
+  override steps() {
+    return { add: this.add };
+  }
   onEvaluation() {
     return this.effects().updateState({ total: 0 }).transitionTo(this.add).withInput(1);
   }
@@ -51,7 +54,10 @@ describe('durable evaluators in the test kit', () => {
     let calls = 0;
     class Flaky extends DurableEvaluator {
       override settings() {
-        return DurableSettings.defaults().withMaxStepRetries(1);
+        return DurableSettings.defaults().withRetry({ maximumAttempts: 2, initialInterval: '1ms' });
+      }
+      override steps() {
+        return { judge: this.judge };
       }
       onEvaluation() {
         return this.effects().transitionTo('judge');
@@ -95,14 +101,14 @@ describe('durable evaluators in the test kit', () => {
   });
 
   it('validates settings early, naming the setter', () => {
-    expect(() => DurableSettings.defaults().withMaxStepRetries(-1)).toThrow(EvaluatorDefinitionError);
+    expect(() => DurableSettings.defaults().withRetry({ maximumAttempts: -1 })).toThrow(EvaluatorDefinitionError);
     expect(() => DurableSettings.defaults().withDefaultStepTimeout('soon' as never)).toThrow(
       /withDefaultStepTimeout: expected a duration/,
     );
     expect(DurableSettings.defaults().withEvaluationTimeout('5m').withDefaultStepTimeout('30s')).toMatchObject({
       evaluationTimeoutMs: 300_000,
       defaultStepTimeoutMs: 30_000,
-      maxStepRetries: undefined,
+      retry: { maximumAttempts: 1 },
     });
   });
 

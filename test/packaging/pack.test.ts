@@ -28,6 +28,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../helpers/poll.ts';
+import { modulesLoadedBy, packagesIn } from './helpers/loaded-modules.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Top-level entries of the checkout that are not inputs of the package (or are large and local). */
@@ -233,6 +234,13 @@ describe('installed into an empty project', () => {
     `;
     const result = await runOk(process.execPath, ['--input-type=module', '-e', script], consumer);
     expect(result.stdout.trim()).toBe('function function function');
+  });
+
+  it('loads no OpenTelemetry SDK package through the root entry `evalon` (evalon/instrumentation does)', async () => {
+    const root = packagesIn(await modulesLoadedBy('evalon', consumer));
+    expect(root).toContain('@opentelemetry/api');
+    expect(root.filter((name) => name.startsWith('@opentelemetry/') && name !== '@opentelemetry/api')).toEqual([]);
+    expect(packagesIn(await modulesLoadedBy('evalon/instrumentation', consumer))).toContain('@opentelemetry/sdk-node');
   });
 
   it('instruments an agent with `node --import evalon/register` and `invokeAgent`', async () => {

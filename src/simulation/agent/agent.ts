@@ -5,14 +5,14 @@
  */
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 
-export interface Message {
+export interface SimulationMessage {
   sender: string;
   content: string;
   /** Optional JSON describing how the reply was generated. */
   trace?: JsonValue;
 }
 
-export interface ToolCall {
+export interface SimulationToolCall {
   toolName: string;
   arguments: JsonObject;
 }
@@ -26,7 +26,7 @@ export interface ToolResult {
 }
 
 export interface ToolInteraction {
-  call: ToolCall;
+  call: SimulationToolCall;
   result: ToolResult;
 }
 
@@ -38,7 +38,7 @@ export interface SimulationEvent {
 export interface SendAction {
   type: 'send';
   /** Empty content is silence: not recorded, not delivered, not counted. */
-  message: Message;
+  message: SimulationMessage;
   /** Tool calls this step ran, with their results, in order. */
   toolInteractions: ToolInteraction[];
   /** End the simulation right after this message (a code agent's `endAfter`). */

@@ -1,7 +1,7 @@
 /**
  * The code agent: the simplest way to put your own code under test. A SimpleAgent sees only the
  * conversation turns (tool uses are left out), events as `name: {json}` lines, and answers with an
- * AgentReply. A reply may carry a trace: JSON (given as a string) describing how it was generated.
+ * SimpleAgentReply. A reply may carry a trace: JSON (given as a string) describing how it was generated.
  */
 import { compactJson, type JsonValue } from '../../judge/json-value.ts';
 import type { Agent, HistoryEntry, SimulationEvent } from './agent.ts';
@@ -15,7 +15,7 @@ export interface HistoryTurn {
   trace?: string;
 }
 
-export type AgentReply =
+export type SimpleAgentReply =
   | { kind: 'send'; content: string; trace?: JsonValue }
   | { kind: 'end' }
   | { kind: 'end_after'; content: string; trace?: JsonValue };
@@ -31,19 +31,19 @@ export class InvalidTraceError extends Error {
   }
 }
 
-export const AgentReply = {
+export const SimpleAgentReply = {
   /** Say `content` (empty content is silence), with an optional trace as a JSON string. */
-  send(content: string, traceJson?: string): AgentReply {
+  send(content: string, traceJson?: string): SimpleAgentReply {
     return traceJson === undefined
       ? { kind: 'send', content }
       : { kind: 'send', content, trace: parseTrace(traceJson) };
   },
   /** End the simulation. */
-  end(): AgentReply {
+  end(): SimpleAgentReply {
     return { kind: 'end' };
   },
   /** Say `content`, then end the simulation. */
-  endAfter(content: string, traceJson?: string): AgentReply {
+  endAfter(content: string, traceJson?: string): SimpleAgentReply {
     return traceJson === undefined
       ? { kind: 'end_after', content }
       : { kind: 'end_after', content, trace: parseTrace(traceJson) };
@@ -51,7 +51,11 @@ export const AgentReply = {
 };
 
 export interface SimpleAgent {
-  step(respondIn: string, history: readonly HistoryTurn[], events: readonly string[]): AgentReply | Promise<AgentReply>;
+  step(
+    respondIn: string,
+    history: readonly HistoryTurn[],
+    events: readonly string[],
+  ): SimpleAgentReply | Promise<SimpleAgentReply>;
 }
 
 /** Adapts a SimpleAgent to the Agent contract; its messages are sent as `agentName`. */

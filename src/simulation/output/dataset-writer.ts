@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { JudgeVerdict } from '../../judge/criteria-judge.ts';
 import type { JsonValue } from '../../judge/json-value.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import type { ScenarioRunResult } from '../run/run-scenario.ts';
 
 export interface PlanStep {
@@ -16,7 +16,7 @@ export interface PlanStep {
 }
 
 /** The tool calls of a transcript, in order, numbered from 1. */
-export function toPlan(transcript: readonly TranscriptEntry[]): PlanStep[] {
+export function toPlan(transcript: readonly JudgeTranscriptEntry[]): PlanStep[] {
   return transcript
     .flatMap((entry) => (entry.type === 'tool_call' ? [{ tool: entry.tool, arguments: entry.arguments }] : []))
     .map((call, index) => ({ step: index + 1, ...call }));

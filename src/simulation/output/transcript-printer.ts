@@ -5,7 +5,7 @@
  */
 import { compactJson } from '../../judge/json-value.ts';
 import type { JudgeVerdict } from '../../judge/criteria-judge.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import { createPaint, type Style } from './ansi.ts';
 
 export const TAG_WIDTH = 17;
@@ -21,7 +21,7 @@ export interface TranscriptPrinterOptions {
 }
 
 export interface TranscriptPrinter {
-  entry(entry: TranscriptEntry): void;
+  entry(entry: JudgeTranscriptEntry): void;
   evaluation(verdict: JudgeVerdict): void;
 }
 

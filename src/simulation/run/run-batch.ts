@@ -5,7 +5,7 @@
  */
 import type { Scenario } from '../scenario/scenario.ts';
 import { saveDatasetEntry } from '../output/dataset-writer.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import { passHatKs } from './pass-hat-k.ts';
 import { loadRecording, saveRecording, type RecordingFile } from './recording-store.ts';
 import { runPool } from './run-pool.ts';
@@ -21,7 +21,7 @@ export interface BatchOptions extends Omit<RunScenarioOptions, 'replay' | 'seed'
   replayDir?: string;
   /** Where dataset entries go; none are written without it. */
   outDir?: string;
-  onEntry?: (run: { scenario: string; trial: number }, entry: TranscriptEntry) => void;
+  onEntry?: (run: { scenario: string; trial: number }, entry: JudgeTranscriptEntry) => void;
   onRunDone?: (outcome: RunOutcome, done: number, total: number) => void;
 }
 
@@ -100,7 +100,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchResult> {
           trial: job.trial,
           ...(recording ? { replay: recording.completions } : {}),
           ...(onEntry
-            ? { onEntry: (entry: TranscriptEntry) => onEntry({ scenario: job.scenario.name, trial: job.trial }, entry) }
+            ? {
+                onEntry: (entry: JudgeTranscriptEntry) =>
+                  onEntry({ scenario: job.scenario.name, trial: job.trial }, entry),
+              }
             : {}),
         });
         outcome.result = result;

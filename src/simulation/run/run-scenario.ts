@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { combineResults, judgeCriteria, type JudgeVerdict } from '../../judge/criteria-judge.ts';
 import { cloneJson, type JsonObject } from '../../judge/json-value.ts';
 import type { ModelClient } from '../../judge/model-client.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import { agentPromptFor } from '../agent/agent-prompts.ts';
 import type { Agent } from '../agent/agent.ts';
 import { createClaudeAgent } from '../agent/claude-agent.ts';
@@ -51,7 +51,7 @@ export interface RunScenarioOptions {
   trial?: number;
   modelName?: string;
   judgeModelName?: string;
-  onEntry?: (entry: TranscriptEntry) => void;
+  onEntry?: (entry: JudgeTranscriptEntry) => void;
   /** Each evaluated-agent step, for telemetry (see telemetry/otlp-telemetry.ts). */
   onAgentTurn?: (turn: SimulationAgentTurn) => void;
 }
@@ -60,7 +60,7 @@ export interface ScenarioRunResult {
   runId: string;
   scenarioName: string;
   trial: number;
-  transcript: TranscriptEntry[];
+  transcript: JudgeTranscriptEntry[];
   endReason: EndReason;
   /** Judge results and context assertions, combined. */
   evaluation: JudgeVerdict;

@@ -1,9 +1,9 @@
 /** What actors receive from the runner, and the port through which they answer it. */
-import type { TranscriptEntry } from '../../judge/transcript.ts';
-import type { Action, Message, SimulationEvent } from '../agent/agent.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
+import type { Action, SimulationMessage, SimulationEvent } from '../agent/agent.ts';
 
 export type ParticipantInput =
-  | { type: 'message'; conversation: string; message: Message }
+  | { type: 'message'; conversation: string; message: SimulationMessage }
   | { type: 'events'; events: SimulationEvent[] };
 
 export interface ParticipantActor {
@@ -15,7 +15,7 @@ export interface ParticipantActor {
 export interface EventSourceActor {
   readonly name: string;
   /** A new transcript entry (a message) the source may react to. */
-  post(entry: TranscriptEntry): void;
+  post(entry: JudgeTranscriptEntry): void;
   stop(): void;
 }
 

@@ -1,6 +1,6 @@
 /** What a simulated event source's model sees, and how its answer is read. */
 import { compactJson, isJsonObject } from '../../judge/json-value.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import type { SimulationEvent } from '../agent/agent.ts';
 import type { EventSourceSpec } from '../scenario/scenario.ts';
 
@@ -24,7 +24,7 @@ export function eventSourceSystemPrompt(source: EventSourceSpec): string {
   ].join('\n');
 }
 
-export function eventSourceUserPrompt(seen: readonly TranscriptEntry[]): string {
+export function eventSourceUserPrompt(seen: readonly JudgeTranscriptEntry[]): string {
   const lines = seen.map((entry) => {
     if (entry.type === 'message') return `[${entry.sender}]: ${entry.content}`;
     if (entry.type === 'event') return `[event: ${entry.name}] ${compactJson(entry.data)}`;

@@ -7,7 +7,7 @@
  */
 import type { ModelClient } from '../../judge/model-client.ts';
 import { responseText } from '../../judge/model-client.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import type { SimulationEvent } from '../agent/agent.ts';
 import type { EventSourceSpec } from '../scenario/scenario.ts';
 import type { EventSourceActor, RunnerPort } from './actor.ts';
@@ -21,7 +21,10 @@ export const EVENT_SOURCE_MAX_TOKENS = 1024;
 /** An event source implemented in code (`type: custom`). */
 export interface CustomEventSource {
   /** Called with each new message entry and everything seen so far; returns the events to emit. */
-  onActivity(entry: TranscriptEntry, seen: readonly TranscriptEntry[]): SimulationEvent[] | Promise<SimulationEvent[]>;
+  onActivity(
+    entry: JudgeTranscriptEntry,
+    seen: readonly JudgeTranscriptEntry[],
+  ): SimulationEvent[] | Promise<SimulationEvent[]>;
 }
 
 export interface EventSourceOptions {
@@ -35,13 +38,13 @@ export interface EventSourceOptions {
 }
 
 type Internal =
-  | { type: 'entry'; entry: TranscriptEntry }
+  | { type: 'entry'; entry: JudgeTranscriptEntry }
   | { type: 'answered'; events: SimulationEvent[] }
   | { type: 'failed'; cause: unknown };
 
 export function createEventSource(options: EventSourceOptions): EventSourceActor {
   const { source, gate, runner } = options;
-  const seen: TranscriptEntry[] = [];
+  const seen: JudgeTranscriptEntry[] = [];
   const emitted = new Set<string>();
   let busy = false;
   let dirty = false;
@@ -61,7 +64,8 @@ export function createEventSource(options: EventSourceOptions): EventSourceActor
     }
     if (input.type === 'failed') {
       stopped = true;
-      return runner.fail(source.name, input.cause, 'event_source');
+      runner.fail(source.name, input.cause, 'event_source');
+      return;
     }
     busy = false;
     const fresh = input.events.filter((event) => {
@@ -77,7 +81,7 @@ export function createEventSource(options: EventSourceOptions): EventSourceActor
     }
   }
 
-  function ask(latest: TranscriptEntry): void {
+  function ask(latest: JudgeTranscriptEntry): void {
     busy = true;
     const snapshot = seen.slice();
     const answer = options.custom

@@ -9,7 +9,7 @@
  * transcript.
  */
 import type { ModelClient } from '../../judge/model-client.ts';
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 import type { Action, Agent, SimulationEvent } from '../agent/agent.ts';
 import type { Scenario } from '../scenario/scenario.ts';
 import { evaluatedParticipant } from '../scenario/scenario.ts';
@@ -32,7 +32,7 @@ export type EndReason =
   | { type: 'stalled' };
 
 export interface SimulationOutcome {
-  transcript: TranscriptEntry[];
+  transcript: JudgeTranscriptEntry[];
   endReason: EndReason;
 }
 
@@ -53,7 +53,7 @@ export interface SimulationOptions {
   /** Implementations of `type: custom` event sources. */
   eventSources?: Record<string, CustomEventSource>;
   /** Called for every transcript entry, synchronously and in order. */
-  onEntry?: (entry: TranscriptEntry) => void;
+  onEntry?: (entry: JudgeTranscriptEntry) => void;
   onAgentTurn?: (turn: AgentTurn) => void;
   /** Model for participants and event sources (the client's default otherwise). */
   modelName?: string;
@@ -67,7 +67,7 @@ type RunnerInput =
 export function runSimulation(options: SimulationOptions): Promise<SimulationOutcome> {
   const { scenario, gate } = options;
   const agentName = evaluatedParticipant(scenario).name;
-  const transcript: TranscriptEntry[] = [];
+  const transcript: JudgeTranscriptEntry[] = [];
   const counts = new Map<string, number>();
   const actors = new Map<string, ParticipantActor>();
   const sources: EventSourceActor[] = [];
@@ -90,7 +90,7 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     fail: (participant, cause, role) => inbox.post({ type: 'fail', participant, cause, role }),
   };
 
-  function record(entry: TranscriptEntry): void {
+  function record(entry: JudgeTranscriptEntry): void {
     transcript.push(entry);
     options.onEntry?.(entry);
   }
@@ -103,7 +103,8 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
         input.role === 'agent'
           ? new AgentStepFailedError(input.participant, input.cause, partial)
           : new SimulationFailedError(input.participant, input.cause, partial);
-      return finish(undefined, error);
+      finish(undefined, error);
+      return;
     }
     if (input.type === 'emit') {
       for (const event of input.events) record({ type: 'event', name: event.name, data: event.data });
@@ -114,7 +115,8 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     const { participant, conversation, action } = input;
     if (action.type === 'end') {
       record({ conversation, type: 'message', sender: participant, content: '[END]' });
-      return finish({ type: 'end', participant, conversation });
+      finish({ type: 'end', participant, conversation });
+      return;
     }
     for (const { call, result } of action.toolInteractions) {
       record({ conversation, type: 'tool_call', tool: call.toolName, arguments: call.arguments });
@@ -130,7 +132,7 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
     const { content, trace } = action.message;
     if (content === '') return; // silence: not recorded, delivered or counted
     const message = trace === undefined ? { sender: participant, content } : { sender: participant, content, trace };
-    const entry: TranscriptEntry = { conversation, type: 'message', ...message };
+    const entry: JudgeTranscriptEntry = { conversation, type: 'message', ...message };
     record(entry);
     for (const member of scenario.conversations.find((c) => c.name === conversation)?.between ?? []) {
       if (member !== participant) actors.get(member)?.post({ type: 'message', conversation, message });

@@ -1,11 +1,11 @@
 /** Failures that end a simulation early, each carrying the partial transcript recorded so far. */
-import type { TranscriptEntry } from '../../judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../judge/transcript.ts';
 
 /** A simulated participant or an event source failed (its model call failed, threw or returned nothing). */
 export class SimulationFailedError extends Error {
   readonly participant: string;
-  readonly partialTranscript: TranscriptEntry[];
-  constructor(participant: string, cause: unknown, partialTranscript: TranscriptEntry[]) {
+  readonly partialTranscript: JudgeTranscriptEntry[];
+  constructor(participant: string, cause: unknown, partialTranscript: JudgeTranscriptEntry[]) {
     super(`simulation participant "${participant}" failed: ${messageOf(cause)}`, { cause });
     this.name = 'SimulationFailedError';
     this.participant = participant;
@@ -16,8 +16,8 @@ export class SimulationFailedError extends Error {
 /** The evaluated agent's step failed: it threw, rejected, or returned no valid action. */
 export class AgentStepFailedError extends Error {
   readonly participant: string;
-  readonly partialTranscript: TranscriptEntry[];
-  constructor(participant: string, cause: unknown, partialTranscript: TranscriptEntry[]) {
+  readonly partialTranscript: JudgeTranscriptEntry[];
+  constructor(participant: string, cause: unknown, partialTranscript: JudgeTranscriptEntry[]) {
     super(`evaluated agent "${participant}" step failed during simulation: ${messageOf(cause)}`, { cause });
     this.name = 'AgentStepFailedError';
     this.participant = participant;
@@ -27,8 +27,8 @@ export class AgentStepFailedError extends Error {
 
 /** The simulation ran longer than its time limit. */
 export class SimulationTimeoutError extends Error {
-  readonly partialTranscript: TranscriptEntry[];
-  constructor(timeoutMs: number, partialTranscript: TranscriptEntry[]) {
+  readonly partialTranscript: JudgeTranscriptEntry[];
+  constructor(timeoutMs: number, partialTranscript: JudgeTranscriptEntry[]) {
     super(`simulation: did not finish within ${timeoutMs} ms (raise the timeout, or lower max_turns)`);
     this.name = 'SimulationTimeoutError';
     this.partialTranscript = partialTranscript;

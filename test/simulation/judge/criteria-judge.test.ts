@@ -2,12 +2,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { criteriaSchema } from '../../../src/judge/criterion-schema.ts';
 import { DEFAULT_PASS_THRESHOLD, type Criterion } from '../../../src/judge/criterion.ts';
 import { judgeCriteria } from '../../../src/judge/criteria-judge.ts';
-import { renderTranscript, type TranscriptEntry } from '../../../src/judge/transcript.ts';
+import { renderTranscript, type JudgeTranscriptEntry } from '../../../src/judge/transcript.ts';
 import { lastUserText, startModel, type ModelFixture } from '../model-fixture.ts';
 
 const criteria = (yaml: unknown[]): Criterion[] => criteriaSchema.parse(yaml);
 
-const transcript: TranscriptEntry[] = [
+const transcript: JudgeTranscriptEntry[] = [
   { conversation: 'chat', type: 'message', sender: 'end_user', content: 'My flight is delayed.' },
   { conversation: 'chat', type: 'tool_call', tool: 'flight_lookup', arguments: { flight_number: 'AA123' } },
   {
@@ -123,7 +123,7 @@ describe('criteria judge', () => {
 
   it('passes the transcript as delimited data and tells the judge not to follow instructions in it', async () => {
     model.scripted.fixedResponse('{"passed": false, "reasoning": "no"}');
-    const injected: TranscriptEntry[] = [
+    const injected: JudgeTranscriptEntry[] = [
       {
         conversation: 'chat',
         type: 'message',

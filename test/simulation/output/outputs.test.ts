@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { combineResults } from '../../../src/judge/criteria-judge.ts';
-import type { TranscriptEntry } from '../../../src/judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../../src/judge/transcript.ts';
 import { saveDatasetEntry, toPlan, utcStamp } from '../../../src/simulation/output/dataset-writer.ts';
 import { createTranscriptPrinter } from '../../../src/simulation/output/transcript-printer.ts';
 import { passHatK, passHatKs } from '../../../src/simulation/run/pass-hat-k.ts';
 import type { ScenarioRunResult } from '../../../src/simulation/run/run-scenario.ts';
 
-const transcript: TranscriptEntry[] = [
+const transcript: JudgeTranscriptEntry[] = [
   { conversation: 'support_chat', type: 'message', sender: 'end_user', content: 'Hi' },
   { conversation: 'agent_assist', type: 'tool_call', tool: 'lookup', arguments: { id: 1 } },
   {
@@ -28,7 +28,7 @@ describe('outputs', () => {
   it('prints tagged, colored lines with a conversation column and a blank line when it changes', () => {
     const lines: string[] = [];
     const printer = createTranscriptPrinter({ write: (line) => lines.push(line), color: true, showConversation: true });
-    transcript.forEach((entry) => printer.entry(entry));
+    for (const entry of transcript) printer.entry(entry);
     const tag = (color: number, text: string) => `\u001b[${color}m${text.padEnd(17)}\u001b[0m`;
     expect(lines[0]).toBe(`${tag(32, '👤 END_USER')} | support_chat   | Hi`);
     expect(lines[1]).toBe('');

@@ -6,11 +6,11 @@ import {
   type SimulationEvent,
 } from '../../../src/simulation/agent/agent.ts';
 import { runScenario } from '../../../src/simulation/run/run-scenario.ts';
-import type { TranscriptEntry } from '../../../src/judge/transcript.ts';
+import type { JudgeTranscriptEntry } from '../../../src/judge/transcript.ts';
 import { lastUserText, startModel, type ModelFixture } from '../model-fixture.ts';
 import { assistScenario, chatScenario } from '../scenario-fixtures.ts';
 
-const lines = (transcript: TranscriptEntry[]) =>
+const lines = (transcript: JudgeTranscriptEntry[]) =>
   transcript.map((entry) =>
     entry.type === 'message' ? `${entry.conversation}/${entry.sender}: ${entry.content}` : `${entry.type}`,
   );
@@ -25,7 +25,7 @@ describe('runtime rules', () => {
 
   const fast = { simulationTimeoutMs: 15_000, thinkingDelays: false } as const;
   const echo: Agent = {
-    step: async (history, _events, respondIn) => sendAction('agent', `echo ${history.length}`, [], undefined),
+    step: async (history, _events, _respondIn) => sendAction('agent', `echo ${history.length}`, [], undefined),
   };
 
   it('ends when one conversation reaches 2 × max_turns non-empty messages', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { END_ACTION, sendAction, type Agent } from '../../../src/simulation/agent/agent.ts';
-import { AgentReply, type HistoryTurn } from '../../../src/simulation/agent/simple-agent.ts';
+import { SimpleAgentReply, type HistoryTurn } from '../../../src/simulation/agent/simple-agent.ts';
 import { createSimulationRunner } from '../../../src/simulation/run/simulation-runner.ts';
 import { runScenario } from '../../../src/simulation/run/run-scenario.ts';
 import { AgentStepFailedError, SimulationFailedError } from '../../../src/simulation/runtime/simulation-errors.ts';
@@ -46,7 +46,7 @@ describe('scenario runner (the reference runner tests)', () => {
     const result = await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
-      simpleAgent: { step: () => AgentReply.send('hello', '{"intent":"greet"}') },
+      simpleAgent: { step: () => SimpleAgentReply.send('hello', '{"intent":"greet"}') },
     });
     const reply = result.transcript.find((entry) => entry.type === 'message' && entry.sender === 'agent');
     expect(reply).toMatchObject({ type: 'message', content: 'hello', trace: { intent: 'greet' } });
@@ -66,7 +66,7 @@ describe('scenario runner (the reference runner tests)', () => {
         step(_respondIn, history) {
           seen.push(history.slice());
           calls++;
-          return calls === 1 ? AgentReply.send('first', '{ "k" : "v" }') : AgentReply.send('second');
+          return calls === 1 ? SimpleAgentReply.send('first', '{ "k" : "v" }') : SimpleAgentReply.send('second');
         },
       },
     });
@@ -80,7 +80,7 @@ describe('scenario runner (the reference runner tests)', () => {
     const error = await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
-      simpleAgent: { step: () => AgentReply.send('hello', 'not-json') },
+      simpleAgent: { step: () => SimpleAgentReply.send('hello', 'not-json') },
     }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AgentStepFailedError);
     expect((error as Error).cause).toMatchObject({ name: 'InvalidTraceError' });
@@ -120,7 +120,9 @@ describe('scenario runner (the reference runner tests)', () => {
     const result = await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
-      simpleAgent: { step: () => (++calls === 1 ? AgentReply.send('Here is your answer.') : AgentReply.end()) },
+      simpleAgent: {
+        step: () => (++calls === 1 ? SimpleAgentReply.send('Here is your answer.') : SimpleAgentReply.end()),
+      },
     });
     expect(result.evaluation.summary).toBe('ok');
     expect(result.transcript).toContainEqual({
@@ -137,7 +139,7 @@ describe('scenario runner (the reference runner tests)', () => {
     const result = await runScenario(chatScenario(), {
       model: model.client,
       ...fast,
-      simpleAgent: { step: () => AgentReply.send('') },
+      simpleAgent: { step: () => SimpleAgentReply.send('') },
     });
     expect(result.endReason).toEqual({ type: 'stalled' });
     expect(result.transcript.filter((entry) => entry.type === 'message' && entry.sender === 'agent')).toHaveLength(0);
