@@ -4,6 +4,7 @@
  * entries, and exits 0 when every run passes, 1 when one fails, 2 on bad input.
  */
 import { parseArgs } from 'node:util';
+import { DURATION_FORM, parseDuration } from '../../src/config/duration.ts';
 import { createAnthropicModelClient } from '../../src/judge/anthropic-model-client.ts';
 import type { ModelClient } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
@@ -293,7 +294,7 @@ export function parseSimulateArgs(args: string[]): ParsedArgs {
       `evalon simulate: --agent-endpoint: expected an http(s) URL, got ${JSON.stringify(values['agent-endpoint'])}`,
     );
   }
-  const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : undefined;
+  const timeoutMs = values.timeout !== undefined ? durationFlag(values.timeout, '--timeout') : undefined;
   return {
     files: positionals,
     trials: positiveInt(values.trials, '--trials', 1),
@@ -332,13 +333,10 @@ function integer(value: string | undefined, flag: string, fallback: number): num
   return number;
 }
 
-/** `250` (milliseconds), `500ms`, `90s`, `10m`, `1h`. */
-export function parseDuration(value: string, flag: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match || Number(match[1]) <= 0)
-    throw new SimulateUsageError(
-      `evalon simulate: ${flag}: expected a duration such as 90s or 10m, got ${JSON.stringify(value)}`,
-    );
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 'ms']!;
-  return Number(match[1]) * unit;
+/** A duration flag in Evalon's one grammar (`90s`, `10m`, `1h30m`, or milliseconds), longer than 0. */
+function durationFlag(value: string, flag: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new SimulateUsageError(`evalon simulate: ${flag}: expected ${DURATION_FORM}, got ${JSON.stringify(value)}`);
+  return ms;
 }
