@@ -19,7 +19,7 @@ import {
   resolveBinding,
   type ResolvedBinding,
 } from '../processor/evaluation/binding-resolution.ts';
-import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
+import { EVALUATION_ID_ATTRIBUTE } from '../../src/model/attributes.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
 
