@@ -11,7 +11,7 @@ import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { colorWanted, createPaint } from '../../src/simulation/output/ansi.ts';
 import { createTranscriptPrinter } from '../../src/simulation/output/transcript-printer.ts';
 import { progressLine, summaryJson, summaryLines } from '../../src/simulation/output/run-summary.ts';
-import { runBatch, type BatchOptions, type RunOutcome } from '../../src/simulation/run/run-batch.ts';
+import { runBatch, type BatchOptions, type BatchResult, type RunOutcome } from '../../src/simulation/run/run-batch.ts';
 import { RecordingError } from '../../src/simulation/run/recording-store.ts';
 import { ScenarioError } from '../../src/simulation/scenario/scenario-error.ts';
 import { loadScenario } from '../../src/simulation/scenario/scenario-loader.ts';
@@ -174,7 +174,7 @@ async function simulate(
         }
       : {}),
   };
-  let batch;
+  let batch: BatchResult;
   try {
     batch = await runBatch(batchOptions);
   } finally {
@@ -242,36 +242,7 @@ function createModel(parsed: ParsedArgs, env: Record<string, string | undefined>
 }
 
 export function parseSimulateArgs(args: string[]): ParsedArgs {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      allowNegative: true,
-      strict: true,
-      options: {
-        trials: { type: 'string' },
-        concurrency: { type: 'string' },
-        seed: { type: 'string' },
-        out: { type: 'string' },
-        save: { type: 'boolean', default: true },
-        record: { type: 'string' },
-        replay: { type: 'string' },
-        'agent-endpoint': { type: 'string' },
-        'agent-id': { type: 'string' },
-        model: { type: 'string' },
-        delay: { type: 'boolean', default: true },
-        timeout: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        color: { type: 'boolean' },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
-  } catch (error) {
-    throw new SimulateUsageError(`evalon simulate: ${(error as Error).message} (see evalon simulate --help)`);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = readSimulateArgs(args);
   if (values.help)
     return {
       files: [],
@@ -313,6 +284,37 @@ export function parseSimulateArgs(args: string[]): ParsedArgs {
     verbose: values.verbose,
     help: false,
   };
+}
+
+function readSimulateArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      allowNegative: true,
+      strict: true,
+      options: {
+        trials: { type: 'string' },
+        concurrency: { type: 'string' },
+        seed: { type: 'string' },
+        out: { type: 'string' },
+        save: { type: 'boolean', default: true },
+        record: { type: 'string' },
+        replay: { type: 'string' },
+        'agent-endpoint': { type: 'string' },
+        'agent-id': { type: 'string' },
+        model: { type: 'string' },
+        delay: { type: 'boolean', default: true },
+        timeout: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        color: { type: 'boolean' },
+        verbose: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (error) {
+    throw new SimulateUsageError(`evalon simulate: ${(error as Error).message} (see evalon simulate --help)`);
+  }
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
