@@ -33,7 +33,8 @@ export interface StrictObjectOptions {
   explainUnknown?: (key: string) => string | undefined;
 }
 
-const forbiddenSchemas = new WeakSet<z.ZodType>();
+/** Marks the schemas `forbidden` makes, so `strictObject` leaves their keys out of its suggestions. */
+const FORBIDDEN = Symbol('forbidden key');
 
 /**
  * A key that must not be written here (a reserved key in the wrong place). `message` says where
@@ -46,12 +47,11 @@ export function forbidden(message: string) {
     .superRefine((value, context) => {
       if (value !== undefined) context.addIssue({ code: 'custom', message });
     });
-  forbiddenSchemas.add(schema);
-  return schema;
+  return Object.assign(schema, { [FORBIDDEN]: true as const });
 }
 
 export function strictObject<Shape extends z.ZodRawShape>(shape: Shape, options: StrictObjectOptions = {}) {
-  const known = Object.keys(shape).filter((key) => !forbiddenSchemas.has(shape[key] as z.ZodType));
+  const known = Object.keys(shape).filter((key) => !(FORBIDDEN in (shape[key] as object)));
   const { expected, explainUnknown } = options;
   const mapping = z.looseObject(
     shape,
