@@ -47,7 +47,9 @@ export function forbidden(message: string) {
     .superRefine((value, context) => {
       if (value !== undefined) context.addIssue({ code: 'custom', message });
     });
-  return Object.assign(schema, { [FORBIDDEN]: true as const });
+  // Marked on the object itself, leaving its type (and the declarations that name it) as zod's.
+  (schema as unknown as Record<symbol, boolean>)[FORBIDDEN] = true;
+  return schema;
 }
 
 export function strictObject<Shape extends z.ZodRawShape>(shape: Shape, options: StrictObjectOptions = {}) {
