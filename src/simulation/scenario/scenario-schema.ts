@@ -10,6 +10,7 @@ import { DEFAULT_CRITERION_WEIGHT } from '../../judge/criterion.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 import { describeValue } from '../../config/describe-value.ts';
 import { strictObject } from '../../config/strict-object.ts';
+import { isRecord } from '../../config/yaml-path.ts';
 import { DEFAULT_MAX_TURNS, type ContextExpectation, type Scenario } from './scenario.ts';
 
 /** A value as `expected …, got …` reads it: `a string ("x")`, `a list`. */
@@ -222,7 +223,7 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
   }
   const evaluated = participants.filter((p) => typeOf(p) === 'evaluated');
   const typesValid = participants.every((p) => ['simulated', 'evaluated', 'custom'].includes(String(typeOf(p))));
-  if (evaluated.length === 0 && typesValid && isMapping(raw.participants)) {
+  if (evaluated.length === 0 && typesValid && isRecord(raw.participants)) {
     issue(['participants'], 'no evaluated participant (mark the agent under test with type: evaluated)');
   }
   for (const extra of evaluated.slice(1)) {
@@ -300,12 +301,8 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
   });
 }
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function mappingOf(value: unknown): Record<string, any> {
-  return isMapping(value) ? value : {};
+function mappingOf(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {};
 }
 
 function listOf(value: unknown): unknown[] {
