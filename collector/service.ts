@@ -1,27 +1,26 @@
 /**
- * The collector service: the one place that wires components from the configuration
- * (receiver → interactions processor → evaluation processor, both over the ledger; the API beside
- * them) and owns their lifecycle. Components never build their successors; they are given `next`
- * here.
+ * The collector service: the one place that wires components. It builds each component with its
+ * factory from the registry (`components.ts`), as the configuration and `service.pipelines` ask,
+ * handing each its successor as `next` (receiver → interactions processor → evaluation processor
+ * and the exporters, both over the ledger; the API beside them), and owns their lifecycle.
  */
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import type { ComponentSettings } from './component.ts';
+import { COMPONENTS } from './components.ts';
 import type { EvalonConfig } from './config/index.ts';
-import type { LedgerStore } from './ledger/store.ts';
-import { openLedgerStore } from './ledger/open-store.ts';
-import { createApiServer } from './api/api-server.ts';
-import { createOtlpReceiver } from './receiver/otlp/otlp-receiver.ts';
-import { createOtlpGrpcReceiver } from './receiver/otlp/grpc/otlp-grpc-receiver.ts';
-import {
-  createInteractionsProcessor,
-  type InteractionsProcessor,
-} from './processor/interactions/interactions-processor.ts';
-import { createLogger, type Logger } from './logger.ts';
+import type { HostPort } from './config/values.ts';
 import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
-import { createEvaluationProcessor, type EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
+import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
+import { openLedgerStore } from './ledger/open-store.ts';
+import type { LedgerStore } from './ledger/store.ts';
+import { createLogger, type Logger } from './logger.ts';
+import type { Lifecycle } from './pipeline/consumer.ts';
+import type { EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
 import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
-import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
+import { createInteractionsFanOut } from './processor/interactions/fan-out.ts';
+import type { InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
+
+export { CollectorStartError } from './component.ts';
 
 export interface RunningCollector {
   readonly store: LedgerStore;
@@ -31,22 +30,15 @@ export interface RunningCollector {
   /** The evaluators this collector can run: built-ins and those of `processors.evaluation.modules`. */
   readonly registry: EvaluatorRegistry;
   /** Where the OTLP receiver listens, when it is configured. */
-  readonly otlpAddress?: { host: string; port: number };
+  readonly otlpAddress?: HostPort;
   /** Where the OTLP/gRPC receiver listens, when `receivers.otlp.protocols.grpc` is configured. */
-  readonly otlpGrpcAddress?: { host: string; port: number };
+  readonly otlpGrpcAddress?: HostPort;
   /** Where the API listens, when it is configured. */
-  readonly apiAddress?: { host: string; port: number };
+  readonly apiAddress?: HostPort;
   /** Where the Prometheus scrape endpoint listens, when it is configured. */
-  readonly prometheusAddress?: { host: string; port: number };
+  readonly prometheusAddress?: HostPort;
   /** Stops accepting spans, finishes in-flight work, closes the store. Safe twice. */
   shutdown(): Promise<void>;
-}
-
-export class CollectorStartError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'CollectorStartError';
-  }
 }
 
 export interface StartCollectorOptions {
@@ -61,50 +53,91 @@ export async function startCollector(
   options: StartCollectorOptions = {},
 ): Promise<RunningCollector> {
   const logger = options.logger ?? createLogger();
+  const settings: ComponentSettings & { clock?: () => number } = {
+    logger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  };
+  const { receivers, processors, extensions } = COMPONENTS;
   const evaluation = config.processors.evaluation;
+  const traces = config.service.pipelines.traces;
   // Evaluator modules load before anything opens: a module that fails stops startup, naming its file.
   const registry = await loadEvaluatorRegistry({
     modules: evaluation.modules,
     builtIns: createBuiltInEvaluators({ judgeEnv: options.judgeEnv }),
     configuredIds: Object.keys(evaluation.evaluators),
   });
-  // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated.
-  const evaluating = config.service.pipelines.traces?.processors.includes('evaluation') ?? false;
   const store = await openLedgerStore(evaluation.ledger, { logger });
-  // Verdicts back into telemetry: events, evaluation spans, metrics (and forwarded spans).
-  const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
-  const evaluationProcessor = createEvaluationProcessor({
-    onRecorded: (record) => telemetry.verdicts.record(record),
-    // LLM judges' model calls become spans on the exporters' provider, under their evaluation's span.
-    ...(telemetry.tracerProvider ? { tracerProvider: telemetry.tracerProvider } : {}),
-    store,
-    config: { ...evaluation, evaluators: evaluating ? evaluation.evaluators : {} },
-    registry,
-    ...(options.clock ? { clock: options.clock } : {}),
-    // Replicas share a PostgreSQL ledger's queue: each start is leased to this process.
-    ...(evaluation.ledger.kind === 'postgres'
-      ? { lease: { owner: leaseOwner(), durationMs: evaluation.leaseDurationMs } }
-      : {}),
-    logger,
-  });
-  const processor = createInteractionsProcessor({
-    store,
-    config: config.processors.interactions,
-    next: evaluationProcessor,
-    clock: options.clock,
-    logger,
-  });
-  processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
-  telemetry.metrics.observe({
-    spansReceived: () => processor.stats.spansReceived,
-    tracesSplit: () => processor.stats.tracesSplit,
-    pendingTraces: () => processor.assembler.pendingTraces(),
-    pendingSpans: () => processor.assembler.pendingSpans(),
-    evaluationQueueSize: () => store.countQueuedEvaluations(),
-    evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
-  });
 
+  // The gauges read the processors built below; they are read at each collection, after startup.
+  const telemetry = createTelemetryExporters(config, {
+    logger,
+    getInteraction: (id) => store.getInteraction(id),
+    sources: {
+      spansReceived: () => interactionsProcessor.stats.spansReceived,
+      tracesSplit: () => interactionsProcessor.stats.tracesSplit,
+      pendingTraces: () => interactionsProcessor.assembler.pendingTraces(),
+      pendingSpans: () => interactionsProcessor.assembler.pendingSpans(),
+      evaluationQueueSize: () => store.countQueuedEvaluations(),
+      evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
+    },
+  });
+  // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;
+  // it still takes them in, so its intake mark stays current for a later run that evaluates.
+  const evaluating = traces?.processors.includes(processors.evaluation.type) ?? false;
+  const evaluationProcessor = processors.evaluation.create(
+    // LLM judges' model calls become spans on the exporters' provider, under their evaluation's span.
+    { ...settings, store, registry, ...(telemetry.tracerProvider ? { tracerProvider: telemetry.tracerProvider } : {}) },
+    evaluating ? evaluation : { ...evaluation, evaluators: {} },
+    telemetry.verdicts,
+  );
+  const interactionsProcessor = processors.interactions.create(
+    { ...settings, store },
+    config.processors.interactions,
+    createInteractionsFanOut([
+      { consumeInteractions: async (records) => telemetry.onInteractionsRecorded(records) },
+      evaluationProcessor,
+    ]),
+  );
+  // With `forward: true` the received spans go on to the exporters once the processor stored them.
+  const spans = telemetry.forwarder
+    ? createForwardingConsumer(interactionsProcessor, telemetry.forwarder)
+    : interactionsProcessor;
+  const otlp =
+    config.receivers.otlp && traces?.receivers.includes(receivers.otlp.type)
+      ? receivers.otlp.create(settings, config.receivers.otlp, spans)
+      : undefined;
+  const api =
+    config.extensions.api && config.service.extensions.includes(extensions.api.type)
+      ? extensions.api.create(
+          {
+            ...settings,
+            store,
+            ready: () =>
+              interactionsProcessor.ready()
+                ? true
+                : { ready: false, reason: 'recovering pending spans or shutting down' },
+            stats: () => ({
+              ...interactionsProcessor.stats,
+              pendingTraces: interactionsProcessor.assembler.pendingTraces(),
+              pendingSpans: interactionsProcessor.assembler.pendingSpans(),
+              duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
+              unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
+              completed: interactionsProcessor.assembler.stats.completed,
+              memory: memoryMiB(),
+              evaluation: evaluationProcessor.stats,
+            }),
+          },
+          config.extensions.api,
+        )
+      : undefined;
+
+  // Started in this order, stopped in reverse: the store closes last, the telemetry flushes after
+  // the processors stop, and nothing is received before the processors can take it.
   const stops: Array<() => Promise<void>> = [];
+  const start = async (component: Lifecycle) => {
+    await component.start();
+    stops.push(() => component.shutdown());
+  };
   let stopped: Promise<void> | undefined;
   const shutdown = () =>
     (stopped ??= (async () => {
@@ -119,100 +152,27 @@ export async function startCollector(
 
   try {
     stops.push(() => store.close());
-    // Stops run in reverse: telemetry flushes after the processors stop, before the store closes.
     // A replica id held by a live collector stops startup here, before any evaluation work.
     await store.claimReplica?.();
-    await telemetry.start();
-    stops.push(() => telemetry.shutdown());
+    await start(telemetry);
     // Evaluations left queued by the previous run resume, and interactions recorded but not yet
     // taken in are, before the interactions processor replays its pending spans.
-    await evaluationProcessor.start();
-    stops.push(() => evaluationProcessor.shutdown());
-    await processor.start();
-    stops.push(() => processor.shutdown());
-
-    let otlpAddress: RunningCollector['otlpAddress'];
-    let otlpGrpcAddress: RunningCollector['otlpGrpcAddress'];
-    const otlp = config.receivers.otlp;
-    const tracesPipeline = config.service.pipelines.traces;
-    if (otlp && tracesPipeline?.receivers.includes('otlp')) {
-      const spansNext = telemetry.forwarder ? createForwardingConsumer(processor, telemetry.forwarder) : processor;
-      const receiver = createOtlpReceiver(
-        {
-          host: otlp.http.host,
-          port: otlp.http.port,
-          maxRequestBodyBytes: otlp.http.maxRequestBodyBytes,
-          bearerToken: otlp.http.bearerToken,
-        },
-        spansNext,
-        { logger },
-      );
-      await receiver.start().catch((error: unknown) => {
-        throw new CollectorStartError(
-          `receivers::otlp::protocols::http::endpoint: cannot listen on ${otlp.http.host}:${otlp.http.port} (${errorText(error)})`,
-          { cause: error },
-        );
-      });
-      stops.push(() => receiver.shutdown());
-      const bound = receiver.address();
-      otlpAddress = bound;
-      logger.info(`OTLP/HTTP receiver listening on http://${bound.host}:${bound.port}/v1/traces`);
-      const grpc = otlp.grpc;
-      if (grpc) {
-        const grpcReceiver = createOtlpGrpcReceiver(grpc, spansNext, { logger });
-        await grpcReceiver.start().catch((error: unknown) => {
-          throw new CollectorStartError(
-            `receivers::otlp::protocols::grpc::endpoint: cannot listen on ${grpc.host}:${grpc.port} (${errorText(error)})`,
-            { cause: error },
-          );
-        });
-        stops.push(() => grpcReceiver.shutdown());
-        otlpGrpcAddress = grpcReceiver.address();
-        logger.info(`OTLP/gRPC receiver listening on ${otlpGrpcAddress.host}:${otlpGrpcAddress.port}`);
-      }
-    }
-
-    let apiAddress: RunningCollector['apiAddress'];
-    const apiConfig = config.extensions.api;
-    if (apiConfig && config.service.extensions.includes('api')) {
-      const api = createApiServer({
-        host: apiConfig.host,
-        port: apiConfig.port,
-        store,
-        ready: () => (processor.ready() ? true : { ready: false, reason: 'recovering pending spans or shutting down' }),
-        stats: () => ({
-          ...processor.stats,
-          pendingTraces: processor.assembler.pendingTraces(),
-          pendingSpans: processor.assembler.pendingSpans(),
-          duplicateSpans: processor.assembler.stats.duplicateSpans,
-          unassignedSpans: processor.assembler.stats.unassignedSpans,
-          completed: processor.assembler.stats.completed,
-          memory: memoryMiB(),
-          evaluation: evaluationProcessor.stats,
-        }),
-      });
-      await api.start().catch((error: unknown) => {
-        throw new CollectorStartError(
-          `extensions::api::endpoint: cannot listen on ${apiConfig.host}:${apiConfig.port} (${errorText(error)})`,
-          { cause: error },
-        );
-      });
-      stops.push(() => api.shutdown());
-      const bound = api.address();
-      apiAddress = bound;
-      logger.info(`API listening on http://${bound.host}:${bound.port}`);
-    }
+    await start(evaluationProcessor);
+    await start(interactionsProcessor);
+    if (otlp) await start(otlp);
+    if (api) await start(api);
     const prometheusAddress = telemetry.prometheusAddress();
     if (prometheusAddress)
       logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
+    const otlpAddresses = otlp?.addresses();
     return {
       store,
-      processor,
+      processor: interactionsProcessor,
       evaluation: evaluationProcessor,
       registry,
-      otlpAddress,
-      otlpGrpcAddress,
-      apiAddress,
+      otlpAddress: otlpAddresses?.http,
+      otlpGrpcAddress: otlpAddresses?.grpc,
+      apiAddress: api?.address(),
       prometheusAddress,
       shutdown,
     };
@@ -231,13 +191,4 @@ function memoryMiB(): Record<string, number> {
     heapTotalMiB: mib(usage.heapTotal),
     externalMiB: mib(usage.external),
   };
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Unique to this process: a restarted collector is a new owner, whose predecessor's leases expire. */
-function leaseOwner(): string {
-  return `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
 }

@@ -19,7 +19,7 @@ import {
   resolveBinding,
   type ResolvedBinding,
 } from '../processor/evaluation/binding-resolution.ts';
-import { EVALUATION_ID_ATTRIBUTE } from '../processor/evaluation/loop-safety.ts';
+import { EVALUATION_ID_ATTRIBUTE } from '../../src/model/attributes.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
 
@@ -52,23 +52,7 @@ export interface BindingExplanation {
 }
 
 export async function runExplainCommand(args: string[], io: CliIo): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args,
-      options: {
-        config: { type: 'string', short: 'c', multiple: true },
-        agent: { type: 'string' },
-        roles: { type: 'string' },
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError(`evalon explain: ${(error as Error).message.split('\n')[0]} (see evalon explain --help)`);
-  }
+  const values = parseExplainArgs(args);
   if (values.help) {
     io.out(USAGE);
     return 0;
@@ -130,6 +114,25 @@ function splitRoles(text: string): string[] {
 }
 
 /** Agents the ledger has seen, when the ledger is a file that exists or a PostgreSQL database. */
+function parseExplainArgs(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      options: {
+        config: { type: 'string', short: 'c', multiple: true },
+        agent: { type: 'string' },
+        roles: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    throw new UsageError(`evalon explain: ${(error as Error).message.split('\n')[0]} (see evalon explain --help)`);
+  }
+}
+
 async function agentsInLedger(evaluation: EvaluationProcessorConfig): Promise<Map<string, AgentSummary>> {
   const ledger = evaluation.ledger;
   if (ledger.kind === 'sqlite' && (ledger.path === ':memory:' || !existsSync(ledger.path))) return new Map();

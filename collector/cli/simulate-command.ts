@@ -4,13 +4,14 @@
  * entries, and exits 0 when every run passes, 1 when one fails, 2 on bad input.
  */
 import { parseArgs } from 'node:util';
+import { DURATION_FORM, parseDuration } from '../../src/config/duration.ts';
 import { createAnthropicModelClient } from '../../src/judge/anthropic-model-client.ts';
 import type { ModelClient } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { colorWanted, createPaint } from '../../src/simulation/output/ansi.ts';
 import { createTranscriptPrinter } from '../../src/simulation/output/transcript-printer.ts';
 import { progressLine, summaryJson, summaryLines } from '../../src/simulation/output/run-summary.ts';
-import { runBatch, type BatchOptions, type RunOutcome } from '../../src/simulation/run/run-batch.ts';
+import { runBatch, type BatchOptions, type BatchResult, type RunOutcome } from '../../src/simulation/run/run-batch.ts';
 import { RecordingError } from '../../src/simulation/run/recording-store.ts';
 import { ScenarioError } from '../../src/simulation/scenario/scenario-error.ts';
 import { loadScenario } from '../../src/simulation/scenario/scenario-loader.ts';
@@ -173,7 +174,7 @@ async function simulate(
         }
       : {}),
   };
-  let batch;
+  let batch: BatchResult;
   try {
     batch = await runBatch(batchOptions);
   } finally {
@@ -241,9 +242,53 @@ function createModel(parsed: ParsedArgs, env: Record<string, string | undefined>
 }
 
 export function parseSimulateArgs(args: string[]): ParsedArgs {
-  let parsed;
+  const { values, positionals } = readSimulateArgs(args);
+  if (values.help)
+    return {
+      files: [],
+      trials: 1,
+      concurrency: 1,
+      seed: 0,
+      thinkingDelays: true,
+      json: false,
+      verbose: values.verbose,
+      help: true,
+    };
+  if (positionals.length === 0)
+    throw new SimulateUsageError(
+      'evalon simulate: no scenario file given (usage: evalon simulate <scenario.yaml>... ; see --help)',
+    );
+  if (values.record && values.replay)
+    throw new SimulateUsageError('evalon simulate: --record and --replay: use one or the other');
+  if (values['agent-endpoint'] !== undefined && !/^https?:\/\/\S+$/.test(values['agent-endpoint'])) {
+    throw new SimulateUsageError(
+      `evalon simulate: --agent-endpoint: expected an http(s) URL, got ${JSON.stringify(values['agent-endpoint'])}`,
+    );
+  }
+  const timeoutMs = values.timeout !== undefined ? durationFlag(values.timeout, '--timeout') : undefined;
+  return {
+    files: positionals,
+    trials: positiveInt(values.trials, '--trials', 1),
+    concurrency: positiveInt(values.concurrency, '--concurrency', 4),
+    seed: integer(values.seed, '--seed', 0),
+    ...(values.save ? { outDir: values.out ?? DEFAULT_OUT_DIR } : {}),
+    ...(values.record ? { recordDir: values.record } : {}),
+    ...(values.replay ? { replayDir: values.replay } : {}),
+    ...(values['agent-endpoint'] ? { agentEndpoint: values['agent-endpoint'] } : {}),
+    ...(values['agent-id'] ? { agentId: values['agent-id'] } : {}),
+    ...(values.model ? { model: values.model } : {}),
+    thinkingDelays: values.delay,
+    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    json: values.json,
+    ...(values.color !== undefined ? { color: values.color } : {}),
+    verbose: values.verbose,
+    help: false,
+  };
+}
+
+function readSimulateArgs(args: string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args,
       allowPositionals: true,
       allowNegative: true,
@@ -270,48 +315,6 @@ export function parseSimulateArgs(args: string[]): ParsedArgs {
   } catch (error) {
     throw new SimulateUsageError(`evalon simulate: ${(error as Error).message} (see evalon simulate --help)`);
   }
-  const { values, positionals } = parsed;
-  if (values.help)
-    return {
-      files: [],
-      trials: 1,
-      concurrency: 1,
-      seed: 0,
-      thinkingDelays: true,
-      json: false,
-      verbose: values.verbose,
-      help: true,
-    };
-  if (positionals.length === 0)
-    throw new SimulateUsageError(
-      'evalon simulate: no scenario file given (usage: evalon simulate <scenario.yaml>... ; see --help)',
-    );
-  if (values.record && values.replay)
-    throw new SimulateUsageError('evalon simulate: --record and --replay: use one or the other');
-  if (values['agent-endpoint'] !== undefined && !/^https?:\/\/\S+$/.test(values['agent-endpoint'])) {
-    throw new SimulateUsageError(
-      `evalon simulate: --agent-endpoint: expected an http(s) URL, got ${JSON.stringify(values['agent-endpoint'])}`,
-    );
-  }
-  const timeoutMs = values.timeout !== undefined ? parseDuration(values.timeout, '--timeout') : undefined;
-  return {
-    files: positionals,
-    trials: positiveInt(values.trials, '--trials', 1),
-    concurrency: positiveInt(values.concurrency, '--concurrency', 4),
-    seed: integer(values.seed, '--seed', 0),
-    ...(values.save ? { outDir: values.out ?? DEFAULT_OUT_DIR } : {}),
-    ...(values.record ? { recordDir: values.record } : {}),
-    ...(values.replay ? { replayDir: values.replay } : {}),
-    ...(values['agent-endpoint'] ? { agentEndpoint: values['agent-endpoint'] } : {}),
-    ...(values['agent-id'] ? { agentId: values['agent-id'] } : {}),
-    ...(values.model ? { model: values.model } : {}),
-    thinkingDelays: values.delay,
-    ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-    json: values.json,
-    ...(values.color !== undefined ? { color: values.color } : {}),
-    verbose: values.verbose,
-    help: false,
-  };
 }
 
 function positiveInt(value: string | undefined, flag: string, fallback: number): number {
@@ -332,13 +335,10 @@ function integer(value: string | undefined, flag: string, fallback: number): num
   return number;
 }
 
-/** `250` (milliseconds), `500ms`, `90s`, `10m`, `1h`. */
-export function parseDuration(value: string, flag: string): number {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value.trim());
-  if (!match || Number(match[1]) <= 0)
-    throw new SimulateUsageError(
-      `evalon simulate: ${flag}: expected a duration such as 90s or 10m, got ${JSON.stringify(value)}`,
-    );
-  const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] ?? 'ms']!;
-  return Number(match[1]) * unit;
+/** A duration flag in Evalon's one grammar (`90s`, `10m`, `1h30m`, or milliseconds), longer than 0. */
+function durationFlag(value: string, flag: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms <= 0)
+    throw new SimulateUsageError(`evalon simulate: ${flag}: expected ${DURATION_FORM}, got ${JSON.stringify(value)}`);
+  return ms;
 }

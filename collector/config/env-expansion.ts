@@ -8,7 +8,8 @@
  *   number or `true`/`false` (`${env:PORT}` -> 4318); anything else stays a string.
  * - `$${` writes a literal `${`. Other `${…}` text is left as it is.
  */
-import { isRecord, subjectOf, type Finding, type YamlPath } from './yaml-path.ts';
+import type { Finding } from '../../src/config/config-problem.ts';
+import { isRecord, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 

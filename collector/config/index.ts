@@ -16,10 +16,12 @@ export type {
   InteractionsProcessorConfig,
   LedgerConfig,
   OtlpHttpExporterConfig,
+  OtlpGrpcReceiverConfig,
   OtlpHttpReceiverConfig,
+  OtlpProtocolsConfig,
   ProcessorsConfig,
   ReceiversConfig,
   ServiceConfig,
   TracesPipelineConfig,
 } from './evalon-config.ts';
-export { RESERVED_KEYS } from './components/evaluator-bindings.ts';
+export { RESERVED_KEYS } from '../processor/evaluation/config.ts';

@@ -5,16 +5,18 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { checkServiceReferences } from './components/service-references.ts';
-import { reservedKeyWarnings } from './components/reserved-key-warnings.ts';
+import { placeFindings, type Finding } from '../../src/config/config-problem.ts';
+import { sourceOf } from '../../src/config/yaml-source.ts';
+import { isRecord, joinPath, splitPath, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
 import { ConfigError, formatConfigProblem, type ConfigProblem } from './config-error.ts';
 import { expandEnvironment, type Environment } from './env-expansion.ts';
 import type { EvalonConfig } from './evalon-config.ts';
 import { mergeConfigs } from './merge.ts';
+import { reservedKeyWarnings } from './reserved-key-warnings.ts';
 import { configErrorMap, issueToFinding } from './schema-kit.ts';
 import { configSchema } from './schema.ts';
-import { locate, readYamlSource, sourceOf, type YamlSource } from './yaml-source.ts';
-import { isRecord, joinPath, splitPath, subjectOf, type Finding, type YamlPath } from './yaml-path.ts';
+import { checkServiceReferences } from './service-references.ts';
+import { readYamlSource, type ConfigSource } from './yaml-source.ts';
 
 export interface LoadConfigOptions {
   /** The environment `${env:NAME}` reads; `process.env` by default. */
@@ -36,7 +38,7 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   if (files.length === 0) {
     throw new ConfigError([{ path: '', message: 'no configuration file given (pass --config otel-config.yaml)' }]);
   }
-  const sources: YamlSource[] = [];
+  const sources: ConfigSource[] = [];
   const unreadable: ConfigProblem[] = [];
   for (const file of files) {
     const { source, problems } = readYamlSource(file);
@@ -78,7 +80,7 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
 /** Module files as absolute paths, each relative to the file that listed it; a missing file is a problem. */
 function resolveModules(
   written: Record<string, unknown>,
-  sources: readonly YamlSource[],
+  sources: readonly ConfigSource[],
   problems: Finding[],
 ): string[] {
   const evaluation =
@@ -101,28 +103,18 @@ function resolveModules(
 }
 
 /** The directory of the file that wrote `path`; the working directory for a default. */
-function baseDirectory(sources: readonly YamlSource[], path: YamlPath): string {
+function baseDirectory(sources: readonly ConfigSource[], path: YamlPath): string {
   const source = sourceOf(sources, path);
   return source ? dirname(source.absolutePath) : process.cwd();
 }
 
-/** Findings placed in their files and sorted as they appear there; duplicates dropped. */
-function place(findings: readonly Finding[], sources: readonly YamlSource[]): ConfigProblem[] {
-  const seen = new Set<string>();
-  const placed: Array<ConfigProblem & { order: number }> = [];
-  for (const finding of findings) {
-    const position = locate(sources, finding.at);
-    const problem: ConfigProblem = { path: splitPath(finding.at).where, message: finding.message };
-    if (position) {
-      problem.file = position.file;
-      if (position.line !== undefined) problem.line = position.line;
-      if (position.column !== undefined) problem.column = position.column;
-    }
-    const key = formatConfigProblem(problem);
-    if (seen.has(key)) continue;
-    seen.add(key);
-    placed.push({ ...problem, order: sources.findIndex((source) => source.file === problem.file) });
-  }
-  placed.sort((a, b) => a.order - b.order || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  return placed.map(({ order: _order, ...problem }) => problem);
+/** Findings placed in their files, as problems reported in the mapping that holds the key. */
+function place(findings: readonly Finding[], sources: readonly ConfigSource[]): ConfigProblem[] {
+  return placeFindings(findings, sources).map(({ at, message, file, line, column }) => ({
+    path: splitPath(at).where,
+    message,
+    ...(file !== undefined ? { file } : {}),
+    ...(line !== undefined ? { line } : {}),
+    ...(column !== undefined ? { column } : {}),
+  }));
 }

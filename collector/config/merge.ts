@@ -4,7 +4,7 @@
  * nothing, so a half-written override never wipes what the shared file set. A mapping that is a
  * choice of one (the ledger: `sqlite` or `postgres`) is replaced whole, so an override can switch.
  */
-import { isRecord } from './yaml-path.ts';
+import { isRecord } from '../../src/config/yaml-path.ts';
 
 /** Mappings whose later value replaces the earlier one instead of merging into it. */
 const REPLACED_WHOLE: ReadonlyArray<readonly string[]> = [['processors', 'evaluation', 'ledger']];

@@ -1,35 +1,21 @@
 /**
- * The few zod building blocks every component schema uses, and the translation of zod issues
- * into findings whose messages name the YAML key (`sampling-ratio must be between 0 and 1`).
+ * The zod building blocks of the collector's component schemas, and the translation of zod issues
+ * into findings whose messages start with the YAML key (`sampling-ratio must be between 0 and 1`),
+ * as the OpenTelemetry Collector words them. Unknown keys and forbidden keys come from the shared
+ * kit (`src/config/strict-object.ts`), which scenario files use too.
  *
  * Messages in schemas are predicates ("must be …"); `issueToFinding` puts the key in front.
  */
 import * as z from 'zod';
-import { suggestionHint, closestKey } from './key-suggestions.ts';
-import { describeValue, subjectOf, type Finding, type YamlPath } from './yaml-path.ts';
+import type { Finding } from '../../src/config/config-problem.ts';
+import { describeValue } from '../../src/config/describe-value.ts';
+import { closestKey, suggestionHint } from '../../src/config/key-suggestions.ts';
+import { strictObject, unknownKeyOf } from '../../src/config/strict-object.ts';
+import { subjectOf, toYamlPath } from '../../src/config/yaml-path.ts';
 
-interface UnknownKeyParams {
-  kind: 'unknown-key';
-  known: readonly string[];
-  /** A message for a key that is close to no known key, when the generic one would mislead. */
-  explain?: (key: string) => string | undefined;
-}
-
-const forbiddenSchemas = new WeakSet<z.ZodType>();
-
-/**
- * A key that must not be written here (a reserved key in the wrong place). `message` says where
- * it belongs. It is left out of the "did you mean" candidates.
- */
-export function forbidden(message: string) {
-  const schema = z
-    .unknown()
-    .optional()
-    .superRefine((value, context) => {
-      if (value !== undefined) context.addIssue({ code: 'custom', message });
-    });
-  forbiddenSchemas.add(schema);
-  return schema;
+interface SectionOptions {
+  /** The message for an unknown key that is close to no known key, when the generic one would mislead. */
+  explainUnknown?: (key: string) => string | undefined;
 }
 
 /**
@@ -38,7 +24,10 @@ export function forbidden(message: string) {
  * `.optional()` for a component that exists only when written (`otlp:` alone still exists).
  */
 export function section<Shape extends z.ZodRawShape>(shape: Shape, options: SectionOptions = {}) {
-  return z.preprocess((value) => (value === null || value === undefined ? {} : value), strictObject(shape, options));
+  return z.preprocess(
+    (value) => (value === null || value === undefined ? {} : value),
+    strictObject(shape, { explainUnknown: options.explainUnknown }),
+  );
 }
 
 /** `key:` with nothing after it (YAML null) reads as `{}`. */
@@ -49,24 +38,6 @@ export function emptyAsMapping<Schema extends z.ZodType>(schema: Schema) {
 /** `key:` with nothing after it reads as `[]`. */
 export function emptyAsList<Schema extends z.ZodType>(schema: Schema) {
   return z.preprocess((value) => (value === null || value === undefined ? [] : value), schema);
-}
-
-interface SectionOptions {
-  /** The message for an unknown key that is close to no known key, when the generic one would mislead. */
-  explainUnknown?: (key: string) => string | undefined;
-}
-
-function strictObject<Shape extends z.ZodRawShape>(shape: Shape, options: SectionOptions) {
-  const known = Object.keys(shape).filter((key) => !forbiddenSchemas.has(shape[key] as z.ZodType));
-  const params: UnknownKeyParams = { kind: 'unknown-key', known, explain: options.explainUnknown };
-  const unknownKey = z.unknown().superRefine((_value, context) => {
-    context.addIssue({
-      code: 'custom',
-      message: 'is not a known key',
-      params: params as unknown as Record<string, unknown>,
-    });
-  });
-  return z.object(shape).catchall(unknownKey);
 }
 
 /**
@@ -102,15 +73,15 @@ function article(expected: string): string {
 
 /** One zod issue as a finding at its path, its message starting with the key. */
 export function issueToFinding(issue: z.core.$ZodIssue): Finding {
-  const at: YamlPath = issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-  const subject = subjectOf(at);
-  const params = issue.code === 'custom' ? (issue.params as Partial<UnknownKeyParams> | undefined) : undefined;
-  if (params?.kind === 'unknown-key') {
-    const known = params.known ?? [];
-    if (at.length === 1)
-      return { at, message: `${subject} is not a known top-level key${suggestionHint(subject, known)}` };
-    const explained = closestKey(subject, known) === undefined ? params.explain?.(subject) : undefined;
-    return { at, message: `${subject} ${explained ?? `is not a known key${suggestionHint(subject, known)}`}` };
+  const path = toYamlPath(issue.path);
+  const unknown = unknownKeyOf(issue);
+  if (unknown) {
+    const { key, known } = unknown;
+    const at = [...path, key];
+    if (path.length === 0) return { at, message: `${key} is not a known top-level key${suggestionHint(key, known)}` };
+    const explained = closestKey(key, known) === undefined ? unknown.explain?.(key) : undefined;
+    return { at, message: `${key} ${explained ?? `is not a known key${suggestionHint(key, known)}`}` };
   }
-  return { at, message: subject === '' ? issue.message : `${subject} ${issue.message}` };
+  const subject = subjectOf(path);
+  return { at: path, message: subject === '' ? issue.message : `${subject} ${issue.message}` };
 }

@@ -1,32 +1,50 @@
 /**
- * The whole `otel-config.yaml` shape: one section per OpenTelemetry Collector block, each
- * component's schema in `components/`. Parsing yields the normalised `EvalonConfig` except for
- * relative paths, which the loader resolves against the file that wrote them.
+ * The whole `otel-config.yaml` shape, composed from the component registry: under `receivers`,
+ * `processors`, `exporters` and `extensions`, each component type's key takes the schema of its
+ * factory (`collector/<component>/config.ts`), then `service`. Parsing yields the normalised
+ * `EvalonConfig` except for relative paths, which the loader resolves against the file that wrote
+ * them.
  */
+import type * as z from 'zod';
+import { COMPONENTS, type ComponentSection } from '../components.ts';
 import type { EvalonConfig } from './evalon-config.ts';
-import { apiExtensionSchema } from './components/api-extension.ts';
-import { evaluationProcessorSchema } from './components/evaluation-processor.ts';
-import { otlpHttpExporterSchema, prometheusExporterSchema } from './components/exporters.ts';
-import { interactionsProcessorSchema } from './components/interactions-processor.ts';
-import { otlpReceiverSchema } from './components/otlp-receiver.ts';
-import { serviceSchema } from './components/service.ts';
 import { section } from './schema-kit.ts';
+import { serviceSchema } from './service-schema.ts';
+
+interface SectionFactory {
+  readonly schema: z.ZodType;
+  readonly configuredByDefault: boolean;
+}
 
 export const configSchema = section({
-  receivers: section({ otlp: otlpReceiverSchema.optional() }),
-  processors: section({ interactions: interactionsProcessorSchema, evaluation: evaluationProcessorSchema }),
-  exporters: section({ otlphttp: otlpHttpExporterSchema.optional(), prometheus: prometheusExporterSchema.optional() }),
-  extensions: section({ api: apiExtensionSchema.optional() }),
+  receivers: componentSection(COMPONENTS.receivers),
+  processors: componentSection(COMPONENTS.processors),
+  exporters: componentSection(COMPONENTS.exporters),
+  extensions: componentSection(COMPONENTS.extensions),
   service: serviceSchema,
-}).transform(
-  (config): EvalonConfig => ({
-    receivers: config.receivers.otlp ? { otlp: config.receivers.otlp } : {},
-    processors: config.processors,
-    exporters: {
-      ...(config.exporters.otlphttp ? { otlphttp: config.exporters.otlphttp } : {}),
-      ...(config.exporters.prometheus ? { prometheus: config.exporters.prometheus } : {}),
-    },
-    extensions: config.extensions.api ? { api: config.extensions.api } : {},
-    service: config.service,
-  }),
-);
+  // The sections were built from the registry, whose types match EvalonConfig's (checked below).
+}).transform((config) => config as unknown as EvalonConfig);
+
+/** One key per component type; a type configured by default is there even when left out. */
+function componentSection(factories: Readonly<Record<string, SectionFactory>>) {
+  const shape = Object.fromEntries(
+    Object.entries(factories).map(([type, factory]) => [
+      type,
+      factory.configuredByDefault ? factory.schema : factory.schema.optional(),
+    ]),
+  );
+  // A component that is not written is absent, not `undefined`-valued.
+  return section(shape).transform((components) =>
+    Object.fromEntries(Object.entries(components).filter(([, value]) => value !== undefined)),
+  );
+}
+
+/** The configuration each factory of a section yields, by type. */
+type ConfigsOf<Factories> = {
+  [Type in keyof Factories]: Factories[Type] extends { schema: z.ZodType<infer Config> } ? Config : never;
+};
+type Registered = { [Section in ComponentSection]: ConfigsOf<(typeof COMPONENTS)[Section]> };
+type Declared = { [Section in ComponentSection]: Required<EvalonConfig[Section]> };
+/** Compiles only while the registry and `EvalonConfig` describe the same components. */
+const registryMatchesEvalonConfig: [Registered, Declared] extends [Declared, Registered] ? true : never = true;
+void registryMatchesEvalonConfig;

@@ -3,10 +3,15 @@
  * a person would write in YAML and yields the normalised value (ms, bytes, `{ host, port }`).
  */
 import * as z from 'zod';
-import type { HostPort } from './evalon-config.ts';
-import { describeValue } from './yaml-path.ts';
+import { describeValue } from '../../src/config/describe-value.ts';
+import { DURATION_FORM, durationMs } from '../../src/config/duration.ts';
 
-const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+/** A listening address (`host:port`). Port 0 asks the OS for a free port. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
 const SIZE_UNITS_BYTES: Readonly<Record<string, number>> = {
   b: 1,
   kb: 1_000,
@@ -22,33 +27,14 @@ function invalid(context: z.core.$RefinementCtx, message: string): never {
   return z.NEVER;
 }
 
-/** `2s`, `500ms`, `5m`, `1h30m`, or a number of milliseconds -> milliseconds. */
+/** A duration in Evalon's one grammar (`2s`, `1h30m`, `7d`, or a number of milliseconds) -> milliseconds. */
 export function duration(options: { positive?: boolean } = {}) {
   return z.unknown().transform((value, context): number => {
-    const expected = `must be a duration such as 2s, 500ms or 5m, or a number of milliseconds (got ${describeValue(value)})`;
-    let ms: number | undefined;
-    if (typeof value === 'number') ms = value;
-    else if (typeof value === 'string') ms = parseDuration(value);
-    if (ms === undefined || !Number.isFinite(ms) || ms < 0) return invalid(context, expected);
+    const ms = durationMs(value);
+    if (ms === undefined) return invalid(context, `must be ${DURATION_FORM} (got ${describeValue(value)})`);
     if (options.positive && ms === 0) return invalid(context, `must be longer than 0 (got ${describeValue(value)})`);
     return Math.round(ms);
   });
-}
-
-function parseDuration(text: string): number | undefined {
-  const trimmed = text.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  const part = /(\d+(?:\.\d+)?)(ms|s|m|h)/y;
-  let total = 0;
-  let index = 0;
-  while (index < trimmed.length) {
-    part.lastIndex = index;
-    const match = part.exec(trimmed);
-    if (!match) return undefined;
-    total += Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
-    index = part.lastIndex;
-  }
-  return trimmed === '' ? undefined : total;
 }
 
 /** `64MiB`, `1MB`, `512KiB`, or a number of bytes -> bytes (at least 1). */

@@ -52,17 +52,17 @@ export interface CollectorMetrics {
   recordEvaluation(record: EvaluationRecord): void;
   /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
   recordLag(record: EvaluationRecord, seconds: number): void;
-  /** Counts interactions newly recorded in the ledger (`InteractionsProcessor.onRecorded`). */
+  /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
-  /** Sets (or replaces) what the gauges and the spans counter read. */
+  /** Replaces what the gauges and the spans counter read (given at creation otherwise). */
   observe(sources: CollectorMetricSources): void;
 }
 
 /** Evaluation attributes an LLM judge sets to report its token usage (see docs/metrics.md). */
 export { USAGE_ATTRIBUTES };
 
-export function createCollectorMetrics(meter: Meter): CollectorMetrics {
+export function createCollectorMetrics(meter: Meter, initialSources: CollectorMetricSources = {}): CollectorMetrics {
   const evaluations = meter.createCounter(METRICS.evaluations.name, {
     unit: METRICS.evaluations.unit,
     description: METRICS.evaluations.description,
@@ -88,7 +88,7 @@ export function createCollectorMetrics(meter: Meter): CollectorMetrics {
     valueType: ValueType.INT,
   });
 
-  let sources: CollectorMetricSources = {};
+  let sources: CollectorMetricSources = { ...initialSources };
   const observed = (
     metric: { name: string; unit: string; description: string },
     kind: 'counter' | 'gauge',

@@ -1,5 +1,7 @@
 /**
- * The exporters stage, built from the configuration's `exporters` and `service.pipelines`:
+ * The exporters stage, built from the configuration's `exporters` and `service.pipelines`: each
+ * exporter a pipeline lists is created by its factory (`exporter-factories.ts`) for the signals
+ * that list it, and the parts are assembled here:
  *
  * - traces pipeline → `otlphttp`: an `evaluate <evaluator-id>` span per outcome, a `chat <model>`
  *   span per LLM-judge model call (its child, made by the evaluation runtime on `tracerProvider`),
@@ -8,31 +10,22 @@
  * - metrics pipeline → `prometheus` (scrape endpoint) and/or `otlphttp` (pushed periodically).
  *
  * What no pipeline asks for is not built: no provider, no timer, no socket. The result is the
- * one object the service wires (see README.md): `verdicts.record` goes to the evaluation
- * processor's `onRecorded`, `onInteractionsRecorded` to the interactions processor's, `forwarder`
- * behind the receiver, `metrics.observe` to the running components.
+ * one object the service wires (see README.md): `verdicts` is the evaluation processor's `next`,
+ * `onInteractionsRecorded` is handed the interactions processor's new interactions, `forwarder`
+ * sits behind the receiver, and the gauges read the `sources` given here.
  */
 import { createNoopMeter, type TracerProvider } from '@opentelemetry/api';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
-import { MeterProvider, PeriodicExportingMetricReader, type IMetricReader } from '@opentelemetry/sdk-metrics';
-import type { EvalonConfig, HostPort } from '../config/evalon-config.ts';
+import { MeterProvider, type IMetricReader } from '@opentelemetry/sdk-metrics';
+import type { EvalonConfig } from '../config/evalon-config.ts';
+import type { HostPort } from '../config/values.ts';
 import type { Logger } from '../logger.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
-import { createCollectorMetrics, type CollectorMetrics } from './collector-metrics.ts';
-import { createEvaluationSpans, type EvaluationSpans } from './otlp/evaluation-spans.ts';
-import { logExportFailures } from './otlp/export-failures.ts';
-import {
-  createOtlpLogExporter,
-  createOtlpMetricExporter,
-  createOtlpTraceExporter,
-  LOGS_PATH,
-  METRICS_PATH,
-  TRACES_PATH,
-  urlOf,
-} from './otlp/otlp-http-exporters.ts';
-import { createSpanForwarder, type SpanForwarder } from './otlp/span-forwarder.ts';
-import { createVerdictEvents, SCOPE_NAME, type VerdictEvents } from './otlp/verdict-events.ts';
-import { createPrometheusEndpoint, type PrometheusEndpoint } from './prometheus/prometheus-endpoint.ts';
+import { createCollectorMetrics, type CollectorMetricSources, type CollectorMetrics } from './collector-metrics.ts';
+import { EXPORTER_FACTORIES } from './exporter-factories.ts';
+import type { ExporterFactory, ExporterParts, ExporterSettings, ExporterUse } from './exporter-factory.ts';
+import type { SpanForwarder } from './otlp/span-forwarder.ts';
+import { SCOPE_NAME } from './otlp/verdict-events.ts';
 import { createVerdictRecorder, type VerdictRecorder } from './verdict-recorder.ts';
 
 export const DEFAULT_SERVICE_NAME = 'evalon-collector';
@@ -45,12 +38,14 @@ export interface TelemetryExportersOptions {
   resource?: Record<string, string | number | boolean>;
   /** Reads an interaction from the ledger: the lag of outcomes whose interaction this process did not record. */
   getInteraction?(interactionId: string): Promise<Pick<InteractionRecord, 'endTime'> | undefined>;
+  /** What the gauges and the spans counter read from the running components (read at each collection). */
+  sources?: CollectorMetricSources;
   /** OTLP metrics push interval (tests shorten it). */
   metricExportIntervalMs?: number;
 }
 
 export interface TelemetryExporters {
-  /** `EvaluationProcessorOptions.onRecorded`: `(record) => telemetry.verdicts.record(record)`. */
+  /** The evaluation processor's `next`: each recorded outcome becomes an event, a span and metrics. */
   readonly verdicts: VerdictRecorder;
   readonly metrics: CollectorMetrics;
   /** Present when the traces pipeline exports to `otlphttp` with `forward: true`. */
@@ -60,7 +55,7 @@ export interface TelemetryExporters {
    * evaluation processor (`tracerProvider`), whose LLM judges' model calls become spans on it.
    */
   readonly tracerProvider?: TracerProvider;
-  /** `InteractionsProcessor.onRecorded`: counts interactions and remembers their end for the lag. */
+  /** Given the interactions new to the ledger: counts them and remembers their end for the lag. */
   onInteractionsRecorded(records: readonly InteractionRecord[]): void;
   /** Where the Prometheus endpoint listens, once started (absent when not configured). */
   prometheusAddress(): HostPort | undefined;
@@ -72,49 +67,35 @@ export interface TelemetryExporters {
   shutdown(): Promise<void>;
 }
 
-export function createTelemetryExporters(config: EvalonConfig, options: TelemetryExportersOptions): TelemetryExporters {
+export function createTelemetryExporters(
+  config: Pick<EvalonConfig, 'exporters' | 'service'>,
+  options: TelemetryExportersOptions,
+): TelemetryExporters {
   const { logger } = options;
-  const pipelines = config.service.pipelines;
-  const otlp = config.exporters.otlphttp;
-  const uses = (exporters: readonly string[] | undefined, name: 'otlphttp' | 'prometheus') =>
-    exporters?.includes(name) ?? false;
   const resource: Resource = resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME, ...options.resource });
+  const settings: ExporterSettings = {
+    logger,
+    resource,
+    metricExportIntervalMs: options.metricExportIntervalMs ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
+  };
+  const parts: ExporterParts[] = [];
+  for (const factory of Object.values(EXPORTER_FACTORIES) as ExporterFactory<unknown>[]) {
+    // The section was produced by this factory's schema, so it is this factory's config.
+    const exporterConfig = (config.exporters as Record<string, unknown>)[factory.type];
+    const use = exporterUse(factory.type, config.service.pipelines);
+    if (exporterConfig !== undefined && use) parts.push(factory.create(settings, exporterConfig, use));
+  }
+  const events = parts.find((part) => part.events)?.events;
+  const spans = parts.find((part) => part.spans)?.spans;
+  const forwarder = parts.find((part) => part.forwarder)?.forwarder;
+  const scrapeEndpoints = parts.flatMap((part) => (part.scrapeEndpoint ? [part.scrapeEndpoint] : []));
+  const readers: IMetricReader[] = parts.flatMap((part) => (part.metricReader ? [part.metricReader] : []));
 
-  let events: VerdictEvents | undefined;
-  let spans: EvaluationSpans | undefined;
-  let forwarder: SpanForwarder | undefined;
-  if (otlp && uses(pipelines.logs?.exporters, 'otlphttp')) {
-    const exporter = logExportFailures(createOtlpLogExporter(otlp), 'verdict events', urlOf(otlp, LOGS_PATH), logger);
-    events = createVerdictEvents({ exporter, resource });
-  }
-  if (otlp && uses(pipelines.traces?.exporters, 'otlphttp')) {
-    const exporter = logExportFailures(
-      createOtlpTraceExporter(otlp),
-      'evaluation spans',
-      urlOf(otlp, TRACES_PATH),
-      logger,
-    );
-    spans = createEvaluationSpans({ exporter, resource });
-    // The forwarder counts and reports its own failed exports.
-    if (pipelines.traces?.forward) forwarder = createSpanForwarder({ exporter: createOtlpTraceExporter(otlp), logger });
-  }
-
-  const readers: IMetricReader[] = [];
-  let prometheus: PrometheusEndpoint | undefined;
-  if (config.exporters.prometheus && uses(pipelines.metrics?.exporters, 'prometheus')) {
-    prometheus = createPrometheusEndpoint(config.exporters.prometheus, { logger });
-    readers.push(prometheus.reader);
-  }
-  if (otlp && uses(pipelines.metrics?.exporters, 'otlphttp')) {
-    readers.push(
-      new PeriodicExportingMetricReader({
-        exporter: logExportFailures(createOtlpMetricExporter(otlp), 'metrics', urlOf(otlp, METRICS_PATH), logger),
-        exportIntervalMillis: options.metricExportIntervalMs ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
-      }),
-    );
-  }
   const meterProvider = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
-  const metrics = createCollectorMetrics(meterProvider ? meterProvider.getMeter(SCOPE_NAME) : createNoopMeter());
+  const metrics = createCollectorMetrics(
+    meterProvider ? meterProvider.getMeter(SCOPE_NAME) : createNoopMeter(),
+    options.sources,
+  );
   const verdicts = createVerdictRecorder({
     ...(events ? { events } : {}),
     ...(spans ? { spans } : {}),
@@ -147,13 +128,13 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
     },
     prometheusAddress() {
       try {
-        return prometheus?.address();
+        return scrapeEndpoints[0]?.address();
       } catch {
         return undefined;
       }
     },
     async start() {
-      await prometheus?.start();
+      for (const endpoint of scrapeEndpoints) await endpoint.start();
     },
     flush,
     shutdown() {
@@ -165,7 +146,7 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
           spans?.shutdown(),
           forwarder?.shutdown(),
           meterProvider?.shutdown(),
-          prometheus?.shutdown(),
+          ...scrapeEndpoints.map((endpoint) => endpoint.shutdown()),
         ]);
         for (const result of results)
           if (result.status === 'rejected') logger.warn(`exporters: shutdown: ${String(result.reason)}`);
@@ -173,4 +154,15 @@ export function createTelemetryExporters(config: EvalonConfig, options: Telemetr
       return stopped;
     },
   };
+}
+
+/** The pipelines that list exporter `type`; undefined when none does (the exporter is not built). */
+function exporterUse(type: string, pipelines: EvalonConfig['service']['pipelines']): ExporterUse | undefined {
+  const lists = (pipeline: { exporters: string[] } | undefined) => pipeline?.exporters.includes(type) ?? false;
+  const use: ExporterUse = {
+    ...(pipelines.traces && lists(pipelines.traces) ? { traces: { forward: pipelines.traces.forward } } : {}),
+    logs: lists(pipelines.logs),
+    metrics: lists(pipelines.metrics),
+  };
+  return use.traces || use.logs || use.metrics ? use : undefined;
 }

@@ -1,8 +1,9 @@
 /**
- * What a recorded evaluation says in telemetry (spec §5): the attributes of the
+ * What a recorded evaluation says in telemetry: the attributes of the
  * `gen_ai.evaluation.result` event (log record and span event alike), the outcome label the
  * metrics use, and the ids of the evaluated span. Written once, shared by every signal.
  */
+import { EVALUATION_ID_ATTRIBUTE } from '../../src/model/attributes.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 
 export const EVALUATION_RESULT_EVENT = 'gen_ai.evaluation.result';
@@ -44,7 +45,7 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
     attributes['gen_ai.evaluation.explanation'] = outcome.error;
     attributes['error.type'] = outcome.errorType || OTHER_ERROR_TYPE;
   }
-  attributes['evalon.evaluation.id'] = record.evaluationId;
+  attributes[EVALUATION_ID_ATTRIBUTE] = record.evaluationId;
   attributes['evalon.interaction.id'] = record.interactionId;
   attributes['evalon.evaluation.outcome'] = outcomeLabel(record);
   if (record.controlId !== undefined) attributes['evalon.control.id'] = record.controlId;

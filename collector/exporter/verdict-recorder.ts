@@ -1,11 +1,11 @@
 /**
  * The verdict recorder: for every recorded evaluation outcome, the `gen_ai.evaluation.result` log
- * event, the `evaluate <evaluator-id>` span and the verdict metrics (spec §5). It is what the
- * evaluation processor's `onRecorded` hook calls; it never throws and never waits.
+ * event, the `evaluate <evaluator-id>` span and the verdict metrics. It is the evaluation
+ * processor's `next`; it never throws and never waits.
  *
  * The evaluated span's ids are the interaction id's two halves, so events and spans need nothing
- * else. The lag metric needs the interaction's end: given with the record, remembered from
- * `InteractionsProcessor.onRecorded` (recent interactions), or read from the ledger.
+ * else. The lag metric needs the interaction's end: given with the record, remembered from the
+ * interactions the interactions processor hands on (recent interactions), or read from the ledger.
  */
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import type { Logger } from '../logger.ts';

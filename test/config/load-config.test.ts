@@ -129,7 +129,7 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
   'values.yaml': [
     [6, 'receivers::otlp::protocols::http', 'endpoint must be host:port without a scheme'],
     [7, 'receivers::otlp::protocols::http', 'max_request_body_size must be a size such as 64MiB'],
-    [10, 'processors::interactions', 'settle must be a duration such as 2s'],
+    [10, 'processors::interactions', 'settle must be a duration such as 500ms, 30s, 5m, 1h30m or 7d'],
     [11, 'processors::interactions', 'decision_wait must be longer than 0'],
     [14, 'exporters::otlphttp', 'endpoint must be an http:// or https:// URL'],
     [15, 'exporters::otlphttp', 'compression must be one of "gzip", "none" (got string "zstd")'],

@@ -6,7 +6,7 @@ function messageOf(result: { success: boolean; error?: { issues: Array<{ message
 }
 
 describe('configuration values', () => {
-  it('reads durations in ms, s, m, h and combinations, or plain milliseconds', () => {
+  it('reads durations in ms, s, m, h, d, w and combinations, or plain milliseconds', () => {
     const schema = duration();
     const cases: Array<[unknown, number]> = [
       ['2s', 2_000],
@@ -15,13 +15,17 @@ describe('configuration values', () => {
       ['1h', 3_600_000],
       ['1m30s', 90_000],
       ['1.5s', 1_500],
+      ['5d', 432_000_000],
+      ['1w', 604_800_000],
       [250, 250],
       ['250', 250],
       [0, 0],
     ];
     for (const [input, ms] of cases) expect(schema.parse(input), String(input)).toBe(ms);
-    for (const input of ['soon', '2 seconds', '-1s', -5, '', true, '5d']) {
-      expect(messageOf(schema.safeParse(input)), String(input)).toMatch(/^must be a duration such as 2s, 500ms or 5m/);
+    for (const input of ['soon', '2 seconds', '-1s', -5, '', true, '5y', '1m1m']) {
+      expect(messageOf(schema.safeParse(input)), String(input)).toMatch(
+        /^must be a duration such as 500ms, 30s, 5m, 1h30m or 7d, or a number of milliseconds \(got /,
+      );
     }
     expect(messageOf(duration({ positive: true }).safeParse('0s'))).toBe('must be longer than 0 (got string "0s")');
   });

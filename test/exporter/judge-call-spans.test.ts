@@ -19,7 +19,7 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../collector/config/index.ts';
-import { evaluationSpanId } from '../../collector/exporter/evaluation-span-id.ts';
+import { evaluationSpanId } from '../../collector/telemetry/identity.ts';
 import { createReadableSpanAdapter } from '../../collector/exporter/otlp/readable-span.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';

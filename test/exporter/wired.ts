@@ -19,6 +19,7 @@ import {
   type EvaluationProcessor,
 } from '../../collector/processor/evaluation/evaluation-processor.ts';
 import { loadEvaluatorRegistry } from '../../collector/processor/evaluation/load-evaluator-modules.ts';
+import { createInteractionsFanOut } from '../../collector/processor/interactions/fan-out.ts';
 import {
   createInteractionsProcessor,
   type InteractionsProcessor,
@@ -44,7 +45,17 @@ export async function startWired(config: EvalonConfig): Promise<Wired> {
     configuredIds: Object.keys(evaluationConfig.evaluators),
   });
   const store = createSqliteStore({ path: evaluationConfig.ledger.path });
-  const telemetry = createTelemetryExporters(config, { logger, getInteraction: (id) => store.getInteraction(id) });
+  const telemetry = createTelemetryExporters(config, {
+    logger,
+    getInteraction: (id) => store.getInteraction(id),
+    sources: {
+      spansReceived: () => processor.stats.spansReceived,
+      pendingTraces: () => processor.assembler.pendingTraces(),
+      pendingSpans: () => processor.assembler.pendingSpans(),
+      evaluationQueueSize: () => store.countQueuedEvaluations(),
+      evaluationsRunning: () => evaluation.runtime.stats.running,
+    },
+  });
   const evaluation = createEvaluationProcessor({
     store,
     config: evaluationConfig,
@@ -56,16 +67,11 @@ export async function startWired(config: EvalonConfig): Promise<Wired> {
   const processor = createInteractionsProcessor({
     store,
     config: config.processors.interactions,
-    next: evaluation,
+    next: createInteractionsFanOut([
+      { consumeInteractions: async (records) => telemetry.onInteractionsRecorded(records) },
+      evaluation,
+    ]),
     logger,
-  });
-  processor.onRecorded = (records) => telemetry.onInteractionsRecorded(records);
-  telemetry.metrics.observe({
-    spansReceived: () => processor.stats.spansReceived,
-    pendingTraces: () => processor.assembler.pendingTraces(),
-    pendingSpans: () => processor.assembler.pendingSpans(),
-    evaluationQueueSize: () => store.countQueuedEvaluations(),
-    evaluationsRunning: () => evaluation.runtime.stats.running,
   });
   await telemetry.start();
   await evaluation.start();

@@ -21,7 +21,7 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
-import { evaluationSpanId } from '../evaluation-span-id.ts';
+import { evaluationSpanId } from '../../telemetry/identity.ts';
 import {
   EVALUATION_RESULT_EVENT,
   evaluationSpanAttributes,

@@ -8,7 +8,7 @@
 import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import type { OtlpHttpExporterConfig } from '../../config/evalon-config.ts';
+import type { OtlpHttpExporterConfig } from './config.ts';
 
 export const TRACES_PATH = '/v1/traces';
 export const LOGS_PATH = '/v1/logs';

@@ -3,6 +3,7 @@
  * `gen_ai.evaluation.result`, parented to the evaluated interaction span (its trace and span ids
  * travel in the record's context, as the semantic conventions ask), exported over `/v1/logs`.
  */
+import { SCOPE_NAME } from '../../telemetry/identity.ts';
 import { ROOT_CONTEXT, SeverityNumber, TraceFlags, trace } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter } from '@opentelemetry/sdk-logs';
@@ -14,7 +15,7 @@ export const MAX_ATTRIBUTE_LENGTH = 16_384;
 /** Records waiting for export; beyond this the newest are dropped (the SDK counts them). */
 export const MAX_QUEUED_RECORDS = 8_192;
 
-export const SCOPE_NAME = 'evalon.collector';
+export { SCOPE_NAME };
 
 export interface VerdictEvents {
   emit(record: EvaluationRecord, attributes: VerdictAttributes, evaluated: EvaluatedSpan): void;

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import type { IMetricReader } from '@opentelemetry/sdk-metrics';
-import type { HostPort } from '../../config/evalon-config.ts';
+import type { HostPort } from '../../config/values.ts';
 import type { Logger } from '../../logger.ts';
 import { ExporterStartError } from '../errors.ts';
 

@@ -18,8 +18,8 @@
  */
 import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
-import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from '../../config/components/evaluation-processor.ts';
-import { createJudgeCallSpans } from '../../exporter/otlp/judge-call-spans.ts';
+import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
+import { createJudgeCallSpans } from './judge-call-spans.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';

@@ -8,7 +8,7 @@
 import { pathToFileURL } from 'node:url';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
-import { closestKey } from '../../config/key-suggestions.ts';
+import { closestKey } from '../../../src/config/key-suggestions.ts';
 import {
   BUILT_IN,
   createEvaluatorRegistry,

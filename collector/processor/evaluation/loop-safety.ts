@@ -9,9 +9,10 @@
  * set the attribute on their invocation spans; the evaluation span context of a later version
  * carries it for every span under it.
  */
+import { EVALUATION_ID_ATTRIBUTE } from '../../../src/model/attributes.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 
-export const EVALUATION_ID_ATTRIBUTE = 'evalon.evaluation.id';
+export { EVALUATION_ID_ATTRIBUTE };
 /** How far up a `flowId` chain to look (nesting deeper than this is not followed). */
 const MAX_FLOW_DEPTH = 8;
 

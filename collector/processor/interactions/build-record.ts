@@ -2,6 +2,7 @@
  * Builds the InteractionRecord (spec §2.3) from the spans of one interaction, in any dialect or
  * mix of dialects. Runs once per completed interaction; see README.md for the field-by-field rules.
  */
+import { EVALUATION_ID_ATTRIBUTE } from '../../../src/model/attributes.ts';
 import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../../src/model/records.ts';
 import { nanosToIso, type AttributeValue, type Attributes, type SpanData } from '../../model/span.ts';
 import { agentIdOf, classifyInvocation, dialectAgentName, rolesOf } from './classify.ts';
@@ -61,7 +62,7 @@ export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = [
   'service.name',
   'service.version',
   'deployment.environment.name',
-  'evalon.evaluation.id',
+  EVALUATION_ID_ATTRIBUTE,
 ];
 const MAX_ATTRIBUTE_STRING = 1024;
 const MAX_PREFIXED_ATTRIBUTES = 32;

@@ -17,20 +17,18 @@ import { createAssembler, type Assembler, type Decisions, type InteractionDecisi
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
+import type { InteractionsProcessorConfig } from './config.ts';
 
-export const DEFAULT_SETTLE_MS = 2_000;
-export const DEFAULT_DECISION_WAIT_MS = 30_000;
-export const DEFAULT_MAX_PENDING_TRACES = 100_000;
 /** Batches waiting for the store before the receiver is told to back off. */
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
 /** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
 export const PENDING_HIGH_WATER = 0.9;
 
-export interface InteractionsProcessorConfig {
-  settleMs: number;
-  decisionWaitMs: number;
-  maxPendingTraces: number;
+/** Bounds that have no YAML key (tests tighten them). */
+export interface InteractionsProcessorTuning {
+  /** Batches waiting for the store at most (default DEFAULT_MAX_QUEUED_BATCHES). */
   maxQueuedBatches?: number;
+  /** How often completion is checked (default: a quarter of `settle`, 10 to 50 ms). */
   tickMs?: number;
 }
 
@@ -55,13 +53,12 @@ export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
   ready(): boolean;
   readonly assembler: Assembler;
   readonly stats: InteractionsProcessorStats;
-  /** Called with each batch of newly recorded interactions. */
-  onRecorded?: (records: InteractionRecord[]) => void;
 }
 
 export function createInteractionsProcessor(options: {
   store: SpanStore & InteractionStore & ReplicaStore;
-  config: InteractionsProcessorConfig;
+  config: InteractionsProcessorConfig & InteractionsProcessorTuning;
+  /** Where the interactions new to the ledger go (the evaluation processor, the exporters). */
   next?: InteractionsConsumer;
   clock?: () => number;
   logger?: Logger;
@@ -234,10 +231,7 @@ export function createInteractionsProcessor(options: {
     stats.interactions += fresh.length;
     stats.interactionsFailed += fresh.filter((r) => r.failed).length;
     stats.evictedTraces = assembler.stats.evictedTraces;
-    if (fresh.length > 0) {
-      processor.onRecorded?.(fresh);
-      if (next) await next.consumeInteractions(fresh);
-    }
+    if (fresh.length > 0 && next) await next.consumeInteractions(fresh);
   }
 
   function tick(): Promise<void> {

@@ -1,17 +1,25 @@
 /**
- * What the OTLP/HTTP receiver is given. The YAML keys (`receivers.otlp.protocols.http`) are parsed
- * and validated by collector/config; this is the normalised shape the receiver takes.
+ * `receivers.otlp`: OTLP over HTTP (`/v1/traces`, protobuf and JSON, gzip) and, when the `grpc`
+ * key is written, OTLP over gRPC (`TraceService/Export`, `./grpc/config.ts`). `http` always runs
+ * (`protocols` may be left out to take its defaults); `grpc` runs only when present, as in the
+ * OpenTelemetry Collector.
  */
+import { section } from '../../config/schema-kit.ts';
+import { listenEndpoint, size, text } from '../../config/values.ts';
+import { otlpGrpcReceiverSchema, type OtlpGrpcReceiverConfig } from './grpc/config.ts';
 
-/** The spec's recommended request limit (OTLP 1.11), also `max_request_body_size`'s default. */
+export const DEFAULT_OTLP_HTTP_HOST = '127.0.0.1';
+export const DEFAULT_OTLP_HTTP_PORT = 4318;
+/** The OTLP specification's recommended request limit (OTLP 1.11). */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 64 * 1024 * 1024;
 /** Request bytes held at once across all requests before new ones are answered 429. */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
 /** How long shutdown lets clients finish sending their bodies before it cuts their connections. */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
-export interface OtlpReceiverConfig {
-  /** Bind address (the collector's default is 127.0.0.1). */
+/** `receivers.otlp.protocols.http`, normalised. */
+export interface OtlpHttpReceiverConfig {
+  /** Bind address (default 127.0.0.1). */
   host: string;
   /** 0 asks the OS for a free port; `address()` then reports it. */
   port: number;
@@ -19,10 +27,20 @@ export interface OtlpReceiverConfig {
   maxRequestBodyBytes: number;
   /** `auth.bearer_token`: when set, requests need `Authorization: Bearer <token>` (401). */
   bearerToken?: string;
+}
+
+/** What the HTTP server takes: its configuration, and bounds that have no YAML key. */
+export interface OtlpReceiverConfig extends OtlpHttpReceiverConfig {
   /** Above this many request bytes in flight, new requests get 429 (default 256 MiB). */
   maxInFlightBytes?: number;
   /** Default 10 s; see DEFAULT_SHUTDOWN_GRACE_MS. */
   shutdownGraceMs?: number;
+}
+
+/** `receivers.otlp`, normalised: its protocols. */
+export interface OtlpProtocolsConfig {
+  http: OtlpHttpReceiverConfig;
+  grpc?: OtlpGrpcReceiverConfig;
 }
 
 export interface OtlpReceiverHooks {
@@ -30,3 +48,24 @@ export interface OtlpReceiverHooks {
   onReceived?(accepted: number, rejected: number): void;
   logger?: { warn(message: string): void };
 }
+
+const httpSchema = section({
+  endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_HTTP_HOST, port: DEFAULT_OTLP_HTTP_PORT }),
+  max_request_body_size: size().default(DEFAULT_MAX_REQUEST_BODY_BYTES),
+  auth: section({ bearer_token: text().optional() }),
+}).transform(
+  (http): OtlpHttpReceiverConfig => ({
+    ...http.endpoint,
+    maxRequestBodyBytes: http.max_request_body_size,
+    ...(http.auth.bearer_token !== undefined ? { bearerToken: http.auth.bearer_token } : {}),
+  }),
+);
+
+export const otlpReceiverSchema = section({
+  protocols: section({ http: httpSchema, grpc: otlpGrpcReceiverSchema.optional() }),
+}).transform(
+  (otlp): OtlpProtocolsConfig => ({
+    http: otlp.protocols.http,
+    ...(otlp.protocols.grpc !== undefined ? { grpc: otlp.protocols.grpc } : {}),
+  }),
+);

@@ -1,4 +1,9 @@
-/** Errors of scenario loading: every problem of a file at once, each with its YAML path and line. */
+/**
+ * Errors of scenario loading: every problem of a file at once, each with its YAML path and line,
+ * printed by the shared configuration kit as the collector's configuration problems are.
+ */
+import { formatConfigProblem } from '../../config/config-problem.ts';
+import { formatDottedPath } from '../../config/yaml-path.ts';
 
 export interface ScenarioIssue {
   /** YAML path, e.g. ['participants', 'agent', 'type'] or ['eval_criteria', 2, 'weight']. */
@@ -21,18 +26,15 @@ export class ScenarioError extends Error {
 
 /** `file:line:col: path: message`: the file, the YAML path and what was expected. */
 export function formatIssue(file: string, issue: ScenarioIssue): string {
-  const where = issue.line !== undefined ? `${file}:${issue.line}:${issue.column ?? 1}` : file;
-  const path = formatPath(issue.path);
-  return path ? `${where}: ${path}: ${issue.message}` : `${where}: ${issue.message}`;
+  return formatConfigProblem({
+    file,
+    path: formatPath(issue.path),
+    message: issue.message,
+    ...(issue.line !== undefined ? { line: issue.line, column: issue.column ?? 1 } : {}),
+  });
 }
 
 /** `participants.agent.type`, `eval_criteria[2].weight`, `context["a.b"]`. */
 export function formatPath(path: ReadonlyArray<string | number>): string {
-  let out = '';
-  for (const segment of path) {
-    if (typeof segment === 'number') out += `[${segment}]`;
-    else if (/^[A-Za-z_][\w-]*$/.test(segment)) out += out ? `.${segment}` : segment;
-    else out += `[${JSON.stringify(segment)}]`;
-  }
-  return out;
+  return formatDottedPath(path);
 }

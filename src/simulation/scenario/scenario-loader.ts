@@ -1,13 +1,21 @@
 /**
- * Loads a scenario file: YAML through the `yaml` Document API (so every problem gets a line and
- * column), then the zod schema. All problems are reported together in one ScenarioError.
+ * Loads a scenario file through the shared configuration kit (`src/config/`): YAML parsed with
+ * its positions, then the zod schema; every problem is placed at its line and column (an unknown
+ * key at the key, anything else at the value written) and all are reported together in one
+ * ScenarioError.
  */
 import { readFile } from 'node:fs/promises';
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
+import { placeFindings, type Finding } from '../../config/config-problem.ts';
+import { unknownKeyOf } from '../../config/strict-object.ts';
+import { toYamlPath, valueAt } from '../../config/yaml-path.ts';
+import { parseYamlSource } from '../../config/yaml-source.ts';
 import type { Scenario } from './scenario.ts';
 import { ScenarioError, type ScenarioIssue } from './scenario-error.ts';
 import { scenarioSchema } from './scenario-schema.ts';
+
+/** Aliases expanded at most this many times: a small file cannot grow into a huge value. */
+const MAX_ALIAS_COUNT = 1000;
 
 export async function loadScenario(path: string): Promise<Scenario> {
   let text: string;
@@ -22,87 +30,42 @@ export async function loadScenario(path: string): Promise<Scenario> {
 
 /** Parses scenario YAML text; `file` names it in errors. */
 export function parseScenario(text: string, file = '<scenario>'): Scenario {
-  const lines = new LineCounter();
-  const document = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
-  if (document.errors.length > 0) {
+  const { source, syntaxErrors } = parseYamlSource(text, file);
+  if (syntaxErrors.length > 0) {
     throw new ScenarioError(
       file,
-      document.errors.map((error) => {
-        const position = lines.linePos(error.pos[0]);
-        return {
-          path: [],
-          message: `invalid YAML: ${firstLine(error.message)}`,
-          line: position.line,
-          column: position.col,
-        };
-      }),
+      syntaxErrors.map(({ line, column, message }) => ({
+        path: [],
+        message: `invalid YAML: ${message}`,
+        line,
+        column,
+      })),
     );
   }
-  const value: unknown = document.toJS({ maxAliasCount: 1000 });
+  const value: unknown = source.document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   if (value === null || value === undefined)
     throw new ScenarioError(file, [{ path: [], message: 'the file is empty (expected a scenario mapping)' }]);
   const result = scenarioSchema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.flatMap((issue) => toIssues(issue, value, document, lines));
-  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  throw new ScenarioError(file, issues);
+  const findings = result.error.issues.map((issue) => findingOf(issue, value));
+  throw new ScenarioError(
+    file,
+    placeFindings(findings, [source]).map(
+      ({ at, message, line, column }): ScenarioIssue => ({
+        path: [...at],
+        message,
+        ...(line !== undefined ? { line } : {}),
+        ...(column !== undefined ? { column } : {}),
+      }),
+    ),
+  );
 }
 
-function toIssues(issue: z.core.$ZodIssue, root: unknown, document: Document, lines: LineCounter): ScenarioIssue[] {
-  const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
-  if (issue.code === 'unrecognized_keys') {
-    // One issue per unknown key, located at the key itself.
-    const messages = issue.message.split('; ');
-    return issue.keys.map((key, index) =>
-      locate([...path, key], messages[index] ?? `unknown key "${key}"`, document, lines, true),
-    );
-  }
-  if (issue.code === 'invalid_type' && valueAt(root, path) === undefined) {
-    return [locate(path, 'is required', document, lines)];
-  }
-  return [locate(path, issue.message, document, lines)];
-}
-
-function locate(
-  path: Array<string | number>,
-  message: string,
-  document: Document,
-  lines: LineCounter,
-  atKey = false,
-): ScenarioIssue {
-  for (let length = path.length; length >= 0; length--) {
-    const position = positionOf(document, path.slice(0, length), atKey && length === path.length);
-    if (position !== undefined) {
-      const { line, col } = lines.linePos(position);
-      return { path, message, line, column: col };
-    }
-  }
-  return { path, message };
-}
-
-function positionOf(document: Document, path: Array<string | number>, atKey: boolean): number | undefined {
-  if (path.length === 0)
-    return document.contents && isNode(document.contents) ? document.contents.range?.[0] : undefined;
-  if (atKey) {
-    const parent = document.getIn(path.slice(0, -1), true) as { items?: Array<{ key: unknown }> } | undefined;
-    const pair = parent?.items?.find(
-      (item) => isNode(item.key) && (item.key as { value?: unknown }).value === path[path.length - 1],
-    );
-    if (pair && isNode(pair.key)) return pair.key.range?.[0];
-  }
-  const node = document.getIn(path, true);
-  return isNode(node) ? node.range?.[0] : undefined;
-}
-
-function valueAt(root: unknown, path: Array<string | number>): unknown {
-  let value = root;
-  for (const segment of path) {
-    if (typeof value !== 'object' || value === null) return undefined;
-    value = (value as Record<string | number, unknown>)[segment];
-  }
-  return value;
-}
-
-function firstLine(message: string): string {
-  return message.split('\n')[0];
+/** A zod issue at its YAML path: an unknown key points at the key, anything else at what was written there. */
+function findingOf(issue: z.core.$ZodIssue, root: unknown): Finding {
+  const path = toYamlPath(issue.path);
+  const unknown = unknownKeyOf(issue);
+  if (unknown) return { at: [...path, unknown.key], message: issue.message, point: 'key' };
+  const missing = issue.code === 'invalid_type' && valueAt(root, path) === undefined;
+  return { at: path, message: missing ? 'is required' : issue.message, point: 'value' };
 }

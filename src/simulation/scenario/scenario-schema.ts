@@ -8,43 +8,47 @@ import { z } from 'zod';
 import { criteriaSchema } from '../../judge/criterion-schema.ts';
 import { DEFAULT_CRITERION_WEIGHT } from '../../judge/criterion.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
-import { describeValue, strictObject } from '../../judge/strict-object.ts';
+import { describeValue } from '../../config/describe-value.ts';
+import { strictObject } from '../../config/strict-object.ts';
+import { isRecord } from '../../config/yaml-path.ts';
 import { DEFAULT_MAX_TURNS, type ContextExpectation, type Scenario } from './scenario.ts';
+
+/** A value as `expected …, got …` reads it: `a string ("x")`, `a list`. */
+const got = (value: unknown) => describeValue(value, 'article');
 
 /** Names a participant cannot take: they are roles of the model API or the runner's own sender. */
 export const RESERVED_PARTICIPANT_NAMES = ['user', 'assistant', 'system'];
 
-const text = (what: string) =>
-  z.string({ error: (issue) => `expected ${what} as a string, got ${describeValue(issue.input)}` });
+const text = (what: string) => z.string({ error: (issue) => `expected ${what} as a string, got ${got(issue.input)}` });
 const name = (what: string) =>
   text(what)
     .trim()
     .min(1, { error: `expected a non-empty ${what}` });
 const nameList = (what: string) =>
-  z.array(name(what), { error: (issue) => `expected a list of ${what}s, got ${describeValue(issue.input)}` });
+  z.array(name(what), { error: (issue) => `expected a list of ${what}s, got ${got(issue.input)}` });
 const mapping = <T extends z.ZodType>(value: T, what: string) =>
-  z.record(z.string(), value, { error: (issue) => `expected a mapping of ${what}, got ${describeValue(issue.input)}` });
+  z.record(z.string(), value, { error: (issue) => `expected a mapping of ${what}, got ${got(issue.input)}` });
 
 const participant = strictObject(
   {
     type: z
       .enum(['simulated', 'evaluated', 'custom'], {
-        error: (issue) => `expected simulated, evaluated or custom, got ${describeValue(issue.input)}`,
+        error: (issue) => `expected simulated, evaluated or custom, got ${got(issue.input)}`,
       })
       .default('simulated'),
     persona: text('persona').default(''),
     goal: text('goal').default(''),
     template: text('template').optional(),
     endpoint: z
-      .url({ protocol: /^https?$/, error: (issue) => `expected an http(s) URL, got ${describeValue(issue.input)}` })
+      .url({ protocol: /^https?$/, error: (issue) => `expected an http(s) URL, got ${got(issue.input)}` })
       .optional(),
     response_speed: z
       .enum(['fast', 'medium', 'slow'], {
-        error: (issue) => `expected fast, medium or slow, got ${describeValue(issue.input)}`,
+        error: (issue) => `expected fast, medium or slow, got ${got(issue.input)}`,
       })
       .optional(),
   },
-  'a participant mapping (type, persona, goal, ...)',
+  { expected: 'a participant mapping (type, persona, goal, ...)' },
 );
 
 const conversation = strictObject(
@@ -53,7 +57,7 @@ const conversation = strictObject(
     between: nameList('participant name').min(2, { error: 'expected at least two participants' }),
     initiated_by: name('participant name').optional(),
   },
-  'a conversation mapping (name, between, initiated_by)',
+  { expected: 'a conversation mapping (name, between, initiated_by)' },
 );
 
 const observation = strictObject(
@@ -61,14 +65,14 @@ const observation = strictObject(
     participant: name('participant name'),
     observes: nameList('conversation or event source name').min(1, { error: 'expected at least one name to observe' }),
   },
-  'an observation mapping (participant, observes)',
+  { expected: 'an observation mapping (participant, observes)' },
 );
 
 const eventSource = strictObject(
   {
     type: z
       .enum(['simulated', 'custom'], {
-        error: (issue) => `expected simulated or custom, got ${describeValue(issue.input)}`,
+        error: (issue) => `expected simulated or custom, got ${got(issue.input)}`,
       })
       .default('simulated'),
     description: text('description').default(''),
@@ -79,14 +83,14 @@ const eventSource = strictObject(
             event: name('event name'),
             schema: mapping(text('field type'), 'field names to types').default({}),
           },
-          'an event declaration (event, schema)',
+          { expected: 'an event declaration (event, schema)' },
         ),
-        { error: (issue) => `expected a list of event declarations, got ${describeValue(issue.input)}` },
+        { error: (issue) => `expected a list of event declarations, got ${got(issue.input)}` },
       )
       .default([]),
     class_name: text('class name').optional(),
   },
-  'an event source mapping (type, description, emits)',
+  { expected: 'an event source mapping (type, description, emits)' },
 );
 
 const jsonValue: z.ZodType<JsonValue> = z.json();
@@ -100,7 +104,7 @@ const contextPath = z.union(
     z.array(z.union([z.string(), z.number()]).transform(String)).min(1),
   ],
   {
-    error: (issue) => `expected a dotted path or a list of keys, got ${describeValue(issue.input)}`,
+    error: (issue) => `expected a dotted path or a list of keys, got ${got(issue.input)}`,
   },
 );
 
@@ -110,10 +114,10 @@ const expectation = strictObject(
     path: contextPath,
     equals: jsonValue.optional(),
     includes: jsonValue.optional(),
-    absent: z.boolean({ error: (issue) => `expected true or false, got ${describeValue(issue.input)}` }).optional(),
+    absent: z.boolean({ error: (issue) => `expected true or false, got ${got(issue.input)}` }).optional(),
     weight: z.number().min(0, { error: 'expected a weight >= 0' }).optional(),
   },
-  'a context expectation (path and one of equals, includes, absent)',
+  { expected: 'a context expectation (path and one of equals, includes, absent)' },
 ).transform((raw, ctx): ContextExpectation => {
   const checks = [raw.equals, raw.includes, raw.absent].filter((value) => value !== undefined).length;
   if (checks !== 1) ctx.addIssue({ code: 'custom', message: 'expected exactly one of equals, includes or absent' });
@@ -133,20 +137,20 @@ const scenarioFile = strictObject(
     description: text('description'),
     participants: mapping(participant, 'participant names to participants'),
     conversations: z.array(conversation, {
-      error: (issue) => `expected a list of conversations, got ${describeValue(issue.input)}`,
+      error: (issue) => `expected a list of conversations, got ${got(issue.input)}`,
     }),
     observations: z
-      .array(observation, { error: (issue) => `expected a list of observations, got ${describeValue(issue.input)}` })
+      .array(observation, { error: (issue) => `expected a list of observations, got ${got(issue.input)}` })
       .default([]),
     event_sources: mapping(eventSource, 'event source names to event sources').default({}),
     context: z
       .record(z.string(), jsonValue, {
-        error: (issue) => `expected a mapping (the ground truth), got ${describeValue(issue.input)}`,
+        error: (issue) => `expected a mapping (the ground truth), got ${got(issue.input)}`,
       })
       .nullish()
       .transform((value) => (value ?? {}) as JsonObject),
     max_turns: z
-      .number({ error: (issue) => `expected a positive whole number, got ${describeValue(issue.input)}` })
+      .number({ error: (issue) => `expected a positive whole number, got ${got(issue.input)}` })
       .int({ error: 'expected a positive whole number' })
       .positive({ error: 'expected a positive whole number' })
       .default(DEFAULT_MAX_TURNS),
@@ -154,11 +158,11 @@ const scenarioFile = strictObject(
     eval_criteria: criteriaSchema.default([]),
     expect_context: z
       .array(expectation, {
-        error: (issue) => `expected a list of context expectations, got ${describeValue(issue.input)}`,
+        error: (issue) => `expected a list of context expectations, got ${got(issue.input)}`,
       })
       .default([]),
   },
-  'a scenario mapping',
+  { expected: 'a scenario mapping' },
 );
 
 export type ScenarioFile = z.output<typeof scenarioFile>;
@@ -219,7 +223,7 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
   }
   const evaluated = participants.filter((p) => typeOf(p) === 'evaluated');
   const typesValid = participants.every((p) => ['simulated', 'evaluated', 'custom'].includes(String(typeOf(p))));
-  if (evaluated.length === 0 && typesValid && isMapping(raw.participants)) {
+  if (evaluated.length === 0 && typesValid && isRecord(raw.participants)) {
     issue(['participants'], 'no evaluated participant (mark the agent under test with type: evaluated)');
   }
   for (const extra of evaluated.slice(1)) {
@@ -297,12 +301,8 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
   });
 }
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function mappingOf(value: unknown): Record<string, any> {
-  return isMapping(value) ? value : {};
+function mappingOf(value: unknown): Record<string, unknown> {
+  return isRecord(value) ? value : {};
 }
 
 function listOf(value: unknown): unknown[] {

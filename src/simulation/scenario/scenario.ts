@@ -1,4 +1,4 @@
-/** A loaded scenario: the seed's YAML in camelCase, validated, with defaults applied. */
+/** A loaded scenario: the scenario file's YAML in camelCase, validated, with defaults applied. */
 import type { Criterion } from '../../judge/criterion.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 

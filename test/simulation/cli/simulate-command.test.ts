@@ -56,7 +56,10 @@ describe('evalon simulate', () => {
     [['x.yaml', '--trails', '2'], "evalon simulate: Unknown option '--trails'"],
     [['x.yaml', '--trials', '0'], 'evalon simulate: --trials: expected a whole number of at least 1, got "0"'],
     [['x.yaml', '--record', 'a', '--replay', 'b'], 'evalon simulate: --record and --replay: use one or the other'],
-    [['x.yaml', '--timeout', 'soon'], 'evalon simulate: --timeout: expected a duration such as 90s or 10m, got "soon"'],
+    [
+      ['x.yaml', '--timeout', 'soon'],
+      'evalon simulate: --timeout: expected a duration such as 500ms, 30s, 5m, 1h30m or 7d, or a number of milliseconds, got "soon"',
+    ],
     [['missing.yaml'], 'missing.yaml: cannot read the scenario file (ENOENT)'],
   ])('exits 2 with one clear line for bad input %j', async (args, message) => {
     const result = await run(args);

@@ -1,13 +1,21 @@
 /**
- * What the OTLP/gRPC receiver is given. The YAML keys (`receivers.otlp.protocols.grpc`) are parsed
- * and validated by collector/config; this is the normalised shape the receiver takes.
+ * `receivers.otlp.protocols.grpc`: present only when the `grpc` key is written, as in the
+ * OpenTelemetry Collector (`grpc:` with nothing after it turns gRPC on with these defaults).
  */
+import { section } from '../../../config/schema-kit.ts';
+import { count, listenEndpoint, text } from '../../../config/values.ts';
 
-/** gRPC's and the OpenTelemetry Collector's default `max_recv_msg_size_mib`: 4 MiB. */
-export const DEFAULT_MAX_RECV_MSG_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_OTLP_GRPC_HOST = '127.0.0.1';
+export const DEFAULT_OTLP_GRPC_PORT = 4317;
+/** The OpenTelemetry Collector's `max_recv_msg_size_mib` default (gRPC's own default, 4 MiB). */
+export const DEFAULT_MAX_RECV_MSG_SIZE_MIB = 4;
+const MIB = 1024 * 1024;
+/** `max_recv_msg_size_mib`'s default in bytes. */
+export const DEFAULT_MAX_RECV_MSG_BYTES = DEFAULT_MAX_RECV_MSG_SIZE_MIB * MIB;
 
-export interface GrpcReceiverConfig {
-  /** Bind address (the collector's default is 127.0.0.1). */
+/** `receivers.otlp.protocols.grpc`, normalised. */
+export interface OtlpGrpcReceiverConfig {
+  /** Bind address (default 127.0.0.1). */
   host: string;
   /** 0 asks the OS for a free port; `address()` then reports it. */
   port: number;
@@ -18,8 +26,24 @@ export interface GrpcReceiverConfig {
   maxRecvMsgBytes: number;
   /** `auth.bearer_token`: when set, calls need `authorization: Bearer <token>` (UNAUTHENTICATED). */
   bearerToken?: string;
+}
+
+/** What the gRPC server takes: its configuration, and bounds that have no YAML key. */
+export interface GrpcReceiverConfig extends OtlpGrpcReceiverConfig {
   /** Above this many request bytes in flight, new calls get UNAVAILABLE (default 256 MiB, as HTTP). */
   maxInFlightBytes?: number;
   /** How long shutdown lets calls finish before it cuts connections (default 10 s, as HTTP). */
   shutdownGraceMs?: number;
 }
+
+export const otlpGrpcReceiverSchema = section({
+  endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_GRPC_HOST, port: DEFAULT_OTLP_GRPC_PORT }),
+  max_recv_msg_size_mib: count(1).default(DEFAULT_MAX_RECV_MSG_SIZE_MIB),
+  auth: section({ bearer_token: text().optional() }),
+}).transform(
+  (grpc): OtlpGrpcReceiverConfig => ({
+    ...grpc.endpoint,
+    maxRecvMsgBytes: grpc.max_recv_msg_size_mib * MIB,
+    ...(grpc.auth.bearer_token !== undefined ? { bearerToken: grpc.auth.bearer_token } : {}),
+  }),
+);

@@ -3,10 +3,27 @@
  * checked here; whether the names refer to configured components is `service-references.ts`.
  */
 import * as z from 'zod';
-import type { ServiceConfig } from '../evalon-config.ts';
-import { emptyAsList, section } from '../schema-kit.ts';
+import { emptyAsList, section } from './schema-kit.ts';
 
 export const DEFAULT_FORWARD = false;
+
+export interface TracesPipelineConfig {
+  receivers: string[];
+  processors: string[];
+  exporters: string[];
+  /** Also send the received spans to the exporters, not only the evaluation spans. */
+  forward: boolean;
+}
+
+export interface ServiceConfig {
+  /** Extensions to start. */
+  extensions: string[];
+  pipelines: {
+    traces?: TracesPipelineConfig;
+    logs?: { exporters: string[] };
+    metrics?: { exporters: string[] };
+  };
+}
 
 const names = emptyAsList(z.array(z.string()));
 

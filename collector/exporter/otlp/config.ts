@@ -1,17 +1,22 @@
 /**
- * `exporters.otlphttp` (verdict logs, evaluation spans, metrics, forwarded spans over OTLP/HTTP)
- * and `exporters.prometheus` (a scrape endpoint for the metrics).
+ * `exporters.otlphttp`: verdict logs, evaluation spans, metrics and forwarded spans over OTLP/HTTP.
  */
 import * as z from 'zod';
-import type { HostPort, OtlpHttpExporterConfig } from '../evalon-config.ts';
-import { emptyAsMapping, section } from '../schema-kit.ts';
-import { duration, listenEndpoint, text, urlEndpoint } from '../values.ts';
+import { emptyAsMapping, section } from '../../config/schema-kit.ts';
+import { duration, text, urlEndpoint } from '../../config/values.ts';
 
 export const DEFAULT_OTLP_HTTP_COMPRESSION = 'gzip';
 /** As the OpenTelemetry JS exporters. */
 export const DEFAULT_OTLP_HTTP_TIMEOUT_MS = 10_000;
-export const DEFAULT_PROMETHEUS_HOST = '127.0.0.1';
-export const DEFAULT_PROMETHEUS_PORT = 9464;
+
+/** `exporters.otlphttp`, normalised. */
+export interface OtlpHttpExporterConfig {
+  /** Base URL without a trailing slash; the signal paths (`/v1/traces` …) are appended. */
+  endpoint: string;
+  headers: Record<string, string>;
+  compression: 'gzip' | 'none';
+  timeoutMs: number;
+}
 
 /** Header values are text; a number written bare is taken as its text. */
 const headerValue = text();
@@ -29,10 +34,3 @@ export const otlpHttpExporterSchema = section({
     timeoutMs: exporter.timeout,
   }),
 );
-
-export const prometheusExporterSchema = section({
-  endpoint: listenEndpoint({ allowScheme: true }).default({
-    host: DEFAULT_PROMETHEUS_HOST,
-    port: DEFAULT_PROMETHEUS_PORT,
-  }),
-}).transform((exporter): HostPort => exporter.endpoint);

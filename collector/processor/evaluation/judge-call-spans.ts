@@ -27,9 +27,8 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { JudgeCall, JudgeCallRecorder } from '../../evaluators/judge-calls.ts';
-import { EVALUATION_ID_ATTRIBUTE } from '../../processor/evaluation/loop-safety.ts';
-import { evaluationSpanId } from '../evaluation-span-id.ts';
-import { SCOPE_NAME } from './verdict-events.ts';
+import { EVALUATION_ID_ATTRIBUTE } from '../../../src/model/attributes.ts';
+import { evaluationSpanId, SCOPE_NAME } from '../../telemetry/identity.ts';
 
 export const JUDGE_PROVIDER = 'anthropic';
 export const RETRY_EVENT = 'evalon.model.retry';

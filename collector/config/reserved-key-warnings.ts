@@ -1,12 +1,13 @@
 /**
- * Unknown keys on an evaluator entry or a binding are properties of the evaluator (as in the
- * seed), so a misspelled reserved key would silently do nothing: `sampling_ratio: 0.1` would be
+ * Unknown keys on an evaluator entry or a binding are properties of the evaluator, so a
+ * misspelled reserved key would silently do nothing: `sampling_ratio: 0.1` would be
  * a property and the binding would sample everything. Such keys get a warning naming the key
  * that was probably meant.
  */
-import { closestKey, normalizeKey } from '../key-suggestions.ts';
-import { isRecord, subjectOf, type Finding, type YamlPath } from '../yaml-path.ts';
-import { RESERVED_KEYS } from './evaluator-bindings.ts';
+import type { Finding } from '../../src/config/config-problem.ts';
+import { closestKey, normalizeKey } from '../../src/config/key-suggestions.ts';
+import { isRecord, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
+import { RESERVED_KEYS } from '../processor/evaluation/config.ts';
 
 /** Words people use for a reserved key that no edit distance would find. */
 const SYNONYMS: Readonly<Record<string, string>> = {

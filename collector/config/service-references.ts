@@ -4,8 +4,10 @@
  * carries a signal it supports. They read the configuration as written (after merging and
  * expansion), tolerating any shape, so they run even when other keys have problems.
  */
-import { suggestionHint } from '../key-suggestions.ts';
-import { isRecord, subjectOf, type Finding, type YamlPath } from '../yaml-path.ts';
+import type { Finding } from '../../src/config/config-problem.ts';
+import { suggestionHint } from '../../src/config/key-suggestions.ts';
+import { isRecord, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
+import { COMPONENTS, type ComponentSection } from '../components.ts';
 
 type Kind = 'receivers' | 'processors' | 'exporters';
 const SINGULAR: Record<Kind | 'extensions', string> = {
@@ -15,17 +17,11 @@ const SINGULAR: Record<Kind | 'extensions', string> = {
   extensions: 'extension',
 };
 /** Which signals each exporter can send. */
-const EXPORTER_SIGNALS: Readonly<Record<string, readonly string[]>> = {
-  otlphttp: ['traces', 'logs', 'metrics'],
-  prometheus: ['metrics'],
-};
+const EXPORTER_SIGNALS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
+  Object.values(COMPONENTS.exporters).map((factory) => [factory.type, factory.signals]),
+);
 /** The component types there are; a key of another name is reported by the schema, not here. */
-const COMPONENT_TYPES: Readonly<Record<Kind | 'extensions', readonly string[]>> = {
-  receivers: ['otlp'],
-  processors: ['interactions', 'evaluation'],
-  exporters: ['otlphttp', 'prometheus'],
-  extensions: ['api'],
-};
+const componentTypes = (section: ComponentSection): readonly string[] => Object.keys(COMPONENTS[section]);
 const PIPELINE_KINDS: Readonly<Record<string, readonly Kind[]>> = {
   traces: ['receivers', 'processors', 'exporters'],
   logs: ['exporters'],
@@ -92,7 +88,7 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
       message: 'pipelines has no traces pipeline: the collector receives no spans',
     });
 
-  const ofKnownType = (kind: Kind) => configured(kind).filter((name) => COMPONENT_TYPES[kind].includes(name));
+  const ofKnownType = (kind: Kind) => configured(kind).filter((name) => componentTypes(kind).includes(name));
   for (const exporter of ofKnownType('exporters')) {
     if (!used.exporters.has(exporter)) {
       problems.push({
@@ -112,7 +108,7 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
 
   const started = new Set<string>();
   checkNames(['service', 'extensions'], 'extensions', service.extensions, (name) => started.add(name));
-  for (const extension of configured('extensions').filter((name) => COMPONENT_TYPES.extensions.includes(name))) {
+  for (const extension of configured('extensions').filter((name) => componentTypes('extensions').includes(name))) {
     if (!started.has(extension)) {
       warnings.push({
         at: ['extensions', extension],

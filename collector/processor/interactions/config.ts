@@ -1,13 +1,23 @@
 /**
- * `processors.interactions`: spans -> interaction records (spec §2.4).
+ * `processors.interactions`: when the spans of an interaction are complete, and how many traces
+ * may wait in memory.
  */
-import type { InteractionsProcessorConfig } from '../evalon-config.ts';
-import { section, whenRead } from '../schema-kit.ts';
-import { count, duration } from '../values.ts';
+import { section, whenRead } from '../../config/schema-kit.ts';
+import { count, duration } from '../../config/values.ts';
 
 export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
+
+/** `processors.interactions`, normalised. */
+export interface InteractionsProcessorConfig {
+  /** `settle`: quiet time after the last span of an interaction's subtree before it completes. */
+  settleMs: number;
+  /** `decision_wait`: after the last span of a trace, complete what is left as `timeout`. */
+  decisionWaitMs: number;
+  /** `max_pending_traces`: bound on traces held in memory; beyond it the oldest are evicted. */
+  maxPendingTraces: number;
+}
 
 export const interactionsProcessorSchema = section({
   settle: duration().default(DEFAULT_SETTLE_MS),

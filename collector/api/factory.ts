@@ -1,0 +1,32 @@
+/** The `api` extension: the HTTP API beside the pipeline, reading the ledger and the components' counters. */
+import { listenOrFail, type ComponentFactory, type ComponentSettings } from '../component.ts';
+import type { LedgerStore } from '../ledger/store.ts';
+import { createApiServer, type ApiServer, type Readiness } from './api-server.ts';
+import { apiExtensionSchema, type ApiExtensionConfig } from './config.ts';
+
+export interface ApiExtensionSettings extends ComponentSettings {
+  store: LedgerStore;
+  /** Asked at every `GET /readyz`. */
+  ready: () => Readiness;
+  /** The running collector's counters, served at `GET /api/v1/stats`. */
+  stats: () => Record<string, unknown>;
+}
+
+export const apiExtensionFactory = {
+  kind: 'extension',
+  type: 'api',
+  schema: apiExtensionSchema,
+  configuredByDefault: false,
+  create(settings: ApiExtensionSettings, config: ApiExtensionConfig): ApiServer {
+    const server = createApiServer({ ...config, store: settings.store, ready: settings.ready, stats: settings.stats });
+    return {
+      async start() {
+        await listenOrFail(() => server.start(), 'extensions::api::endpoint', config);
+        const bound = server.address();
+        settings.logger.info(`API listening on http://${bound.host}:${bound.port}`);
+      },
+      shutdown: () => server.shutdown(),
+      address: () => server.address(),
+    };
+  },
+} satisfies ComponentFactory<ApiExtensionConfig, ApiExtensionSettings, ApiServer>;
