@@ -168,10 +168,11 @@ afterAll(() => {
 });
 
 describe('the npm tarball', () => {
-  it('holds the compiled JS and declarations under dist/, the bin and .env.example, and no TypeScript sources', () => {
+  it('holds the compiled JS and declarations under dist/, the bin, .env.example, the licence and no TypeScript sources', () => {
     const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
     expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
       '.env.example',
+      'LICENSE',
       'README.md',
       'bin/evalon.js',
       'package.json',
