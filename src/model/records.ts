@@ -124,6 +124,35 @@ export interface EvaluationRecord {
   completedAt: string;
   /** Attempts started, this one included (more than 1 after a restart mid-evaluation). */
   attempts: number;
+  /**
+   * What was evaluated. Absent on records of one interaction written before conversations existed
+   * (read it as `{ kind: 'interaction' }`). For a conversation, `interactionId` above is the id of
+   * the revision's last interaction (the span its verdict is parented to).
+   */
+  subject?: EvaluationSubjectRef;
+  /** True for an evaluator entry marked `shadow: true`: recorded and exported, left out of pass rates. */
+  shadow?: boolean;
+  /** Where the verdict came from: which kind of evaluator, which model, which properties. */
+  provenance?: EvaluationProvenance;
+}
+
+/** The subject an evaluation record is about. */
+export type EvaluationSubjectRef =
+  | { kind: 'interaction' }
+  | { kind: 'conversation'; conversationId: string; agentId: string; revision: number };
+
+/** `gen_ai.evaluation.evaluator.type`: what kind of evaluator gave a verdict. */
+export type EvaluatorType = 'llm_judge' | 'deterministic' | 'human' | 'custom';
+
+export interface EvaluationProvenance {
+  /** The kind of evaluator (`gen_ai.evaluation.evaluator.type`). */
+  evaluatorType: EvaluatorType;
+  /** The judge's model (`gen_ai.request.model`), for LLM judges. */
+  model?: string;
+  /** Hash of the entry's effective properties for this subject (`evalon.evaluation.config_hash`). */
+  configHash?: string;
+  /** Who gave a human verdict (`evalon.reviewer`). */
+  reviewer?: string;
 }
 
 /**
@@ -141,4 +170,41 @@ export interface DurableProgress {
   completedSteps: number;
   /** When the evaluation's first attempt started (ISO-8601): its timeout counts from here, across restarts. */
   firstStartedAt: string;
+}
+
+// Conversations ---------------------------------------------------------------------------------
+
+/** Why a conversation is over: an explicit end (span attribute or API call), or idle time. */
+export type ConversationEndReason = 'explicit' | 'idle';
+
+/**
+ * One conversation: the interactions of one agent that share a conversation id, in order of start
+ * time. Its key is (conversationId, agentId). Each time it is over, it is evaluated as the next
+ * revision (1, 2, …); a revision covers every interaction of the conversation up to its end.
+ */
+export interface ConversationRecord {
+  conversationId: string;
+  agentId: string;
+  /** The current revision: the one open now, or the last one that ended. */
+  revision: number;
+  /** The interactions of the conversation so far, in order of start time. */
+  interactionIds: string[];
+  /** ISO-8601: the start of its first interaction. */
+  startTime: string;
+  /** ISO-8601: the end of its latest interaction (or the end request, if later). */
+  lastActivityTime: string;
+  /** ISO-8601: when the current revision ended; absent while it is open. */
+  endTime?: string;
+  endReason?: ConversationEndReason;
+  /** Open: more turns are expected; not yet over. */
+  open: boolean;
+  /** A conversation is failed when its last interaction failed. */
+  failed: boolean;
+  /** The number of interactions (turns). */
+  turns: number;
+}
+
+/** A conversation with its interactions, as `LedgerClient.getConversation` and the API detail return it. */
+export interface ConversationWithInteractions extends ConversationRecord {
+  interactions: InteractionRecord[];
 }
