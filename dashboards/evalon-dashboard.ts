@@ -84,11 +84,11 @@ const passRate = (sum: string, range: string) =>
 
 /** Panel ids and query refIds, which Grafana needs and the builders leave to the author. */
 function numbered(built: dashboard.Dashboard): dashboard.Dashboard {
-  (built.panels ?? []).forEach((panel, index) => {
+  for (const [index, panel] of (built.panels ?? []).entries()) {
     panel.id = index + 1;
     const targets = (panel as { targets?: Array<{ refId?: string }> }).targets ?? [];
-    targets.forEach((target, n) => (target.refId = String.fromCharCode(65 + n)));
-  });
+    for (const [n, target] of targets.entries()) target.refId = String.fromCharCode(65 + n);
+  }
   return built;
 }
 

@@ -24,14 +24,9 @@ trigger-on-failure, sampling, loop safety), oldest first, recording each outcome
 evaluator version (--version, default the evaluator's own). Interactions that already have an
 outcome for that version are skipped, so running it again is safe.`;
 
-export async function runBackfillCommand(
-  args: string[],
-  io: CliIo,
-  options: { progress?: ProgressBar } = {},
-): Promise<number> {
-  let values;
+function parseBackfillArgs(args: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args,
       options: {
         config: { type: 'string', short: 'c', multiple: true },
@@ -43,10 +38,18 @@ export async function runBackfillCommand(
       },
       strict: true,
       allowPositionals: false,
-    }));
+    }).values;
   } catch (error) {
     throw new UsageError(`evalon backfill: ${(error as Error).message.split('\n')[0]} (see evalon backfill --help)`);
   }
+}
+
+export async function runBackfillCommand(
+  args: string[],
+  io: CliIo,
+  options: { progress?: ProgressBar } = {},
+): Promise<number> {
+  const values = parseBackfillArgs(args);
   if (values.help) {
     io.out(USAGE);
     return 0;

@@ -35,7 +35,8 @@ export interface ScriptedReply {
 }
 
 export interface RecordedRequest {
-  /** The parsed request body. */
+  /** The parsed request body: the Messages API JSON as the client sent it. */
+  // biome-ignore lint/suspicious/noExplicitAny: assertions read any field of the client's JSON (`body.tools[0].input_schema`); the SDK's request type makes each optional field a compile error there
   body: any;
   headers: Record<string, string | string[] | undefined>;
 }
@@ -97,7 +98,7 @@ export async function createScriptedModel(options: { port?: number; host?: strin
       );
       return;
     }
-    let body: any;
+    let body: ScriptedRequestFields;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
@@ -184,8 +185,13 @@ export async function createScriptedModel(options: { port?: number; host?: strin
   return model;
 }
 
-function toMessage(reply: ScriptedReply, request: any, n: number) {
-  const content: any[] = [];
+type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+/** The fields of a request body the scripted model itself reads. */
+type ScriptedRequestFields = { model?: unknown; messages?: unknown; stream?: unknown };
+
+function toMessage(reply: ScriptedReply, request: ScriptedRequestFields, n: number) {
+  const content: ContentBlock[] = [];
   if (reply.text !== undefined) content.push({ type: 'text', text: reply.text });
   reply.toolUse?.forEach((use, i) => {
     content.push({ type: 'tool_use', id: use.id ?? `toolu_scripted_${n}_${i}`, name: use.name, input: use.input });
@@ -198,7 +204,7 @@ function toMessage(reply: ScriptedReply, request: any, n: number) {
     id: `msg_scripted_${n}`,
     type: 'message',
     role: 'assistant',
-    model: request.model ?? 'scripted-model',
+    model: typeof request.model === 'string' ? request.model : 'scripted-model',
     content,
     stop_reason: reply.stopReason ?? (reply.toolUse?.length ? 'tool_use' : 'end_turn'),
     stop_sequence: null,

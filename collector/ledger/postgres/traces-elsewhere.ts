@@ -29,7 +29,10 @@ export async function queryTracesElsewhere(
   rows.sort((a, b) => Number(a.seq ?? 0) - Number(b.seq ?? 0));
   for (const row of rows) {
     let entry = traces.get(row.trace_id);
-    if (!entry) traces.set(row.trace_id, (entry = { pendingOn: [], recorded: [] }));
+    if (!entry) {
+      entry = { pendingOn: [], recorded: [] };
+      traces.set(row.trace_id, entry);
+    }
     if (row.interaction_id === null) entry.pendingOn.push(row.replica);
     else entry.recorded.push({ interactionId: row.interaction_id, replicaId: row.replica });
   }

@@ -6,6 +6,7 @@
  * evaluator configured under `processors.evaluation.evaluators` that nothing defines.
  */
 import { pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
@@ -104,8 +105,8 @@ function definitionsIn(exports: Record<string, unknown>): EvaluatorDefinition[] 
 const MAX_ERROR_CHARS = 300;
 
 function errorText(error: unknown): string {
-  const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
-    .replace(/\u001b\[[0-9;]*m/g, '') // colours a transformer may add
+  // A transformer may colour its message: the terminal escapes are dropped.
+  const text = stripVTControlCharacters(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;

@@ -132,7 +132,10 @@ export function resolveOwnership(trace: TraceState): Ownership {
     if (root === undefined) unowned.push(node.spanId);
     else {
       let list = members.get(root);
-      if (!list) members.set(root, (list = []));
+      if (!list) {
+        list = [];
+        members.set(root, list);
+      }
       list.push(node.spanId);
     }
     if (node.parentSpanId !== undefined && !nodes.has(node.parentSpanId)) orphans.push(node);

@@ -96,10 +96,12 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
         return;
       }
       case 'stepped':
-        return onStepped(input.respondIn, input.action);
+        onStepped(input.respondIn, input.action);
+        return;
       case 'step_failed':
         stopped = true;
-        return runner.fail(name, input.cause, options.role);
+        runner.fail(name, input.cause, options.role);
+        return;
     }
   }
 
@@ -155,7 +157,8 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
       pending.delete(next);
       const events = queuedEvents;
       queuedEvents = [];
-      return step(next, events);
+      step(next, events);
+      return;
     }
     if (queuedEvents.length > 0 && firstDirect !== undefined) {
       const events = queuedEvents;

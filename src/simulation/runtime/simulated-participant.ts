@@ -62,17 +62,20 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     if (stopped) return;
     switch (input.type) {
       case 'message':
-        return onMessage(input.conversation, input.message.sender, input.message.content);
+        onMessage(input.conversation, input.message.sender, input.message.content);
+        return;
       case 'events':
-        return; // observed events do not drive simulated participants (as in the reference)
+        return; // observed events do not drive simulated participants: only messages do
       case 'think_done':
         if (state === 'thinking' && input.generation === generation) generate();
         return;
       case 'reply':
-        return onReply(input.conversation, input.insertAt, input.text);
+        onReply(input.conversation, input.insertAt, input.text);
+        return;
       case 'failed':
         stopped = true;
-        return runner.fail(self, input.cause, 'participant');
+        runner.fail(self, input.cause, 'participant');
+        return;
     }
   }
 
@@ -95,7 +98,10 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     timer = undefined;
     const thisGeneration = ++generation;
     const delay = thinkingDelay(participant.responseSpeed, options.random, options.thinkingDelays);
-    if (delay === 0) return generate();
+    if (delay === 0) {
+      generate();
+      return;
+    }
     const handle = gate.timer(`${self}#${++timers}`, delay);
     timer = handle;
     void handle.promise.then(() => mailbox.post({ type: 'think_done', generation: thisGeneration }));
@@ -154,7 +160,8 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     const next = [...unanswered][0];
     if (next !== undefined) {
       attempted.add(next);
-      return think(next);
+      think(next);
+      return;
     }
     const grew = [...heard].some(([name, list]) => list.length > (lengthsAtCycleStart.get(name) ?? 0));
     if (grew) {
@@ -163,7 +170,8 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
       );
       if (followUp) {
         attempted.add(followUp[0]);
-        return think(followUp[0]);
+        think(followUp[0]);
+        return;
       }
     }
     state = 'idle';

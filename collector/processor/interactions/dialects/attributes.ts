@@ -86,7 +86,10 @@ export function indexed(attributes: Record<string, unknown>, prefix: string): Ar
     const index = Number(key.slice(lead.length, dot));
     if (!Number.isInteger(index) || index < 0) continue;
     let entry = byIndex.get(index);
-    if (!entry) byIndex.set(index, (entry = {}));
+    if (!entry) {
+      entry = {};
+      byIndex.set(index, entry);
+    }
     entry[key.slice(dot + 1)] = attributes[key];
   }
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
