@@ -97,9 +97,9 @@ process.on('exit', () => {
 process.on('uncaughtException', (error) => {
   for (const collector of collectors) {
     if (collector.child.exitCode !== null || collector.child.signalCode !== null) {
-      line(
-        `collector ${collector.child.pid} exited (${collector.child.exitCode ?? collector.child.signalCode}):\n${collector.log().split('\n').slice(-20).join('\n')}`,
-      );
+      const lastLines = collector.log().split('\n').slice(-20).join('\n');
+      const exit = collector.child.exitCode ?? collector.child.signalCode;
+      line(`collector ${collector.child.pid} exited (${exit}):\n${lastLines}`);
     }
   }
   console.error(error);
@@ -107,10 +107,13 @@ process.on('uncaughtException', (error) => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
+const cpuModel = cpus()[0]?.model ?? 'unknown';
+const loadAverage = loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
 line(
-  `Evalon scale-out benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}, load average ${loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
+  `Evalon scale-out benchmark — ${cpus().length} vCPU (${cpuModel}), Node ${process.version}, ` +
+    `load average ${loadAverage}`,
 );
 const server: PostgresServer | undefined = SETUPS.some((s) => s.ledger === 'postgres')
   ? await startPostgresServer({ fsync: false })
@@ -122,7 +125,8 @@ if (server) {
   );
 }
 line(
-  `body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ${(body.template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
+  `body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ` +
+    `${(body.template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
 );
 
 // ---- the ledger as the benchmark reads it --------------------------------------------------
@@ -204,7 +208,8 @@ function postgresReader(url: string): LedgerReader {
     activity: async () =>
       (
         await pool.query(
-          `SELECT application_name, state, wait_event_type, wait_event, now() - xact_start AS in_transaction, left(query, 70) AS query
+          `SELECT application_name, state, wait_event_type, wait_event,
+              now() - xact_start AS in_transaction, left(query, 70) AS query
        FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
         )
       ).rows.map((row) => JSON.stringify(row)),
@@ -290,7 +295,8 @@ service:
           .filter((l) => /error|warn|refus|in use|split/i.test(l));
         if (complaints.length > 0)
           line(
-            `  ${REPLICA_IDS[replica]} stderr: ${complaints.slice(0, 5).join(' | ')}${complaints.length > 5 ? ` (+${complaints.length - 5} more)` : ''}`,
+            `  ${REPLICA_IDS[replica]} stderr: ${complaints.slice(0, 5).join(' | ')}` +
+              (complaints.length > 5 ? ` (+${complaints.length - 5} more)` : ''),
           );
       }
     },
@@ -429,14 +435,19 @@ for (const setup of values['skip-ingest'] ? [] : SETUPS) {
   const split = (await Promise.all(running.collectors.map(stats))).reduce((sum, s) => sum + (s.tracesSplit ?? 0), 0);
   line(
     `${label(setup)}: ${fmt(rate)} spans/s acknowledged (${results.map((r) => fmt(r.spansPerSecond)).join(' + ')}), ` +
-      `request p50 ${results.map((r) => r.p50Ms.toFixed(0)).join('/')} ms, p99 ${results.map((r) => r.p99Ms.toFixed(0)).join('/')} ms, ${results.reduce((s, r) => s + r.throttled, 0)} throttled, ${results.reduce((s, r) => s + r.failed, 0)} failed`,
+      `request p50 ${results.map((r) => r.p50Ms.toFixed(0)).join('/')} ms, p99 ` +
+      `${results.map((r) => r.p99Ms.toFixed(0)).join('/')} ms, ${results.reduce((s, r) => s + r.throttled, 0)} ` +
+      `throttled, ${results.reduce((s, r) => s + r.failed, 0)} failed`,
   );
   const sendSeconds = Math.max(...results.map((r) => r.elapsed));
   line(
-    `  end to end (acknowledged spans ÷ (sending + draining)): ${fmt(acknowledged / (sendSeconds + drainSeconds))} spans/s`,
+    `  end to end (acknowledged spans ÷ (sending + draining)): ${fmt(acknowledged / (sendSeconds + drainSeconds))} ` +
+      'spans/s',
   );
   line(
-    `  drained ${drained ? '' : 'NOT '}within ${drainSeconds.toFixed(1)} s; interactions expected ${fmt(expected)}, in the ledger ${fmt(recorded)}: lost ${fmt(expected - recorded)}; traces split ${split}; collector peak RSS ${peaks}`,
+    `  drained ${drained ? '' : 'NOT '}within ${drainSeconds.toFixed(1)} s; interactions expected ${fmt(expected)}, ` +
+      `in the ledger ${fmt(recorded)}: lost ${fmt(expected - recorded)}; traces split ${split}; collector peak RSS ` +
+      `${peaks}`,
   );
   line(`  CPU (cores, average) while sending: ${load}; while draining: ${drainLoad}`);
   if (setup.ledger === 'sqlite') line(`  (1 PostgreSQL replica must keep ≥ ${fmt(rate / 2)} spans/s)`);
@@ -453,7 +464,8 @@ for (const name of ['pg-1', 'pg-2']) {
 if (!values['skip-evaluation']) {
   line();
   line(
-    `2. evaluation, ${EVALUATOR_COUNT} code evaluators bound, ${fmt(evaluationInteractions)} interactions sent as fast as ingest allows`,
+    `2. evaluation, ${EVALUATOR_COUNT} code evaluators bound, ${fmt(evaluationInteractions)} interactions sent as ` +
+      'fast as ingest allows',
   );
   for (const setup of SETUPS) {
     const running = await start('evaluation', setup, EVALUATORS);
@@ -485,7 +497,8 @@ if (!values['skip-evaluation']) {
     if (!done) {
       for (const collector of running.collectors) {
         line(
-          `  ${stalled ? 'STALLED' : 'TIMED OUT'}; collector stats: ${JSON.stringify((await stats(collector)).evaluation)}`,
+          `  ${stalled ? 'STALLED' : 'TIMED OUT'}; collector stats: ` +
+            `${JSON.stringify((await stats(collector)).evaluation)}`,
         );
         line(`  collector stderr (last lines):\n${collector.log().split('\n').slice(-15).join('\n')}`);
       }
@@ -501,13 +514,21 @@ if (!values['skip-evaluation']) {
     const perReplica = (await Promise.all(running.collectors.map(stats))).map((s) => fmt(s.evaluation.recorded));
     const first = records.reduce((min, r) => Math.min(min, r.completedAt), Infinity);
     const last = records.reduce((max, r) => Math.max(max, r.completedAt), 0);
+    const ending = done
+      ? ''
+      : stalled
+        ? ` — STALLED (nothing run for ${STALL_MS / 1000} s with work claimed or waiting)`
+        : ' — TIMED OUT before the queue drained';
     line(
-      `${label(setup)}: ${fmt(records.length / ((last - first) / 1000))} evaluations/s (${fmt(records.length)} in ${((last - first) / 1000).toFixed(1)} s, first outcome to last; ` +
-        `ingest of ${fmt(interactions)} interactions took ${ingestSeconds.toFixed(1)} s)${done ? '' : stalled ? ` — STALLED (nothing run for ${STALL_MS / 1000} s with work claimed or waiting)` : ' — TIMED OUT before the queue drained'}`,
+      `${label(setup)}: ${fmt(records.length / ((last - first) / 1000))} evaluations/s (${fmt(records.length)} in ` +
+        `${((last - first) / 1000).toFixed(1)} s, first outcome to last; ` +
+        `ingest of ${fmt(interactions)} interactions took ${ingestSeconds.toFixed(1)} s)${ending}`,
     );
     line(
-      `  exactly once: ${fmt(rows)} evaluation rows, ${fmt(distinct)} distinct, ${fmt(expected)} triggered (${fmt(interactions)} interactions × ${(expected / interactions).toFixed(2)}): ` +
-        `${rows === expected && distinct === rows ? 'yes' : 'NO'}; ${queued} still queued; ${records.filter((r) => r.failed).length} failed outcomes; recorded by replica: ${perReplica.join(' + ')}`,
+      `  exactly once: ${fmt(rows)} evaluation rows, ${fmt(distinct)} distinct, ${fmt(expected)} triggered ` +
+        `(${fmt(interactions)} interactions × ${(expected / interactions).toFixed(2)}): ` +
+        `${rows === expected && distinct === rows ? 'yes' : 'NO'}; ${queued} still queued; ` +
+        `${records.filter((r) => r.failed).length} failed outcomes; recorded by replica: ${perReplica.join(' + ')}`,
     );
     line(`  CPU (cores, average until drained): ${load}`);
     await running.stop();
@@ -519,7 +540,8 @@ if (!values['skip-evaluation']) {
 if (!values['skip-latency']) {
   line();
   line(
-    `3. claim latency (startedAt − triggeredAt), ${EVALUATOR_COUNT} code evaluators, ${fmt(latencyRate)} interactions/s in all for ${seconds} s`,
+    `3. claim latency (startedAt − triggeredAt), ${EVALUATOR_COUNT} code evaluators, ${fmt(latencyRate)} ` +
+      `interactions/s in all for ${seconds} s`,
   );
   for (const setup of SETUPS) {
     const running = await start('latency', setup, EVALUATORS);
@@ -543,9 +565,11 @@ if (!values['skip-latency']) {
     const claim = records.map((r) => r.startedAt - r.triggeredAt).sort((a, b) => a - b);
     const verdict = records.map((r) => r.completedAt - r.triggeredAt).sort((a, b) => a - b);
     const show = (sorted: number[]) =>
-      `p50 ${percentile(sorted, 0.5)} ms, p90 ${percentile(sorted, 0.9)} ms, p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms`;
+      `p50 ${percentile(sorted, 0.5)} ms, p90 ${percentile(sorted, 0.9)} ms, p99 ${percentile(sorted, 0.99)} ms, max ` +
+      `${sorted.at(-1)} ms`;
     line(
-      `${label(setup)}: claim ${show(claim)}; triggered → recorded ${show(verdict)} (${fmt(records.length)} of ${fmt(expected)} evaluations${done ? '' : stalled ? ', STALLED' : ', TIMED OUT'})`,
+      `${label(setup)}: claim ${show(claim)}; triggered → recorded ${show(verdict)} (${fmt(records.length)} of ` +
+        `${fmt(expected)} evaluations${done ? '' : stalled ? ', STALLED' : ', TIMED OUT'})`,
     );
     await running.stop();
   }

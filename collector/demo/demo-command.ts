@@ -49,14 +49,17 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     demo = await startDemo(ports);
     const { collector, apiUrl } = demo;
     io.out(
-      `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: interaction-quality-evaluator, ` +
-        'reply-length, tool-call-required, contains, llm-judge, criteria-judge (durable), regex (misconfigured on purpose)',
+      `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
+        'interaction-quality-evaluator, ' +
+        'reply-length, tool-call-required, contains, llm-judge, criteria-judge (durable), regex (misconfigured on ' +
+        'purpose)',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {
       await demo.askRound(round, (question, answer) => {
-        if (answer instanceof Error) io.out(`→ ${question}\n  support-agent failed: ${answer.message.split('\n')[0]}`);
-        else io.out(`→ ${question}\n  support-agent: ${answer}`);
+        if (answer instanceof Error) {
+          io.out(`→ ${question}\n  support-agent failed: ${answer.message.split('\n')[0]}`);
+        } else io.out(`→ ${question}\n  support-agent: ${answer}`);
       });
     }
     if (interrupted) return 130;

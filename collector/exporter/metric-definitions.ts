@@ -89,7 +89,8 @@ export const METRICS = {
     name: EVALON_TRACES_SPLIT_METRIC,
     unit: '{trace}',
     description:
-      'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica that held part of a trace may count it).',
+      'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica ' +
+      'that held part of a trace may count it).',
   },
   pendingTraces: {
     name: EVALON_PENDING_TRACES_METRIC,

@@ -108,7 +108,8 @@ export class EvaluatorConfig {
     if (value === undefined || value === null) {
       throw new MissingConfigPropertyError(
         key,
-        `${this.#where}: config property "${key}" is not set (set it on the evaluator entry or on the binding in processors::evaluation::evaluators)`,
+        `${this.#where}: config property "${key}" is not set (set it on the evaluator entry or on the binding in ` +
+          'processors::evaluation::evaluators)',
       );
     }
     return value;
@@ -118,7 +119,8 @@ export class EvaluatorConfig {
     const shown = JSON.stringify(value) ?? String(value);
     return new ConfigPropertyTypeError(
       key,
-      `${this.#where}: config property "${key}" must be ${expected} (got ${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown})`,
+      `${this.#where}: config property "${key}" must be ${expected} (got ` +
+        `${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown})`,
     );
   }
 }

@@ -17,7 +17,10 @@ export interface TextModel {
   completeChat?(system: string, messages: ChatMessage[]): string | Promise<string>;
 }
 
-/** `system` alone, or `system\n\n` and `<role>: <content>` lines joined by newlines (no blank head when system is empty). */
+/**
+ * `system` alone, or `system\n\n` and `<role>: <content>` lines joined by newlines (no blank head
+ * when system is empty).
+ */
 export function toPrompt(system: string, messages: readonly ChatMessage[]): string {
   if (messages.length === 0) return system;
   const turns = messages.map((message) => `${message.role}: ${message.content}`).join('\n');

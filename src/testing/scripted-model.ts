@@ -36,7 +36,9 @@ export interface ScriptedReply {
 
 export interface RecordedRequest {
   /** The parsed request body: the Messages API JSON as the client sent it. */
-  // biome-ignore lint/suspicious/noExplicitAny: assertions read any field of the client's JSON (`body.tools[0].input_schema`); the SDK's request type makes each optional field a compile error there
+  // The client's JSON as sent: assertions read any field of it (`body.tools[0].input_schema`), and the
+  // SDK's request type would make each of its optional fields a compile error there.
+  // biome-ignore lint/suspicious/noExplicitAny: the Messages API request body, read freely by assertions
   body: any;
   headers: Record<string, string | string[] | undefined>;
 }

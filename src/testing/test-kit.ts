@@ -12,7 +12,9 @@
  *
  * ```ts
  * const kit = await TestKit.start({ additionalConfig, modelProviders: { agent: agentModel, judge: judgeModel } });
- * const { interactionId } = await kit.invokeAgent({ id: 'activity-agent', input: question }, () => agent.query(question));
+ * const { interactionId } = await kit.invokeAgent({ id: 'activity-agent', input: question }, () =>
+ *   agent.query(question),
+ * );
  * const [record] = await kit.awaitEvaluations(interactionId, { atMost: '30s' });
  * await kit.close();
  * ```
@@ -160,7 +162,8 @@ export class TestKit {
       const otlp = collector.otlpAddress;
       if (!otlp || !collector.apiAddress) {
         throw new TestKitError(
-          'start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and extensions::api in the service)',
+          'start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and ' +
+            'extensions::api in the service)',
         );
       }
       if (options.registerTelemetry ?? true) telemetry = registerWith(`http://${otlp.host}:${otlp.port}/v1/traces`);
@@ -204,7 +207,8 @@ export class TestKit {
     await this.flush();
     if (reply.interactionId === undefined) {
       throw new TestKitError(
-        'callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another OpenTelemetry SDK may own the process)',
+        'callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another ' +
+          'OpenTelemetry SDK may own the process)',
       );
     }
     return { result: reply.result, interactionId: reply.interactionId };
@@ -229,7 +233,8 @@ export class TestKit {
     const found = await poll(() => this.#ledger.findInteraction(interactionId), atMostMs);
     if (found) return found;
     throw new TestKitError(
-      `awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`,
+      `awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ` +
+        `${this.otlpUrl}?)`,
     );
   }
 
@@ -251,14 +256,18 @@ export class TestKit {
     const recorded = (await this.#ledger.findInteraction(interactionId)) !== undefined;
     const which = options.evaluatorId === undefined ? '' : ` of ${options.evaluatorId}`;
     throw new TestKitError(
-      `awaitEvaluations: ${(await evaluations()).length} of ${count} evaluation records${which} for interaction ${interactionId} within ${atMostMs} ms ` +
+      `awaitEvaluations: ${(await evaluations()).length} of ${count} evaluation records${which} for interaction ` +
+        `${interactionId} within ${atMostMs} ms ` +
         (recorded
           ? '(the interaction is recorded: is an evaluator bound to its agent in additionalConfig?)'
           : `(the interaction is not recorded: did its spans reach ${this.otlpUrl}?)`),
     );
   }
 
-  /** Stops the collector and the telemetry, restores the environment, removes the ledger. Safe twice. Scripted models stay open: they are the test's. */
+  /**
+   * Stops the collector and the telemetry, restores the environment, removes the ledger. Safe
+   * twice. Scripted models stay open: they are the test's.
+   */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       try {
@@ -311,8 +320,10 @@ function registerWith(tracesUrl: string): Telemetry {
   });
   if (telemetry.endpoint !== tracesUrl || !telemetry.active) {
     throw new TestKitError(
-      `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), so agent spans would not reach the kit ` +
-        '(shut the other registration down, or start the kit with registerTelemetry: false and send spans to kit.otlpUrl)',
+      `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), ` +
+        'so agent spans would not reach the kit ' +
+        '(shut the other registration down, or start the kit with registerTelemetry: false and send spans to ' +
+        'kit.otlpUrl)',
     );
   }
   return telemetry;

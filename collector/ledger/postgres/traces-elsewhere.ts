@@ -8,7 +8,9 @@ import type { TraceElsewhere, TracesElsewhere } from '../store.ts';
 
 const ELSEWHERE = `
   SELECT trace_id, replica_id AS replica, NULL::text AS interaction_id, NULL::bigint AS seq
-  FROM (SELECT DISTINCT trace_id, replica_id FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id <> $2) AS pending
+  FROM (
+    SELECT DISTINCT trace_id, replica_id FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id <> $2
+  ) AS pending
   UNION ALL
   SELECT trace_id, recorded_by, interaction_id, seq
   FROM interactions WHERE trace_id = ANY($1::text[]) AND recorded_by <> $2`;

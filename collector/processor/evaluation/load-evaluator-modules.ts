@@ -49,7 +49,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
       problems.push({
         file,
         path,
-        message: `exports no evaluator (exports: ${names.length > 0 ? names.join(', ') : 'none'}; export the result of defineEvaluator({ id, create }) from evalon/evaluation)`,
+        message:
+          `exports no evaluator (exports: ${names.length > 0 ? names.join(', ') : 'none'}; export the result ` +
+          'of defineEvaluator({ id, create }) from evalon/evaluation)',
       });
     }
     for (const definition of definitions) registered.push({ definition, origin: file });
@@ -67,7 +69,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
       problems.push({
         ...(file ? { file } : {}),
         path: MODULES_PATH,
-        message: `evaluator id "${candidate.definition.id}" is defined twice: by ${existing.origin} and by ${candidate.origin} (ids must be unique; rename one)`,
+        message:
+          `evaluator id "${candidate.definition.id}" is defined twice: by ${existing.origin} and by ` +
+          `${candidate.origin} (ids must be unique; rename one)`,
       });
     }
   }

@@ -51,7 +51,10 @@ export { agentIdOf } from './classify.ts';
 export interface InteractionSpans {
   /** The interaction span: the outermost invocation span of this interaction. */
   root: SpanData;
-  /** Every span of the interaction: root, merged nested invocation spans, all descendants — but NOT the subtrees of nested interactions of other agents. */
+  /**
+   * Every span of the interaction: root, merged nested invocation spans, all descendants — but NOT
+   * the subtrees of nested interactions of other agents.
+   */
   spans: SpanData[];
   /** Invocation spans of other agents directly nested in this one. */
   nested: Array<{ span: SpanData; interactionId: string; agentId: string }>;

@@ -105,7 +105,8 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       return refuse(
         415,
         RpcCode.INVALID_ARGUMENT,
-        `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ${ACCEPTED_CONTENT_ENCODINGS})`,
+        `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ` +
+          `${ACCEPTED_CONTENT_ENCODINGS})`,
       );
     }
     const declaredBytes = Number(req.headers['content-length'] ?? 0);
@@ -193,5 +194,8 @@ function pathOf(url: string | undefined): string {
 }
 
 function tooLargeMessage(limit: number): string {
-  return `request body: larger than ${limit} bytes (raise receivers::otlp::protocols::http::max_request_body_size, or send smaller batches)`;
+  return (
+    `request body: larger than ${limit} bytes (raise receivers::otlp::protocols::http::max_request_body_size, ` +
+    'or send smaller batches)'
+  );
 }
