@@ -1,5 +1,5 @@
 /**
- * `npm run bench:evaluate` — the evaluation runtime under sustained ingest (spec §4, issue 3).
+ * `npm run bench:evaluate` — the evaluation runtime under sustained ingest (docs/benchmarks.md).
  *
  * 1. Sustained: the real collector (`evalon collector`, its own process, SQLite ledger) with six
  *    code evaluators bound to the agent, fed by a paced sender process at --rate interactions/s

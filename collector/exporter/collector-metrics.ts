@@ -1,5 +1,5 @@
 /**
- * The collector's metrics (spec §5) as OpenTelemetry instruments on one meter: verdict counters
+ * The collector's metrics (docs/metrics.md) as OpenTelemetry instruments on one meter: verdict counters
  * and histograms recorded as outcomes arrive, interaction counts as interactions are recorded,
  * and gauges read from the running components at each collection. Which readers collect them
  * (the Prometheus endpoint, OTLP) is decided by the factory; with none, the meter is a no-op.

@@ -1,7 +1,7 @@
 /**
  * What `context.config()` returns: the binding the runtime used for the agent, with the evaluator
  * entry as fallback key by key (without `agents`, `agent-roles` or any default). Getters throw on
- * a missing key or a value of another type, which fails that evaluation, not startup (the seed).
+ * a missing key or a value of another type, which fails that evaluation, not startup.
  *
  * Values are as YAML wrote them. Where `${env:…}` expansion leaves a string, the number and
  * boolean getters also read numeric text (`"20"`) and `"true"`/`"false"`.

@@ -2,7 +2,7 @@
  * `invokeAgent(options, fn)`: runs one agent invocation inside an `invoke_agent` span (OTel GenAI
  * semconv), so that every span the agent makes — the Anthropic SDK's model calls, tool runs and
  * tool-runner loops — joins one interaction, and returns the agent's result with the id of that
- * interaction (the seed's `withDetailedReply()`).
+ * interaction.
  *
  * Telemetry never hurts the agent: every telemetry step is guarded, `fn` runs even when a span
  * cannot be started, and what `fn` throws reaches the caller unchanged.

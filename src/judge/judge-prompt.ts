@@ -32,7 +32,7 @@ export interface JudgeContext {
   scenario?: { name: string; description: string; conversations: readonly string[] };
   /** The scenario's `context`: shown to the judge as ground truth. */
   groundTruth?: JsonValue;
-  /** Replaces the preamble; scenario and ground truth are then omitted (as in the reference). */
+  /** Replaces the preamble; scenario and ground truth are then omitted (the template says what it needs). */
   promptTemplate?: string;
   /** Model name for the judge calls (the client's default otherwise). */
   modelName?: string;

@@ -1,6 +1,6 @@
 /**
- * Any text-in, text-out model as a ModelClient (the reference's `Llm`: `complete(prompt)` and an
- * optional `completeChat(system, messages)` that defaults to flattening the chat into one prompt).
+ * Any text-in, text-out model as a ModelClient: `complete(prompt)` and an optional
+ * `completeChat(system, messages)` that defaults to flattening the chat into one prompt.
  * Text only: tool definitions are not passed on, so an agent on such a model never calls tools;
  * participants, event sources and the judge (which accepts JSON text) work as usual.
  */

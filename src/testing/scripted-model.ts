@@ -1,8 +1,8 @@
 /**
  * A scripted model: a local HTTP server that speaks the Anthropic Messages API
  * (`POST /v1/messages`, JSON or SSE streaming), so the real `@anthropic-ai/sdk` talks to it through
- * `ANTHROPIC_BASE_URL` / `baseURL`. It plays the part of the seed's `TestModelProvider`: fixed
- * responses, per-call sequences, `tool_use` blocks, injected errors and latency.
+ * `ANTHROPIC_BASE_URL` / `baseURL`. It stands in for the model in tests: fixed responses, per-call
+ * sequences, `tool_use` blocks, injected errors and latency.
  *
  * Replies are taken in this order: the queue (`enqueue`), then the handler (`respondWith`), then
  * the fixed response. With none of them, the server answers 500 naming what is missing.

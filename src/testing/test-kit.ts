@@ -1,12 +1,12 @@
 /**
- * `TestKit`: the integration test harness (the seed's `TestKitSupport`). It runs a real collector
+ * `TestKit`: the integration test harness. It runs a real collector
  * in process, so the runtime triggers evaluators exactly as in production, from the bindings of
  * the configuration. A test has three parts:
  *
  * 1. start the kit with the bindings it needs (`additionalConfig`, merged over a minimal base)
  *    and scripted models for the agent and the judges (`modelProviders`);
  * 2. call the instrumented agent through the kit (`invokeAgent` / `callAgent`), which sends its
- *    spans to the kit's collector and returns the interaction id (the seed's `withDetailedReply()`);
+ *    spans to the kit's collector and returns the interaction id;
  * 3. read the evaluations from the ledger (`ledger()`), polling until they are recorded
  *    (`awaitEvaluations`), since evaluations run after the agent has replied.
  *
@@ -46,7 +46,7 @@ import {
 } from './test-kit-config.ts';
 import { TestKitError } from './test-kit-error.ts';
 
-/** The scripted models that replace the real ones (the seed's `withModelProvider`). */
+/** The scripted models that replace the real ones. */
 export type TestKitModelProviders = {
   /** The agent's model: `kit.agentClient()` is an Anthropic client that calls it. */
   agent?: ScriptedModel;
@@ -219,7 +219,7 @@ export class TestKit {
     await this.#telemetry?.forceFlush();
   }
 
-  /** A `LedgerClient` over the collector's ledger (the seed's `getLedgerClient()`). */
+  /** A `LedgerClient` over the collector's ledger. */
   ledger(): LedgerClient {
     return this.#ledger;
   }

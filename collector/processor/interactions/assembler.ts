@@ -1,7 +1,8 @@
 /**
  * Interaction assembly: groups received spans by trace, decides from the span tree when each
- * interaction is complete (spec §2.4), and reports late spans. Time is injected (`now` arguments),
- * so tests drive it without sleeping; the processor owns the real clock and the store.
+ * interaction is complete (the completion policy below; docs/interactions.md), and reports late
+ * spans. Time is injected (`now` arguments), so tests drive it without sleeping; the processor owns
+ * the real clock and the store.
  *
  * The policy, per interaction root R of a pending trace:
  * - structural completion when every span that could still belong to R has arrived — no span of

@@ -1,5 +1,5 @@
 /**
- * Builds the InteractionRecord (spec §2.3) from the spans of one interaction, in any dialect or
+ * Builds the InteractionRecord from the spans of one interaction, in any dialect or
  * mix of dialects. Runs once per completed interaction; see README.md for the field-by-field rules.
  */
 import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../../src/model/records.ts';

@@ -2,7 +2,8 @@
  * One POST /v1/traces, from headers to answer. The order of checks is deliberate: cheap header
  * checks first (path, method, token, content type, encoding, declared size, in-flight budget),
  * so that a request that will be refused is refused before its body is read. Success (200) is
- * sent only after `next.consume` resolved: that is when the spans are durable (spec §2.5).
+ * sent only after `next.consume` resolved: that is when the spans are durable (stored, then
+ * acknowledged: docs/interactions.md).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BackpressureError, type SpanConsumer } from '../../pipeline/consumer.ts';
@@ -166,7 +167,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       reservation.release();
     }
 
-    /** The spans were not stored: tell the client to retry (the spec's retryable 429/503). */
+    /** The spans were not stored: tell the client to retry (OTLP's retryable 429/503). */
     function refuseUnstored(error: unknown, count: number): Promise<void> {
       if (error instanceof BackpressureError) {
         return refuse(

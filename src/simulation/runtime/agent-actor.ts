@@ -7,7 +7,7 @@
  *   events are handed to the next step only. Either triggers a step in the agent's first direct
  *   conversation.
  * - Whatever arrives during a step is absorbed and answered by a follow-up step afterwards
- *   (observed messages included: the reference dropped those).
+ *   (observed messages included: none is dropped).
  * - A step that throws, rejects, returns nothing or returns a malformed action fails the run.
  */
 import type { Action, Agent, HistoryEntry, SimulationEvent, ToolInteraction } from '../agent/agent.ts';

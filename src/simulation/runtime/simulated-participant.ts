@@ -5,10 +5,11 @@
  *
  * The accumulation rule: a message that arrives while thinking is added and restarts the delay; one
  * that arrives while generating is added and answered afterwards (in the same conversation too:
- * the reference dropped those). After answering, it answers the next conversation with unanswered
+ * none is dropped). After answering, it answers the next conversation with unanswered
  * messages; if none, it may follow up proactively once in a conversation where it spoke last and
  * that it has not tried this cycle (the model can decline with [NO_QUESTION]); else it goes idle.
- * Observed events are ignored, as in the reference. `model` must be the run's gated client.
+ * Observed events are ignored: only messages drive a participant. `model` must be the run's gated
+ * client.
  */
 import type { ModelClient } from '../../judge/model-client.ts';
 import { responseText } from '../../judge/model-client.ts';

@@ -3,9 +3,8 @@
  * transactions (retrieve, validate, block, refund). Contacts are keyed by email. Actions that need a
  * verified customer take the `verification_status` the verification tool returned.
  *
- * Fixes over the reference: pending-transaction checks look at the card's own transactions and
- * at their current state (a blocked transaction is no longer pending), instead of matching the
- * word "pending" in the caller's text, which blocked every deactivation.
+ * Pending-transaction checks look at the card's own transactions and at their current state (a
+ * blocked transaction is no longer pending), never at the caller's text.
  */
 import type { JsonObject } from '../../judge/json-value.ts';
 import { amount, money, objectSchema, table, text, type Tool } from './tool.ts';

@@ -1,5 +1,5 @@
 /**
- * OpenInference (Arize; otel-genai.md §4.1): `openinference.span.kind` AGENT / LLM / TOOL.
+ * OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL.
  * - LLM messages are flattened: `llm.{input,output}_messages.N.message.{role,content,name,tool_call_id}`,
  *   `...message.tool_calls.J.tool_call.{id,function.name,function.arguments}`,
  *   `...message.contents.K.message_content.{type,text}`; legacy `llm.prompts.N.prompt.text` /

@@ -1,5 +1,5 @@
 /**
- * OTel GenAI semantic conventions, new and old (otel-genai.md §1):
+ * OTel GenAI semantic conventions, new and old:
  * - roles from `gen_ai.operation.name` (invoke_agent; chat / text_completion / generate_content;
  *   execute_tool); a span with no operation name but `gen_ai.system` / `llm.request.type` /
  *   `gen_ai.request.model` is a legacy model call;

@@ -1,5 +1,5 @@
 /**
- * OpenLLMetry / Traceloop (otel-genai.md §4.2): spans with `traceloop.span.kind` agent / tool /
+ * OpenLLMetry / Traceloop: spans with `traceloop.span.kind` agent / tool /
  * workflow / task. Their LLM spans carry no span kind: they are semconv (legacy
  * `gen_ai.prompt.N.*` or new `gen_ai.input.messages`) and read by the semconv reader.
  * - agent and tool spans: `traceloop.entity.name`, `traceloop.entity.input` / `.output` (JSON; the

@@ -1,5 +1,5 @@
 /**
- * Vercel AI SDK telemetry (otel-genai.md §4.3), recognised by span name:
+ * Vercel AI SDK telemetry, recognised by span name:
  * - `ai.generateText` / `ai.streamText` / `ai.generateObject` / `ai.streamObject`: the invocation;
  *   `ai.prompt` = `{system?, prompt?, messages?}`, the answer in `ai.response.text` /
  *   `.toolCalls` / `.object` (≤ v3: `ai.result.*`), totals in `ai.usage.*`;
