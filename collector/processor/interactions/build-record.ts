@@ -39,7 +39,7 @@ import {
   USER_ID,
 } from '../../../src/model/attributes.ts';
 import { agentIdOf, classifyInvocation, dialectAgentName, rolesOf } from './classify.ts';
-import { exceptionMessageOf, str } from './dialects/attributes.ts';
+import { exceptionMessageOf, str } from './dialects/attribute-values.ts';
 import { textOf } from './dialects/messages.ts';
 import { readSpan } from './dialects/read-span.ts';
 import type { SpanView } from './dialects/span-view.ts';

@@ -13,7 +13,7 @@
  */
 import type { SpanData } from '../../../model/span.ts';
 import { ANTHROPIC_MESSAGE_STOP_REASON, ANTHROPIC_TOOL_RESULT_CONTENT } from '../../../../src/model/attributes.ts';
-import { str } from './attributes.ts';
+import { str } from './attribute-values.ts';
 import { unwrapResult, withFinishReasons } from './messages.ts';
 import { operationRole, readSemconv, semconvOutput } from './semconv.ts';
 import { once, type SpanRole, type SpanView } from './span-view.ts';

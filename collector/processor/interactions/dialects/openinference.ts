@@ -34,7 +34,7 @@ import {
   TOOL_ID,
   TOOL_NAME,
 } from '../../../../src/model/attributes.ts';
-import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str } from './attributes.ts';
+import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str } from './attribute-values.ts';
 import { partsFromContent, textMessage, toMessage, toPart, unwrapResult } from './messages.ts';
 import { once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 

@@ -32,7 +32,7 @@ import {
   GEN_AI_USAGE_PROMPT_TOKENS,
   LLM_REQUEST_TYPE,
 } from '../../../../src/model/attributes.ts';
-import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attributes.ts';
+import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attribute-values.ts';
 import { messagesFrom, partsFromContent, toMessage, unwrapResult, withFinishReasons } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 

@@ -22,7 +22,7 @@ import {
   TRACELOOP_ENTITY_OUTPUT,
   TRACELOOP_SPAN_KIND,
 } from '../../../../src/model/attributes.ts';
-import { errorTextOf, parseJsonValue, str } from './attributes.ts';
+import { errorTextOf, parseJsonValue, str } from './attribute-values.ts';
 import { textMessage, unwrapResult } from './messages.ts';
 import { semconvInput, semconvOutput, semconvUsage } from './semconv.ts';
 import { once, type SpanRole, type SpanView } from './span-view.ts';

@@ -42,7 +42,7 @@ import {
   GEN_AI_USAGE_INPUT_TOKENS,
   GEN_AI_USAGE_OUTPUT_TOKENS,
 } from '../../../../src/model/attributes.ts';
-import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attributes.ts';
+import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attribute-values.ts';
 import { messagesFrom, toMessage, toPart, unwrapResult } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 

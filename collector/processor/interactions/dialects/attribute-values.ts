@@ -1,7 +1,8 @@
 /**
- * Typed reads of span attributes, shared by every dialect reader. Values arrive as the OTLP
- * decoders produce them: 64-bit integers may be numbers or decimal strings, "any" values may be
- * JSON strings or structured (kvlist → object, array → array).
+ * Typed reads of span attribute values, shared by every dialect reader (the names are in
+ * src/model/attributes.ts). Values arrive as the OTLP decoders produce them: 64-bit integers may
+ * be numbers or decimal strings, "any" values may be JSON strings or structured (kvlist → object,
+ * array → array).
  */
 import type { AttributeValue, Attributes, SpanData } from '../../../model/span.ts';
 import { ERROR_TYPE, EXCEPTION_MESSAGE, EXCEPTION_TYPE } from '../../../../src/model/attributes.ts';
