@@ -58,8 +58,8 @@ const cpuModel = cpus()[0]?.model ?? 'unknown';
 line(`Evalon evaluation benchmark — ${cpus().length} vCPU (${cpuModel}), Node ${process.version}`);
 line(
   `body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ` +
-    `${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf; ${EVALUATOR_COUNT} code evaluators bound to each ` +
-    'interaction',
+    `${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf; ` +
+    `${EVALUATOR_COUNT} code evaluators bound to each interaction`,
 );
 
 function configYaml(name: string, evaluators: string): string {

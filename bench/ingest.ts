@@ -51,8 +51,8 @@ const { template } = await writeTemplateBody(dir);
 
 line(`Evalon ingest benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
 line(
-  `body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB ` +
-    'protobuf',
+  `body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ` +
+    `${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
 );
 
 // 2. Decode-only baseline.

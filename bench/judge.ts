@@ -75,8 +75,8 @@ process.env.ANTHROPIC_BASE_URL = judge.baseURL;
 process.env.ANTHROPIC_API_KEY = 'scripted';
 
 line(
-  `Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ` +
-    `${process.version}`,
+  `Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU ` +
+    `(${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
 );
 line(
   'llm-judge bound to every interaction; scripted judge model in the benchmark process; interactions of 10 realistic ' +
@@ -220,8 +220,8 @@ if (!values['skip-throughput']) {
         `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ` +
         `${((perSecond / ideal) * 100).toFixed(1)} %; ` +
         `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ` +
-        `${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run ` +
-        'slot)',
+        `${durations[Math.floor(durations.length / 2)]} ms, max ` +
+        `${durations.at(-1)} ms (includes waiting for a run slot)`,
     );
   }
 }
@@ -261,8 +261,8 @@ async function measureMemory(name: string, bound: boolean): Promise<void> {
   );
   line(
     `  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ` +
-      `${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, external ${s.memory.externalMiB} MiB); peak ` +
-      `${mib(memory.peak)}`,
+      `${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, ` +
+      `external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`,
   );
   await stop(collector, 'SIGKILL');
 

@@ -190,13 +190,13 @@ for (const setup of values['skip-ingest'] ? [] : setups) {
   );
   const sendSeconds = Math.max(...results.map((r) => r.elapsed));
   line(
-    `  end to end (acknowledged spans ÷ (sending + draining)): ${fmt(acknowledged / (sendSeconds + drainSeconds))} ` +
-      'spans/s',
+    '  end to end (acknowledged spans ÷ (sending + draining)): ' +
+      `${fmt(acknowledged / (sendSeconds + drainSeconds))} spans/s`,
   );
   line(
     `  drained ${drained ? '' : 'NOT '}within ${drainSeconds.toFixed(1)} s; interactions expected ${fmt(expected)}, ` +
-      `in the ledger ${fmt(recorded)}: lost ${fmt(expected - recorded)}; traces split ${split}; collector peak RSS ` +
-      `${peaks}`,
+      `in the ledger ${fmt(recorded)}: lost ${fmt(expected - recorded)}; ` +
+      `traces split ${split}; collector peak RSS ${peaks}`,
   );
   line(`  CPU (cores, average) while sending: ${load}; while draining: ${drainLoad}`);
   if (setup.ledger === 'sqlite') line(`  (1 PostgreSQL replica must keep ≥ ${fmt(rate / 2)} spans/s)`);
@@ -314,8 +314,8 @@ if (!values['skip-latency']) {
     const claim = records.map((r) => r.startedAt - r.triggeredAt).sort((a, b) => a - b);
     const verdict = records.map((r) => r.completedAt - r.triggeredAt).sort((a, b) => a - b);
     const show = (sorted: number[]) =>
-      `p50 ${percentile(sorted, 0.5)} ms, p90 ${percentile(sorted, 0.9)} ms, p99 ${percentile(sorted, 0.99)} ms, max ` +
-      `${sorted.at(-1)} ms`;
+      `p50 ${percentile(sorted, 0.5)} ms, p90 ${percentile(sorted, 0.9)} ` +
+      `ms, p99 ${percentile(sorted, 0.99)} ms, max ${sorted.at(-1)} ms`;
     line(
       `${label(setup)}: claim ${show(claim)}; triggered → recorded ${show(verdict)} (${fmt(records.length)} of ` +
         `${fmt(expected)} evaluations${done ? '' : stalled ? ', STALLED' : ', TIMED OUT'})`,

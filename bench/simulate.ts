@@ -88,8 +88,8 @@ if (values['serve-model']) {
       );
       console.log(`  wall time            ${figures.wall_ms} ms`);
       console.log(
-        `  longest single run   ${figures.longest_single_run_ms} ms  (alone; ${figures.longest_run_under_load_ms} ms ` +
-          'under load)',
+        `  longest single run   ${figures.longest_single_run_ms} ms  ` +
+          `(alone; ${figures.longest_run_under_load_ms} ms under load)`,
       );
       console.log(`  sum of single runs   ${figures.sum_of_single_runs_ms} ms  (${trials} × each scenario alone)`);
       console.log(`  ideal wall time      ${figures.ideal_wall_ms} ms  (max(longest, sum / concurrency))`);

@@ -103,8 +103,8 @@ function buildPanels(): dashboard.Dashboard {
   return new dashboard.DashboardBuilder('Evalon — agent evaluations')
     .uid(DASHBOARD_UID)
     .description(
-      'Verdicts of the evaluators Evalon runs on agent interactions, and the health of the collector. Metrics: ' +
-        'docs/metrics.md.',
+      'Verdicts of the evaluators Evalon runs on agent interactions, ' +
+        'and the health of the collector. Metrics: docs/metrics.md.',
     )
     .tags(['evalon', 'llm', 'evaluation', 'opentelemetry'])
     .editable()
@@ -127,8 +127,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       statPanel(
         'Pass rate',
-        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed evaluations ' +
-          'are not verdicts).',
+        'Passing verdicts among pass and fail verdicts over the dashboard ' +
+          'range (inconclusive and failed evaluations are not verdicts).',
         'percentunit',
         query(passRate('sum', '$__range'), 'pass rate'),
       )
@@ -158,8 +158,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Failures, inconclusives and errors by evaluator',
-        'Fail verdicts, inconclusive evaluations and failed evaluations (the evaluator threw or timed out: error), ' +
-          'per evaluator.',
+        'Fail verdicts, inconclusive evaluations and failed evaluations ' +
+          '(the evaluator threw or timed out: error), per evaluator.',
         'short',
         [
           query(

@@ -64,8 +64,8 @@ export async function runBackfillCommand(
     since = resolveSince(values.since, Date.now());
     if (since === undefined)
       throw new UsageError(
-        'evalon backfill: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got ' +
-          `"${values.since}")`,
+        'evalon backfill: --since must be an ISO-8601 time or a ' +
+          `duration such as 30m, 24h or 7d (got "${values.since}")`,
       );
   }
   const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
@@ -106,8 +106,8 @@ export async function runBackfillCommand(
   io.out(
     `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +
       `(${r.passed} passed, ${r.verdicts - r.passed} failed, ${r.inconclusive} inconclusive, ${r.failed} errors); ` +
-      `${result.alreadyRecorded} already had an outcome for this version; ${result.notTriggered} not triggered by ` +
-      'the bindings',
+      `${result.alreadyRecorded} already had an outcome for this ` +
+      `version; ${result.notTriggered} not triggered by the bindings`,
   );
   return 0;
 }

@@ -190,8 +190,8 @@ function why(resolved: ResolvedBinding, roles: string[]): string {
       `entry${bound ? ' (the first of its roles with an entry, in configuration order)' : ''}`;
   } else if (source.kind === 'any-role')
     reason =
-      `no entry for the agent or for its role${roles.length === 1 ? '' : 's'}; * binds every agent that has a ` +
-      'role';
+      'no entry for the agent or for its ' +
+      `role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
   else return resolved.disabledBecause ?? 'no entry applies';
   return resolved.enabled ? reason : `${reason}, but ${resolved.disabledBecause}`;
 }

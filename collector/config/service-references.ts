@@ -58,8 +58,8 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
         problems.push({
           at,
           message:
-            `${subjectOf(at)} references ${SINGULAR[kind]} ${JSON.stringify(name)}, which is not ` +
-            `configured${hint}`,
+            `${subjectOf(at)} references ${SINGULAR[kind]} ` +
+            `${JSON.stringify(name)}, which is not configured${hint}`,
         });
         return;
       }

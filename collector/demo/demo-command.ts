@@ -51,8 +51,8 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     io.out(
       `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
         'interaction-quality-evaluator, ' +
-        'reply-length, tool-call-required, contains, llm-judge, criteria-judge (durable), regex (misconfigured on ' +
-        'purpose)',
+        'reply-length, tool-call-required, contains, llm-judge, ' +
+        'criteria-judge (durable), regex (misconfigured on purpose)',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {

@@ -56,8 +56,8 @@ export const CRITERION_STEP_TIMEOUT_MS = 120_000;
 
 /** The judge's instructions when no `prompt_template` is set. */
 export const CRITERIA_JUDGE_PREAMBLE = [
-  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and ' +
-    'what it replied.',
+  'You are an expert evaluator judging one interaction of an AI ' +
+    'agent: what it was asked, the tools it called and what it replied.',
   'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against ' +
     'that criterion only.',
 ].join(' ');
@@ -173,8 +173,8 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
   return defineEvaluator({
     id: ID,
     description:
-      'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step ' +
-      'per criterion',
+      'a model judges the interaction against each criterion (binary, ' +
+      'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
     create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
   });

@@ -103,8 +103,8 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         } else if (!warnedUnparsable) {
           warnedUnparsable = true;
           logger.warn(
-            `exporters: interaction id ${record.interactionId} is not <traceId>-<spanId>; its verdict event and span ` +
-              'are not emitted',
+            `exporters: interaction id ${record.interactionId} is not ` +
+              '<traceId>-<spanId>; its verdict event and span are not emitted',
           );
         }
         metrics.recordEvaluation(record);

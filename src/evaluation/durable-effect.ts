@@ -61,8 +61,8 @@ export function createDurableEffects<State>(scope: EffectScope): DurableEffects<
     if (scope.finished) {
       throw new DurableEffectError(
         `${scope.where}: ${what} after the evaluation was ` +
-          `${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} (a finished evaluation cannot ` +
-          'transition further)',
+          `${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} ` +
+          '(a finished evaluation cannot transition further)',
       );
     }
   };

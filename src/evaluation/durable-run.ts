@@ -186,8 +186,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       timer = setTimeout(() => {
         const error = new EvaluatorFailedError(
           byDeadline
-            ? `${stepWhere} was stopped by the evaluation timeout (${evaluationTimeoutMs} ms from the first start at ` +
-                `${firstStartedAt})`
+            ? `${stepWhere} was stopped by the evaluation timeout ` +
+                `(${evaluationTimeoutMs} ms from the first start at ${firstStartedAt})`
             : `did not finish within ${timeoutMs} ms (step timeout)`,
         );
         error.name = 'TimeoutError';
@@ -259,8 +259,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         const copy = jsonCopy(transition.input, 'input');
         if (!copy.ok)
           throw new DurableEffectError(
-            `${stepWhere}: the input of step "${step}" is not JSON: ${copy.problem} (it is saved as JSON with the ` +
-              'progress)',
+            `${stepWhere}: the input of step "${step}" is not JSON: ` +
+              `${copy.problem} (it is saved as JSON with the progress)`,
           );
         input = copy.value === undefined ? { hasInput: false } : { hasInput: true, input: copy.value };
       }

@@ -96,8 +96,8 @@ export class Evaluation {
       typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!ok) {
       throw new InvalidEvaluationError(
-        `Evaluation.withAttribute: the value of "${key}" must be a string, a finite number or a boolean (got ` +
-          `${describe(value)})`,
+        `Evaluation.withAttribute: the value of "${key}" must be a ` +
+          `string, a finite number or a boolean (got ${describe(value)})`,
       );
     }
     const data = this.data();

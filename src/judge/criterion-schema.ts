@@ -30,8 +30,8 @@ const criterionType = z
     ctx.addIssue({
       code: 'custom',
       message:
-        `unknown criterion type "${value.trim().toLowerCase()}" (expected binary, scored or rubric; ordinal ` +
-        'is read as rubric)',
+        `unknown criterion type "${value.trim().toLowerCase()}" ` +
+        '(expected binary, scored or rubric; ordinal is read as rubric)',
     });
     return z.NEVER;
   });

@@ -23,8 +23,8 @@ import { renderTranscript, type JudgeTranscriptEntry } from './transcript.ts';
 import { extractJsonObject } from './verdict-parser.ts';
 
 export const DEFAULT_RUBRIC_PREAMBLE = [
-  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and ' +
-    'what it replied.',
+  'You are an expert evaluator judging one interaction of an AI ' +
+    'agent: what it was asked, the tools it called and what it replied.',
   'Judge the transcript against the rubric below, and only against it.',
 ].join(' ');
 
@@ -99,8 +99,8 @@ export function buildRubricRequest(
   const user = [
     `## Transcript\n<transcript>\n${neutralize(renderTranscript(options.transcript), 'transcript')}\n</transcript>`,
     [
-      `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: \`passed\` (boolean), \`score\` (a number from 0 to ` +
-        '1),',
+      `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: ` +
+        `\`passed\` (boolean), \`score\` (a number from 0 to 1),`,
       '`label` (one or two words, e.g. excellent, acceptable, poor) and `explanation` (string, citing the transcript).',
       threshold,
       'If you cannot call the tool, reply with only a JSON object with those fields: no other fields, no markdown.',

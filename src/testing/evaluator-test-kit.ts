@@ -86,8 +86,8 @@ export class EvaluatorTestKit {
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
       throw new TypeError(
-        'EvaluatorTestKit.withConfig: expected a mapping of properties (an object, or YAML text such as "min-length: ' +
-          '20")',
+        'EvaluatorTestKit.withConfig: expected a mapping of ' +
+          'properties (an object, or YAML text such as "min-length: 20")',
       );
     }
     return new EvaluatorTestKit({ ...this.#settings, config: structuredClone(values as Record<string, unknown>) });

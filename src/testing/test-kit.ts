@@ -233,8 +233,8 @@ export class TestKit {
     const found = await poll(() => this.#ledger.findInteraction(interactionId), atMostMs);
     if (found) return found;
     throw new TestKitError(
-      `awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ` +
-        `${this.otlpUrl}?)`,
+      `awaitInteraction: interaction ${interactionId} was not recorded ` +
+        `within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`,
     );
   }
 
@@ -322,8 +322,8 @@ function registerWith(tracesUrl: string): Telemetry {
     throw new TestKitError(
       `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), ` +
         'so agent spans would not reach the kit ' +
-        '(shut the other registration down, or start the kit with registerTelemetry: false and send spans to ' +
-        'kit.otlpUrl)',
+        '(shut the other registration down, or start the kit with ' +
+        'registerTelemetry: false and send spans to kit.otlpUrl)',
     );
   }
   return telemetry;

@@ -114,8 +114,8 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
       if (queue.length + spans.length > maxQueued) {
         stats.dropped += spans.length;
         complain(
-          `exporters::otlphttp: ${queue.length} spans are waiting to be forwarded; ${spans.length} received spans ` +
-            'were not forwarded ' +
+          `exporters::otlphttp: ${queue.length} spans are waiting to be ` +
+            `forwarded; ${spans.length} received spans were not forwarded ` +
             `(${stats.dropped} so far; the backend is slower than ingest or unreachable)`,
         );
         return;

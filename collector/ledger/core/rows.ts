@@ -110,8 +110,8 @@ export function recordRow(record: EvaluationRecord, where: string): EvaluationRe
   const outcome = record.outcome?.type;
   if (outcome !== 'verdict' && outcome !== 'inconclusive' && outcome !== 'failed') {
     throw new LedgerStoreError(
-      `ledger ${where}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive ` +
-        'or failed)',
+      `ledger ${where}: evaluation ${id} has outcome type ` +
+        `${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`,
     );
   }
   return {

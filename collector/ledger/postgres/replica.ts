@@ -136,8 +136,8 @@ export async function claimReplica(options: ClaimOptions): Promise<ReplicaClaim>
         lost = true;
         await client.end().catch(() => {});
         logger.error(
-          `ledger ${where}: lost the connection holding replica id "${replicaId}" (${(error as Error).message}); ` +
-            'taking it again',
+          `ledger ${where}: lost the connection holding replica id ` +
+            `"${replicaId}" (${(error as Error).message}); taking it again`,
         );
       }
     }
@@ -225,8 +225,8 @@ async function acquire(client: pg.Client, options: ClaimOptions, key: number, st
       if (retry.rows[0].locked) return;
       throw new ReplicaIdInUseError(
         `ledger ${where}: replica id "${replicaId}" is held by a connection whose process no longer heartbeats` +
-          `${holder ? ` (server backend ${holder.backendPid}, last heartbeat ${holder.heartbeat})` : ''}, and it ` +
-          'could not be ended ' +
+          `${holder ? ` (server backend ${holder.backendPid}, last heartbeat ${holder.heartbeat})` : ''}, ` +
+          'and it could not be ended ' +
           '(end it with pg_terminate_backend, or set processors::evaluation::ledger::postgres::replica_id or ' +
           'EVALON_REPLICA_ID to another id)',
         replicaId,
@@ -263,8 +263,8 @@ function inUse(where: string, replicaId: string, holder: Holder | undefined): Re
     : '';
   return new ReplicaIdInUseError(
     `ledger ${where}: replica id "${replicaId}" is in use${who} ` +
-      '(each replica needs its own id: set processors::evaluation::ledger::postgres::replica_id or ' +
-      'EVALON_REPLICA_ID; ' +
+      '(each replica needs its own id: set ' +
+      'processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID; ' +
       `two replicas on one host must not share the host name default)`,
     replicaId,
   );

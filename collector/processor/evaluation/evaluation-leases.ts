@@ -66,8 +66,8 @@ export function createEvaluationLeases(options: {
         if (lost > 0) {
           leasesLost += lost;
           logger.warn(
-            `evaluation: ${lost} evaluation lease(s) expired before they were renewed and another replica may run ` +
-              'them ' +
+            `evaluation: ${lost} evaluation lease(s) expired before ` +
+              'they were renewed and another replica may run them ' +
               `(this collector stalled for more than ${lease.durationMs} ms); each keeps one recorded outcome`,
           );
         }

@@ -201,8 +201,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         // The interactions are recorded: catching up from the ledger takes them in later.
         catchUpNeeded = true;
         logger.error(
-          `evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} ` +
-            '(retrying)',
+          'evaluation: queuing evaluations failed: ' +
+            `${error instanceof Error ? error.message : String(error)} (retrying)`,
         );
         retry?.cancel();
         retry = clock.setTimeout(queueCatchUp, CATCH_UP_RETRY_MS, { background: true });

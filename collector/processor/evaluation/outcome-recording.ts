@@ -68,8 +68,8 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
         written = await outcomes.add(record);
       } catch (error) {
         logger.error(
-          `evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at ` +
-            'the next start)',
+          `evaluation ${record.evaluationId}: recording its outcome ` +
+            `failed: ${errorText(error)} (it runs again at the next start)`,
         );
         return;
       }

@@ -79,8 +79,8 @@ export function createInteractionsProcessor(options: {
       if (now - lastEvictionLog >= 10_000) {
         lastEvictionLog = now;
         logger.warn(
-          `interactions: ${pendingTraces} pending traces exceed the limit; trace ${traceId} was decided early as a ` +
-            'timeout ' +
+          `interactions: ${pendingTraces} pending traces exceed the ` +
+            `limit; trace ${traceId} was decided early as a timeout ` +
             `(${assembler.stats.evictedTraces} so far; raise processors::interactions::max_pending_traces)`,
         );
       }

@@ -62,8 +62,8 @@ export function createSplitTraces(options: { store: ReplicaStore; logger: Logger
         if (now - lastFailureLog >= LOG_INTERVAL_MS) {
           lastFailureLog = now;
           logger.warn(
-            `interactions: could not check ${traceIds.length} decided traces for spans on other replicas: ` +
-              `${String(error)}`,
+            `interactions: could not check ${traceIds.length} decided ` +
+              `traces for spans on other replicas: ${String(error)}`,
           );
         }
         return undefined;

@@ -50,8 +50,8 @@ function guarded(
 const verify: Tool = {
   name: 'verify_contact_id_with_addr',
   description:
-    "Verify a customer's identity from email, name, postal code and state. Returns verification_status Verified or " +
-    'NotVerified.',
+    `Verify a customer's identity from email, name, postal code ` +
+    'and state. Returns verification_status Verified or NotVerified.',
   inputSchema: objectSchema(
     { email: 'Customer email', name: 'Full name', postal_code: 'Postal code', state: 'State code' },
     ['email', 'name', 'postal_code', 'state'],
