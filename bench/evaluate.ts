@@ -1,5 +1,5 @@
 /**
- * `npm run bench:evaluate` — the evaluation runtime under sustained ingest (spec §4, issue 3).
+ * `npm run bench:evaluate` — the evaluation runtime under sustained ingest (docs/benchmarks.md).
  *
  * 1. Sustained: the real collector (`evalon collector`, its own process, SQLite ledger) with six
  *    code evaluators bound to the agent, fed by a paced sender process at --rate interactions/s
@@ -12,9 +12,9 @@
  *    compared, runs alternating.
  *
  * Options: --rate N (interactions/s, default 1000), --seconds N (default 30), --saturate-seconds N
- * (default 15), --rounds N (saturated runs of each kind, alternating; default 3), --skip-saturate, --settle DURATION (the interactions processor's settle window,
- * default 2s; it also sets how often completed interactions are handed on: every settle/4, at most
- * every 250 ms).
+ * (default 15), --rounds N (saturated runs of each kind, alternating; default 3), --skip-saturate,
+ * --settle DURATION (the interactions processor's settle window, default 2s; it also sets how often
+ * completed interactions are handed on: every settle/4, at most every 250 ms).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,9 +54,12 @@ const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-evaluate-'));
 
 const { template, templateFile, offsetsFile } = await writeTemplateBody(dir);
 
-line(`Evalon evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
+const cpuModel = cpus()[0]?.model ?? 'unknown';
+line(`Evalon evaluation benchmark — ${cpus().length} vCPU (${cpuModel}), Node ${process.version}`);
 line(
-  `body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf; ${EVALUATOR_COUNT} code evaluators bound to each interaction`,
+  `body: ${SPANS_PER_BODY} spans = ${TRACES_PER_BODY} agent interactions, ` +
+    `${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf; ` +
+    `${EVALUATOR_COUNT} code evaluators bound to each interaction`,
 );
 
 function configYaml(name: string, evaluators: string): string {
@@ -183,24 +186,31 @@ const percentile = (sorted: number[], p: number) =>
   const last = measured.reduce((max, r) => Math.max(max, Date.parse(r.completedAt)), 0);
   const interactions = sent.acknowledged * TRACES_PER_BODY;
   line(
-    `sustained: ${fmt(interactions / seconds)} interactions/s offered for ${seconds} s (${sent.acknowledged}/${sent.sent} bodies acknowledged, request p50 ${sent.p50Ms.toFixed(1)} ms, p99 ${sent.p99Ms.toFixed(1)} ms)`,
+    `sustained: ${fmt(interactions / seconds)} interactions/s offered for ${seconds} s ` +
+      `(${sent.acknowledged}/${sent.sent} bodies acknowledged, request p50 ${sent.p50Ms.toFixed(1)} ms, p99 ` +
+      `${sent.p99Ms.toFixed(1)} ms)`,
   );
   line(
-    `  evaluations recorded: ${fmt(measured.length)} (${measured.filter((r) => r.outcome.type === 'failed').length} failed outcomes), ${fmt(measured.length / ((last - first) / 1000))} evaluations/s`,
+    `  evaluations recorded: ${fmt(measured.length)} (${measured.filter((r) => r.outcome.type === 'failed').length} ` +
+      `failed outcomes), ${fmt(measured.length / ((last - first) / 1000))} evaluations/s`,
   );
   line(
-    `  verdict lag (triggered → recorded): p50 ${percentile(lags, 0.5)} ms, p90 ${percentile(lags, 0.9)} ms, p99 ${percentile(lags, 0.99)} ms, max ${lags.at(-1)} ms`,
+    `  verdict lag (triggered → recorded): p50 ${percentile(lags, 0.5)} ms, p90 ${percentile(lags, 0.9)} ms, p99 ` +
+      `${percentile(lags, 0.99)} ms, max ${lags.at(-1)} ms`,
   );
   const slow = measured.filter((r) => Date.parse(r.completedAt) - Date.parse(r.triggeredAt) > 50);
   const windows = [...new Set(slow.map((r) => Math.floor((Date.parse(r.triggeredAt) - measuredFrom) / 250) / 4))];
+  const slowShare = ((slow.length / measured.length) * 100).toFixed(1);
+  const shownWindows = windows.slice(0, 12).map((w) => `${w.toFixed(2)}s`);
   line(
-    `  over 50 ms: ${fmt(slow.length)} evaluations (${((slow.length / measured.length) * 100).toFixed(1)}%), triggered in ${windows.length} quarter-seconds: ${windows
-      .slice(0, 12)
-      .map((w) => `${w.toFixed(2)}s`)
-      .join(' ')}${windows.length > 12 ? ' …' : ''}`,
+    `  over 50 ms: ${fmt(slow.length)} evaluations (${slowShare}%), triggered in ${windows.length} quarter-seconds: ` +
+      `${shownWindows.join(' ')}${windows.length > 12 ? ' …' : ''}`,
   );
   line(
-    `  collector CPU: ${(cpu / elapsed).toFixed(2)} cores on average over ${elapsed.toFixed(1)} s (receive, assemble, ledger writer thread, evaluations); triggered ${fmt(final.evaluation.triggered)} (${fmt(expected)} when the sender stopped); intake deferred to a saturated event loop ${fmt(final.evaluation.intakeDeferred ?? 0)} times`,
+    `  collector CPU: ${(cpu / elapsed).toFixed(2)} cores on average over ${elapsed.toFixed(1)} s (receive, ` +
+      `assemble, ledger writer thread, evaluations); triggered ${fmt(final.evaluation.triggered)} (${fmt(expected)} ` +
+      'when the sender stopped); intake deferred to a saturated event loop ' +
+      `${fmt(final.evaluation.intakeDeferred ?? 0)} times`,
   );
 }
 
@@ -221,9 +231,11 @@ if (!values['skip-saturate']) {
       results[name].push(result.spansPerSecond);
       const evaluated = after.evaluation.recorded - before.evaluation.recorded;
       line(
-        `saturated #${round}, ${name}: ${fmt(result.spansPerSecond)} spans/s acknowledged (${fmt(result.spansPerSecond / 10)} interactions/s), p99 ${result.p99Ms.toFixed(1)} ms a request` +
+        `saturated #${round}, ${name}: ${fmt(result.spansPerSecond)} spans/s acknowledged ` +
+          `(${fmt(result.spansPerSecond / 10)} interactions/s), p99 ${result.p99Ms.toFixed(1)} ms a request` +
           (evaluators
-            ? `; ${fmt(evaluated / result.elapsed)} evaluations/s recorded meanwhile, ${fmt(after.evaluation.triggered - after.evaluation.recorded)} queued at the end`
+            ? `; ${fmt(evaluated / result.elapsed)} evaluations/s recorded meanwhile, ` +
+              `${fmt(after.evaluation.triggered - after.evaluation.recorded)} queued at the end`
             : ''),
       );
       collector.child.kill('SIGTERM');
@@ -232,7 +244,10 @@ if (!values['skip-saturate']) {
   }
   const mean = (list: number[]) => list.reduce((a, b) => a + b, 0) / list.length;
   line(
-    `  ingest with evaluators: ${((mean(results['with-evaluators']) / mean(results['ingest-only'])) * 100).toFixed(0)}% of ingest alone (means of ${rounds} runs each: ${fmt(mean(results['with-evaluators']))} against ${fmt(mean(results['ingest-only']))} spans/s)`,
+    '  ingest with evaluators: ' +
+      `${((mean(results['with-evaluators']) / mean(results['ingest-only'])) * 100).toFixed(0)}% of ingest alone ` +
+      `(means of ${rounds} runs each: ${fmt(mean(results['with-evaluators']))} against ` +
+      `${fmt(mean(results['ingest-only']))} spans/s)`,
   );
 }
 rmSync(dir, { recursive: true, force: true });

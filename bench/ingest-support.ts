@@ -45,7 +45,7 @@ export async function writeTemplateBody(dir: string): Promise<TemplateBody> {
 
 /**
  * The six code evaluators of the evaluation benchmarks, bound to the realistic body's support
- * agent: the seed's two examples (their module is `EXAMPLES`) and four built-ins, through
+ * agent: the two example evaluators (their module is `EXAMPLES`) and four built-ins, through
  * `agents`, a role entry and `*`. YAML for `processors.evaluation.evaluators`, indented 6.
  */
 export const EXAMPLES = fileURLToPath(new URL('../examples/evaluators/index.ts', import.meta.url));

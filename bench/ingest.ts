@@ -51,7 +51,8 @@ const { template } = await writeTemplateBody(dir);
 
 line(`Evalon ingest benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
 line(
-  `body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
+  `body: ${SPANS_PER_BODY} spans, ${TRACES_PER_BODY} traces, ` +
+    `${(template.length / 1024 / 1024).toFixed(2)} MiB protobuf`,
 );
 
 // 2. Decode-only baseline.
@@ -123,17 +124,21 @@ async function startCollector(
   const mem = memory(collector.child.pid!);
   line(`end to end, ${concurrency} concurrent senders, ${seconds} s:`);
   line(
-    `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,
+    `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
+      `${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,
   );
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
   line(
-    `  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`,
+    `  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ` +
+      `${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`,
   );
   line(
-    `  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ${((result.spansPerSecond / decodeRate) * 100).toFixed(0)}% of decode-only (acknowledged rate)`,
+    `  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s = ` +
+      `${((result.spansPerSecond / decodeRate) * 100).toFixed(0)}% of decode-only (acknowledged rate)`,
   );
   line(
-    `  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify((await stats(collector)).memory)}`,
+    `  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ` +
+      `${JSON.stringify((await stats(collector)).memory)}`,
   );
   collector.child.kill('SIGTERM');
   await collector.exited;
@@ -154,7 +159,8 @@ if (!values['skip-pending']) {
   const s = await stats(collector);
   const mem = memory(collector.child.pid!);
   line(
-    `pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`,
+    `pending: ${fmt(s.pendingTraces)} traces (${fmt(s.pendingSpans)} spans) held after ` +
+      `${fmt(result.acknowledgedSpans)} acknowledged spans at ${fmt(result.spansPerSecond)} spans/s`,
   );
   line(`  collector RSS ${mem.rssMiB.toFixed(0)} MiB, peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify(s.memory)}`);
   collector.child.kill('SIGTERM');

@@ -114,7 +114,11 @@ async function cpuPerSpan(telemetryFor: () => Telemetry): Promise<{ nsPerSpan: n
 
 /** An OTLP/HTTP receiver in its own process that answers 200 and discards the body. */
 async function startReceiver(): Promise<{ url: string; stop(): void }> {
-  const code = `require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }); s.end(); }); })
+  const code = `require('node:http')
+    .createServer((q, s) => {
+      q.resume();
+      q.on('end', () => { s.writeHead(200, { 'content-type': 'application/x-protobuf' }); s.end(); });
+    })
     .listen(0, '127.0.0.1', function () { console.log(this.address().port); });`;
   const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve) =>
@@ -125,8 +129,10 @@ async function startReceiver(): Promise<{ url: string; stop(): void }> {
 
 const us = (ns: number) => (ns / 1000).toFixed(2);
 
+const cpuModel = cpus()[0]?.model ?? 'cpu';
 console.log(
-  `invokeAgent overhead — ${CALLS} calls × ${ROUNDS} rounds per variant; Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+  `invokeAgent overhead — ${CALLS} calls × ${ROUNDS} rounds per variant; ` +
+    `Node ${process.version}, ${cpus().length} × ${cpuModel}`,
 );
 console.log('\nLatency per agent call (µs), export excluded:');
 console.log(`${'variant'.padEnd(34)}  median     p90     p99   added median`);
@@ -134,7 +140,8 @@ for (const captureContent of [false, true]) {
   const { bare, wrapped } = await latency(captureContent);
   const label = captureContent ? 'content capture on' : 'content capture off';
   const row = (name: string, sorted: Float64Array) =>
-    `${name.padEnd(34)} ${us(percentile(sorted, 0.5)).padStart(7)} ${us(percentile(sorted, 0.9)).padStart(7)} ${us(percentile(sorted, 0.99)).padStart(8)}`;
+    `${name.padEnd(34)} ${us(percentile(sorted, 0.5)).padStart(7)} ${us(percentile(sorted, 0.9)).padStart(7)} ` +
+    `${us(percentile(sorted, 0.99)).padStart(8)}`;
   console.log(row(`bare agent (${label})`, bare));
   console.log(`${row('invokeAgent', wrapped)} ${us(percentile(wrapped, 0.5) - percentile(bare, 0.5)).padStart(10)}`);
 }

@@ -75,10 +75,12 @@ process.env.ANTHROPIC_BASE_URL = judge.baseURL;
 process.env.ANTHROPIC_API_KEY = 'scripted';
 
 line(
-  `Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
+  `Evalon judge-bound evaluation benchmark — ${cpus().length} vCPU ` +
+    `(${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`,
 );
 line(
-  `llm-judge bound to every interaction; scripted judge model in the benchmark process; interactions of 10 realistic spans, ${TRACES_PER_BODY} a body`,
+  'llm-judge bound to every interaction; scripted judge model in the benchmark process; interactions of 10 realistic ' +
+    `spans, ${TRACES_PER_BODY} a body`,
 );
 
 function configYaml(name: string, concurrency: number, bound: boolean): string {
@@ -213,9 +215,13 @@ if (!values['skip-throughput']) {
     const to = Math.floor(completions.length * 0.9);
     const steady = (to - from) / ((completions[to] - completions[from]) / 1000);
     line(
-      `throughput, concurrency ${concurrency}: ${fmt(records.length)} evaluations (${verdicts} verdicts, ${judge.requests.length - calls0} judge calls) in ${((last - first) / 1000).toFixed(2)} s: ` +
-        `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ${((perSecond / ideal) * 100).toFixed(1)} %; ` +
-        `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ${durations[Math.floor(durations.length / 2)]} ms, max ${durations.at(-1)} ms (includes waiting for a run slot)`,
+      `throughput, concurrency ${concurrency}: ${fmt(records.length)} evaluations (${verdicts} verdicts, ` +
+        `${judge.requests.length - calls0} judge calls) in ${((last - first) / 1000).toFixed(2)} s: ` +
+        `${perSecond.toFixed(1)} evaluations/s, ideal ${ideal.toFixed(0)}/s (${concurrency} ÷ ${latencyMs} ms) → ` +
+        `${((perSecond / ideal) * 100).toFixed(1)} %; ` +
+        `steady state ${steady.toFixed(1)}/s (${((steady / ideal) * 100).toFixed(1)} %); claim → recorded p50 ` +
+        `${durations[Math.floor(durations.length / 2)]} ms, max ` +
+        `${durations.at(-1)} ms (includes waiting for a run slot)`,
     );
   }
 }
@@ -246,12 +252,17 @@ async function measureMemory(name: string, bound: boolean): Promise<void> {
   const interactions = fmt(sent.acknowledged * TRACES_PER_BODY);
   line(
     bound
-      ? `memory, llm-judge bound: ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s; ${fmt(s.evaluation.triggered - s.evaluation.recorded)} evaluations queued ` +
-          `(${fmt(s.evaluation.running)} running on a judge that answers after ${slowMs / 1000} s, ${fmt(s.evaluation.waiting)} held in memory, overflow ${s.evaluation.overflow})`
-      : `memory, no evaluator bound (same ingest): ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s`,
+      ? `memory, llm-judge bound: ${interactions} interactions recorded in ${ingestSeconds.toFixed(1)} s; ` +
+          `${fmt(s.evaluation.triggered - s.evaluation.recorded)} evaluations queued ` +
+          `(${fmt(s.evaluation.running)} running on a judge that answers after ${slowMs / 1000} s, ` +
+          `${fmt(s.evaluation.waiting)} held in memory, overflow ${s.evaluation.overflow})`
+      : `memory, no evaluator bound (same ingest): ${interactions} interactions recorded in ` +
+          `${ingestSeconds.toFixed(1)} s`,
   );
   line(
-    `  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`,
+    `  collector RSS: ${mib(idle.rss)} idle; at rest after ingest ${mib(memory.rss)} (V8 heap used ` +
+      `${s.memory.heapUsedMiB} MiB of ${s.memory.heapTotalMiB} MiB, ` +
+      `external ${s.memory.externalMiB} MiB); peak ${mib(memory.peak)}`,
   );
   await stop(collector, 'SIGKILL');
 
@@ -269,8 +280,10 @@ async function measureMemory(name: string, bound: boolean): Promise<void> {
   };
   db.close();
   line(
-    `  restarted on that ledger: ${fmt(queuedRows)} evaluations queued (${fmt(after.evaluation.running)} running, ${fmt(after.evaluation.waiting)} held in memory, overflow ${after.evaluation.overflow}): ` +
-      `RSS ${mib(memoryKiB(restarted.child.pid!).rss)} (V8 heap used ${after.memory.heapUsedMiB} MiB of ${after.memory.heapTotalMiB} MiB)`,
+    `  restarted on that ledger: ${fmt(queuedRows)} evaluations queued (${fmt(after.evaluation.running)} running, ` +
+      `${fmt(after.evaluation.waiting)} held in memory, overflow ${after.evaluation.overflow}): ` +
+      `RSS ${mib(memoryKiB(restarted.child.pid!).rss)} (V8 heap used ${after.memory.heapUsedMiB} MiB of ` +
+      `${after.memory.heapTotalMiB} MiB)`,
   );
   await stop(restarted, 'SIGKILL');
 }

@@ -79,14 +79,17 @@ if (values['serve-model']) {
     if (values.json) console.log(JSON.stringify(figures, null, 2));
     else {
       console.log(
-        `simulate bench: ${figures.scenarios} scenarios × ${trials} trials = ${figures.runs} runs, concurrency ${concurrency}, model latency ${figures.model_latency_ms} ms`,
+        `simulate bench: ${figures.scenarios} scenarios × ${trials} trials = ${figures.runs} runs, concurrency ` +
+          `${concurrency}, model latency ${figures.model_latency_ms} ms`,
       );
       console.log(
-        `  passed               ${figures.passed}/${figures.runs}${figures.errors.length ? `  (errors: ${figures.errors.join('; ')})` : ''}`,
+        '  passed               ' +
+          `${figures.passed}/${figures.runs}${figures.errors.length ? `  (errors: ${figures.errors.join('; ')})` : ''}`,
       );
       console.log(`  wall time            ${figures.wall_ms} ms`);
       console.log(
-        `  longest single run   ${figures.longest_single_run_ms} ms  (alone; ${figures.longest_run_under_load_ms} ms under load)`,
+        `  longest single run   ${figures.longest_single_run_ms} ms  ` +
+          `(alone; ${figures.longest_run_under_load_ms} ms under load)`,
       );
       console.log(`  sum of single runs   ${figures.sum_of_single_runs_ms} ms  (${trials} × each scenario alone)`);
       console.log(`  ideal wall time      ${figures.ideal_wall_ms} ms  (max(longest, sum / concurrency))`);

@@ -44,7 +44,10 @@ export interface RunningCollector {
 export interface StartCollectorOptions {
   logger?: Logger;
   clock?: () => number;
-  /** Where the built-in LLM judges read their model settings, by evaluator id (default `process.env`; the test kit's scripted models). */
+  /**
+   * Where the built-in LLM judges read their model settings, by evaluator id (default
+   * `process.env`; the test kit's scripted models).
+   */
   judgeEnv?: JudgeEnvironment;
 }
 

@@ -12,7 +12,10 @@ import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 
 export const DASHBOARD_UID = 'evalon-overview';
-/** The provisioned data source (provisioning/datasources/evalon-prometheus.yaml); the dashboard also lets one pick another. */
+/**
+ * The provisioned data source (provisioning/datasources/evalon-prometheus.yaml); the dashboard also
+ * lets one pick another.
+ */
 export const DATASOURCE_UID = 'evalon-prometheus';
 
 const DATASOURCE: { type: string; uid: string } = { type: 'prometheus', uid: '${datasource}' };
@@ -84,11 +87,11 @@ const passRate = (sum: string, range: string) =>
 
 /** Panel ids and query refIds, which Grafana needs and the builders leave to the author. */
 function numbered(built: dashboard.Dashboard): dashboard.Dashboard {
-  (built.panels ?? []).forEach((panel, index) => {
+  for (const [index, panel] of (built.panels ?? []).entries()) {
     panel.id = index + 1;
     const targets = (panel as { targets?: Array<{ refId?: string }> }).targets ?? [];
-    targets.forEach((target, n) => (target.refId = String.fromCharCode(65 + n)));
-  });
+    for (const [n, target] of targets.entries()) target.refId = String.fromCharCode(65 + n);
+  }
   return built;
 }
 
@@ -100,7 +103,8 @@ function buildPanels(): dashboard.Dashboard {
   return new dashboard.DashboardBuilder('Evalon — agent evaluations')
     .uid(DASHBOARD_UID)
     .description(
-      'Verdicts of the evaluators Evalon runs on agent interactions, and the health of the collector. Metrics: docs/metrics.md.',
+      'Verdicts of the evaluators Evalon runs on agent interactions, ' +
+        'and the health of the collector. Metrics: docs/metrics.md.',
     )
     .tags(['evalon', 'llm', 'evaluation', 'opentelemetry'])
     .editable()
@@ -123,7 +127,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       statPanel(
         'Pass rate',
-        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed evaluations are not verdicts).',
+        'Passing verdicts among pass and fail verdicts over the dashboard ' +
+          'range (inconclusive and failed evaluations are not verdicts).',
         'percentunit',
         query(passRate('sum', '$__range'), 'pass rate'),
       )
@@ -153,11 +158,13 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Failures, inconclusives and errors by evaluator',
-        'Fail verdicts, inconclusive evaluations and failed evaluations (the evaluator threw or timed out: error), per evaluator.',
+        'Fail verdicts, inconclusive evaluations and failed evaluations ' +
+          '(the evaluator threw or timed out: error), per evaluator.',
         'short',
         [
           query(
-            `sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}, outcome=~"fail|inconclusive|error"}[${RATE}]))`,
+            `sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}, ` +
+              `outcome=~"fail|inconclusive|error"}[${RATE}]))`,
             '{{evaluator}} {{outcome}}',
           ),
         ],
@@ -185,7 +192,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel('Mean score by evaluator', 'Average score of scored verdicts, per evaluator.', 'short', [
         query(
-          `sum by (evaluator) (rate(evalon_evaluation_score_sum{${FILTER}}[${RATE}])) / sum by (evaluator) (rate(evalon_evaluation_score_count{${FILTER}}[${RATE}]))`,
+          `sum by (evaluator) (rate(evalon_evaluation_score_sum{${FILTER}}[${RATE}])) / sum by (evaluator) ` +
+            `(rate(evalon_evaluation_score_count{${FILTER}}[${RATE}]))`,
           '{{evaluator}}',
         ),
       ]).gridPos({ h: 9, w: 12, x: 12, y: 23 }),
@@ -213,7 +221,8 @@ function buildPanels(): dashboard.Dashboard {
         's',
         [
           query(
-            `histogram_quantile(0.95, sum by (le, evaluator) (rate(evalon_evaluation_duration_bucket{${FILTER}}[${RATE}])))`,
+            'histogram_quantile(0.95, sum by (le, evaluator) ' +
+              `(rate(evalon_evaluation_duration_bucket{${FILTER}}[${RATE}])))`,
             '{{evaluator}}',
           ),
         ],

@@ -1,5 +1,5 @@
 /**
- * The collector's HTTP API (spec §6) on node:http: health, readiness, and the interaction ledger
+ * The collector's HTTP API (README.md here) on node:http: health, readiness, and the interaction ledger
  * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`,
  * `/api/v1/interactions/{interactionId}/evaluations`), and the collector's counters (`/api/v1/stats`). Bodies are JSON;
  * records use exactly the InteractionRecord names. A failing handler answers 500, never crashes

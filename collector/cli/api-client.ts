@@ -59,7 +59,8 @@ export async function getJson(
         ? `no answer within ${API_TIMEOUT_MS / 1000} s`
         : (cause?.code ?? cause?.message ?? (error as Error).message);
     throw new CommandFailure(
-      `${where}: cannot reach the Evalon API at ${url.origin} (${reason}; is the collector running? set --api or EVALON_API_URL)`,
+      `${where}: cannot reach the Evalon API at ${url.origin} ` +
+        `(${reason}; is the collector running? set --api or EVALON_API_URL)`,
       1,
     );
   }

@@ -17,21 +17,17 @@ import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
 import { createProgressBar, type ProgressBar } from './progress-bar.ts';
 
-const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] [--config FILE]...
+const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] \
+[--config FILE]...
 
 Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled,
 trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the
 evaluator version (--version, default the evaluator's own). Interactions that already have an
 outcome for that version are skipped, so running it again is safe.`;
 
-export async function runBackfillCommand(
-  args: string[],
-  io: CliIo,
-  options: { progress?: ProgressBar } = {},
-): Promise<number> {
-  let values;
+function parseBackfillArgs(args: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args,
       options: {
         config: { type: 'string', short: 'c', multiple: true },
@@ -43,10 +39,18 @@ export async function runBackfillCommand(
       },
       strict: true,
       allowPositionals: false,
-    }));
+    }).values;
   } catch (error) {
     throw new UsageError(`evalon backfill: ${(error as Error).message.split('\n')[0]} (see evalon backfill --help)`);
   }
+}
+
+export async function runBackfillCommand(
+  args: string[],
+  io: CliIo,
+  options: { progress?: ProgressBar } = {},
+): Promise<number> {
+  const values = parseBackfillArgs(args);
   if (values.help) {
     io.out(USAGE);
     return 0;
@@ -60,7 +64,8 @@ export async function runBackfillCommand(
     since = resolveSince(values.since, Date.now());
     if (since === undefined)
       throw new UsageError(
-        `evalon backfill: --since must be an ISO-8601 time or a duration such as 30m, 24h or 7d (got "${values.since}")`,
+        'evalon backfill: --since must be an ISO-8601 time or a ' +
+          `duration such as 30m, 24h or 7d (got "${values.since}")`,
       );
   }
   const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
@@ -101,7 +106,8 @@ export async function runBackfillCommand(
   io.out(
     `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +
       `(${r.passed} passed, ${r.verdicts - r.passed} failed, ${r.inconclusive} inconclusive, ${r.failed} errors); ` +
-      `${result.alreadyRecorded} already had an outcome for this version; ${result.notTriggered} not triggered by the bindings`,
+      `${result.alreadyRecorded} already had an outcome for this ` +
+      `version; ${result.notTriggered} not triggered by the bindings`,
   );
   return 0;
 }

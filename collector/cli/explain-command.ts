@@ -94,14 +94,16 @@ export async function runExplainCommand(args: string[], io: CliIo): Promise<numb
   if (evaluatorIds.length === 0) io.out('No evaluators are configured (processors::evaluation::evaluators is empty).');
   else
     io.out(
-      `Evaluators: ${evaluatorIds.join(', ')}. Defaults for bindings: sampling-ratio ${evaluation.defaults.agent.samplingRatio}, trigger-on-failure ${evaluation.defaults.agent.triggerOnFailure}.`,
+      `Evaluators: ${evaluatorIds.join(', ')}. Defaults for bindings: sampling-ratio ` +
+        `${evaluation.defaults.agent.samplingRatio}, trigger-on-failure ${evaluation.defaults.agent.triggerOnFailure}.`,
     );
   if (explanations.length === 0)
     io.out('No known agents: none is named under agents and the ledger has seen none (try --agent ID --roles a,b).');
   for (const explanation of explanations) printAgent(explanation, io);
   io.out('');
   io.out(
-    `Loop safety: an interaction inside an evaluation (${EVALUATION_ID_ATTRIBUTE} on its root span, or nested in one that has it) is never evaluated, whatever the bindings say.`,
+    `Loop safety: an interaction inside an evaluation (${EVALUATION_ID_ATTRIBUTE} on its root span, or nested in one ` +
+      'that has it) is never evaluated, whatever the bindings say.',
   );
   return 0;
 }
@@ -183,9 +185,13 @@ function why(resolved: ResolvedBinding, roles: string[]): string {
   if (source.kind === 'agent') reason = 'the agent has its own entry under agents, which wins over role entries and *';
   else if (source.kind === 'role') {
     const bound = resolved.outranked.filter((other) => other.kind === 'role').length > 0;
-    reason = `no entry for the agent under agents; its role ${source.key} has an entry${bound ? ' (the first of its roles with an entry, in configuration order)' : ''}`;
+    reason =
+      `no entry for the agent under agents; its role ${source.key} has an ` +
+      `entry${bound ? ' (the first of its roles with an entry, in configuration order)' : ''}`;
   } else if (source.kind === 'any-role')
-    reason = `no entry for the agent or for its role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
+    reason =
+      'no entry for the agent or for its ' +
+      `role${roles.length === 1 ? '' : 's'}; * binds every agent that has a role`;
   else return resolved.disabledBecause ?? 'no entry applies';
   return resolved.enabled ? reason : `${reason}, but ${resolved.disabledBecause}`;
 }
@@ -211,13 +217,16 @@ function printAgent(explanation: AgentExplanation, io: CliIo): void {
   for (const binding of explanation.bindings) {
     io.out(`  ${binding.evaluatorId}: ${binding.evaluated ? 'evaluated' : 'not evaluated'}`);
     io.out(
-      `    entry      ${binding.entry}${binding.outranks.length > 0 ? ` (outranks ${binding.outranks.join(', ')})` : ''}`,
+      '    entry      ' +
+        `${binding.entry}${binding.outranks.length > 0 ? ` (outranks ${binding.outranks.join(', ')})` : ''}`,
     );
     io.out(`    why        ${binding.why}`);
     if (!binding.evaluated) continue;
     io.out(
-      `    settings   sampling-ratio ${binding.samplingRatio} (from ${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +
-        `trigger-on-failure ${binding.triggerOnFailure} (from ${binding.triggerOnFailureFrom === 'binding' ? 'the binding' : 'defaults::agent'})` +
+      `    settings   sampling-ratio ${binding.samplingRatio} (from ` +
+        `${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +
+        `trigger-on-failure ${binding.triggerOnFailure} (from ` +
+        `${binding.triggerOnFailureFrom === 'binding' ? 'the binding' : 'defaults::agent'})` +
         (binding.controlId !== undefined ? `, control-id ${binding.controlId}` : ''),
     );
     io.out(`    config()   ${JSON.stringify(binding.config)}`);

@@ -205,8 +205,14 @@ function printMessages(title: string, messages: Message[], io: CliIo): void {
 function printTranscriptEntry(entry: TranscriptEntry, n: number, io: CliIo): void {
   const prefix = `  ${n}. `;
   const indent = ' '.repeat(prefix.length);
-  if (entry.type === 'message') return block(io, `${prefix}${entry.role}: `, entry.content);
-  if (entry.type === 'agent_call') return io.out(`${prefix}agent call ${entry.agentId} → ${entry.interactionId}`);
+  if (entry.type === 'message') {
+    block(io, `${prefix}${entry.role}: `, entry.content);
+    return;
+  }
+  if (entry.type === 'agent_call') {
+    io.out(`${prefix}agent call ${entry.agentId} → ${entry.interactionId}`);
+    return;
+  }
   const call = `${prefix}tool call ${entry.name}${entry.callId ? ` (${entry.callId})` : ''}`;
   block(
     io,
@@ -237,11 +243,11 @@ function printRecord(r: InteractionRecord, io: CliIo): void {
   io.out('');
   io.out('Transcript');
   if (r.transcript.length === 0) io.out('  (empty)');
-  r.transcript.forEach((entry, i) => printTranscriptEntry(entry, i + 1, io));
+  for (const [i, entry] of r.transcript.entries()) printTranscriptEntry(entry, i + 1, io);
   if (r.transcript.length === 0 && r.toolCalls.length > 0) {
     io.out('');
     io.out('Tool calls');
-    r.toolCalls.forEach((call, i) => printTranscriptEntry({ type: 'tool_call', ...call }, i + 1, io));
+    for (const [i, call] of r.toolCalls.entries()) printTranscriptEntry({ type: 'tool_call', ...call }, i + 1, io);
   }
   io.out('');
   io.out('Final response');

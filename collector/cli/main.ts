@@ -100,7 +100,10 @@ function isConfigError(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConfigError';
 }
 
-/** The package's version: two folders up from collector/cli/ in a checkout, three from dist/collector/cli/ when installed. */
+/**
+ * The package's version: two folders up from collector/cli/ in a checkout, three from
+ * dist/collector/cli/ when installed.
+ */
 function packageVersion(): string {
   for (const relative of ['../../package.json', '../../../package.json']) {
     const file = new URL(relative, import.meta.url);

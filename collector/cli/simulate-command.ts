@@ -224,7 +224,8 @@ async function loadAll(files: string[]): Promise<Scenario[]> {
     const other = seen.get(scenario.name);
     if (other !== undefined && other !== scenario.sourcePath) {
       throw new SimulateUsageError(
-        `${scenario.sourcePath}: name: scenario name "${scenario.name}" is also used by ${other} (outputs are keyed by name; rename one)`,
+        `${scenario.sourcePath}: name: scenario name "${scenario.name}" is also used by ${other} (outputs are keyed ` +
+          'by name; rename one)',
       );
     }
     seen.set(scenario.name, scenario.sourcePath ?? '');

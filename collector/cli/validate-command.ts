@@ -43,7 +43,8 @@ export async function runValidateCommand(
   );
   const modules = evaluation.modules.length > 0 ? `, ${plural(evaluation.modules.length, 'module')} loaded` : '';
   io.out(
-    `OK: ${args.configFiles.join(', ')} (${plural(evaluators.length, 'evaluator')}, ${plural(bindings, 'binding')}${modules})`,
+    `OK: ${args.configFiles.join(', ')} (${plural(evaluators.length, 'evaluator')}, ` +
+      `${plural(bindings, 'binding')}${modules})`,
   );
   return 0;
 }

@@ -58,12 +58,16 @@ export function expandEnvironment(tree: Record<string, unknown>, env: Environmen
         if (inner.startsWith('env:')) {
           problems.push({
             at: path,
-            message: `${subjectOf(path)} has a malformed reference ${match} (write \${env:NAME} or \${env:NAME:-default})`,
+            message:
+              `${subjectOf(path)} has a malformed reference ${match} (write \${env:NAME} or ` +
+              `\${env:NAME:-default})`,
           });
         } else if (LOOKS_LIKE_VARIABLE.test(inner)) {
           warnings.push({
             at: path,
-            message: `${subjectOf(path)} contains ${match}, which is not expanded (write \${env:${inner}} to read the environment variable)`,
+            message:
+              `${subjectOf(path)} contains ${match}, which is not expanded (write \${env:${inner}} to read ` +
+              'the environment variable)',
           });
         }
         return match;
@@ -88,7 +92,9 @@ export function expandEnvironment(tree: Record<string, unknown>, env: Environmen
     for (const name of unset) {
       problems.push({
         at: path,
-        message: `${subjectOf(path)} uses \${env:${name}}, which is not set (set ${name}, or give a default: \${env:${name}:-value})`,
+        message:
+          `${subjectOf(path)} uses \${env:${name}}, which is not set (set ${name}, or give a default: ` +
+          `\${env:${name}:-value})`,
       });
     }
     const whole = references === 1 && /^\$\{env:[^}]*\}$/.test(text);

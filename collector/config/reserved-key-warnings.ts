@@ -54,7 +54,9 @@ function checkKeys(
     if (level === 'binding' && ENTRY_ONLY.includes(meant)) placement = ' It belongs on the evaluator entry.';
     warnings.push({
       at,
-      message: `${subjectOf(at)} is not a reserved key, so it is passed to the evaluator as a property (did you mean ${JSON.stringify(meant)}?${placement})`,
+      message:
+        `${subjectOf(at)} is not a reserved key, so it is passed to the evaluator as a property (did you mean ` +
+        `${JSON.stringify(meant)}?${placement})`,
     });
   }
 }

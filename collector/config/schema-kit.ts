@@ -58,7 +58,8 @@ export const configErrorMap: z.core.$ZodErrorMap = (issue) => {
     case 'invalid_value':
       return issue.values.length === 1
         ? `must be ${JSON.stringify(issue.values[0])} (got ${describeValue(issue.input)})`
-        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')} (got ${describeValue(issue.input)})`;
+        : `must be one of ${issue.values.map((value) => JSON.stringify(value)).join(', ')} (got ` +
+            `${describeValue(issue.input)})`;
     default:
       return undefined;
   }

@@ -57,7 +57,9 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
             : ` (no ${kind} are configured; define it under ${kind}::${name})`;
         problems.push({
           at,
-          message: `${subjectOf(at)} references ${SINGULAR[kind]} ${JSON.stringify(name)}, which is not configured${hint}`,
+          message:
+            `${subjectOf(at)} references ${SINGULAR[kind]} ` +
+            `${JSON.stringify(name)}, which is not configured${hint}`,
         });
         return;
       }
@@ -93,7 +95,9 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
     if (!used.exporters.has(exporter)) {
       problems.push({
         at: ['exporters', exporter],
-        message: `${exporter} is not used by any pipeline (add it to the exporters of a pipeline under service::pipelines, or remove it)`,
+        message:
+          `${exporter} is not used by any pipeline (add it to the exporters of a pipeline under ` +
+          'service::pipelines, or remove it)',
       });
     }
   }
@@ -122,7 +126,8 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
     warnings.push({
       at: ['processors', 'evaluation', 'evaluators'],
       message:
-        'evaluators are configured, but the traces pipeline does not run the evaluation processor (add evaluation to service::pipelines::traces::processors)',
+        'evaluators are configured, but the traces pipeline does not run the evaluation processor (add evaluation to ' +
+        'service::pipelines::traces::processors)',
     });
   }
   return { problems, warnings };
@@ -137,7 +142,8 @@ function checkTracesPipeline(traces: Record<string, unknown>, problems: Finding[
     problems.push({
       at: [...path, 'processors'],
       message:
-        'processors lists evaluation without interactions (evaluation judges the interaction records that interactions builds)',
+        'processors lists evaluation without interactions (evaluation judges the interaction records that ' +
+        'interactions builds)',
     });
   } else if (evaluation >= 0 && interactions > evaluation) {
     problems.push({

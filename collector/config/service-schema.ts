@@ -29,7 +29,8 @@ const names = emptyAsList(z.array(z.string()));
 
 const NO_RECEIVERS = (signal: string) => (key: string) =>
   key === 'receivers' || key === 'processors'
-    ? `is not allowed: the ${signal} pipeline has no ${key} (its source is the evaluation processor and the collector itself)`
+    ? `is not allowed: the ${signal} pipeline has no ${key} (its ` +
+      'source is the evaluation processor and the collector itself)'
     : undefined;
 
 const tracesSchema = section({

@@ -11,10 +11,9 @@ import { DEFAULT_DEMO_PORTS, type DemoPorts } from './demo-config.ts';
 import { DEMO_QUESTIONS, startDemo, type Demo } from './demo.ts';
 import { printVerdicts, type EvaluationView } from './verdict-printer.ts';
 
-export async function runDemoCommand(args: string[], io: CliIo): Promise<number> {
-  let values;
+function parseDemoArgs(args: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args,
       options: {
         rounds: { type: 'string', default: '2' },
@@ -22,10 +21,14 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
         ephemeral: { type: 'boolean', default: false },
       },
       strict: true,
-    }));
+    }).values;
   } catch (error) {
     throw new UsageError(`evalon demo: ${(error as Error).message}`);
   }
+}
+
+export async function runDemoCommand(args: string[], io: CliIo): Promise<number> {
+  const values = parseDemoArgs(args);
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1)
     throw new UsageError(`evalon demo: --rounds must be a positive integer (got ${values.rounds})`);
@@ -46,14 +49,17 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     demo = await startDemo(ports);
     const { collector, apiUrl } = demo;
     io.out(
-      `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: interaction-quality-evaluator, ` +
-        'reply-length, tool-call-required, contains, llm-judge, criteria-judge (durable), regex (misconfigured on purpose)',
+      `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
+        'interaction-quality-evaluator, ' +
+        'reply-length, tool-call-required, contains, llm-judge, ' +
+        'criteria-judge (durable), regex (misconfigured on purpose)',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {
       await demo.askRound(round, (question, answer) => {
-        if (answer instanceof Error) io.out(`→ ${question}\n  support-agent failed: ${answer.message.split('\n')[0]}`);
-        else io.out(`→ ${question}\n  support-agent: ${answer}`);
+        if (answer instanceof Error) {
+          io.out(`→ ${question}\n  support-agent failed: ${answer.message.split('\n')[0]}`);
+        } else io.out(`→ ${question}\n  support-agent: ${answer}`);
       });
     }
     if (interrupted) return 130;

@@ -1,14 +1,17 @@
 /**
  * The configuration `evalon demo` runs with: the shipped receiver, API and Prometheus endpoints
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
- * example support agent so that every outcome shows: pass, fail, inconclusive (the seed's
+ * example support agent so that every outcome shows: pass, fail, inconclusive (the example
  * interaction-quality evaluator on the failed interaction) and error (a `regex` binding without
  * its pattern).
  */
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The seed's example evaluators (InteractionQualityEvaluator, ReplyLengthEvaluator), .ts in a checkout, .js built. */
+/**
+ * The example evaluators (examples/evaluators: interaction quality, reply length), .ts in a
+ * checkout, .js built.
+ */
 export const EXAMPLE_EVALUATORS_MODULE = fileURLToPath(
   new URL(`../../examples/evaluators/index${extname(new URL(import.meta.url).pathname)}`, import.meta.url),
 );
@@ -34,11 +37,11 @@ processors:
     concurrency: 8
     modules: [${JSON.stringify(EXAMPLE_EVALUATORS_MODULE)}]
     evaluators:
-      interaction-quality-evaluator:      # the seed's example: inconclusive on a failed interaction
+      interaction-quality-evaluator:      # the example module's: inconclusive on a failed interaction
         control-id: QA-1
         agents:
           support-agent: { trigger: interaction, trigger-on-failure: true }
-      reply-length:                       # the seed's example: replies of at least min-length characters
+      reply-length:                       # built in: replies of at least min-length characters
         min-length: 58
         agents:
           support-agent: { trigger: interaction, trigger-on-failure: true }

@@ -64,7 +64,8 @@ export async function printVerdicts(
         views.push(view);
         lastNew = Date.now();
         io.out(
-          `  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`,
+          `  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ` +
+            `${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`,
         );
       }
     }

@@ -35,7 +35,8 @@ export const containsEvaluator = defineEvaluator({
             : `${where} contains ${found.map((v) => quote(v)).join(', ')}`
           : absent.length === 0
             ? `${where} contains ${values.map((v) => quote(v)).join(', ')}`
-            : `${where} lacks ${absent.map((v) => quote(v)).join(', ')}${found.length > 0 ? ` (contains ${found.map((v) => quote(v)).join(', ')})` : ''}`;
+            : `${where} lacks ${absent.map((v) => quote(v)).join(', ')}` +
+              (found.length > 0 ? ` (contains ${found.map((v) => quote(v)).join(', ')})` : '');
       return effects.complete(
         Evaluation.of(passed, `${explanation} (${match} required)`).withAttribute('found', found.length),
       );

@@ -56,8 +56,10 @@ export const CRITERION_STEP_TIMEOUT_MS = 120_000;
 
 /** The judge's instructions when no `prompt_template` is set. */
 export const CRITERIA_JUDGE_PREAMBLE = [
-  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.',
-  'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against that criterion only.',
+  'You are an expert evaluator judging one interaction of an AI ' +
+    'agent: what it was asked, the tools it called and what it replied.',
+  'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against ' +
+    'that criterion only.',
 ].join(' ');
 
 /** Saved after every step (JSON): what the evaluation judges against, and the results so far. */
@@ -171,7 +173,8 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
   return defineEvaluator({
     id: ID,
     description:
-      'a model judges the interaction against each criterion (binary, scored, rubric; weighted), one durable step per criterion',
+      'a model judges the interaction against each criterion (binary, ' +
+      'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
     create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
   });
@@ -186,16 +189,18 @@ function describeResult(result: CriterionResult): string {
     ...(result.outcome === 'missing_tool_call' ? ['not judged: required tool call missing'] : []),
   ];
   const reasoning = result.reasoning.replace(/\s+/g, ' ').trim();
-  return `${result.passed ? '✓' : '✗'} ${result.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}${reasoning ? `: ${reasoning}` : ''}`;
+  return (
+    `${result.passed ? '✓' : '✗'} ` +
+    `${result.name}${facts.length > 0 ? ` (${facts.join(', ')})` : ''}${reasoning ? `: ${reasoning}` : ''}`
+  );
 }
 
 function readCriteria(config: EvaluatorConfig): Criterion[] {
   const parsed = criteriaSchema.safeParse(config.get('criteria'));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map(
-      (issue) =>
-        `criteria${issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('')}: ${issue.message}`,
-    );
+    const pathOf = (path: readonly PropertyKey[]) =>
+      path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('');
+    const problems = parsed.error.issues.map((issue) => `criteria${pathOf(issue.path)}: ${issue.message}`);
     throw new ConfigPropertyTypeError(
       'criteria',
       `evaluator ${ID}: config property "criteria" is not a valid criteria list: ${problems.join('; ')}`,

@@ -22,7 +22,8 @@ export function choice<T extends string>(
   if ((choices as readonly string[]).includes(value)) return value as T;
   throw new ConfigPropertyTypeError(
     key,
-    `evaluator ${evaluatorId}: config property "${key}" must be one of ${choices.join(', ')} (got ${JSON.stringify(value)})`,
+    `evaluator ${evaluatorId}: config property "${key}" must be one of ${choices.join(', ')} (got ` +
+      `${JSON.stringify(value)})`,
   );
 }
 

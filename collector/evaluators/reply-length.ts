@@ -19,7 +19,8 @@ export const replyLengthEvaluator = defineEvaluator({
       if (minLength < 0 || (maxLength !== undefined && maxLength < minLength)) {
         throw new ConfigPropertyTypeError(
           'min-length',
-          `evaluator reply-length: min-length must be at least 0 and at most max-length (got ${minLength}${maxLength !== undefined ? ` and ${maxLength}` : ''})`,
+          'evaluator reply-length: min-length must be at least 0 and at most max-length (got ' +
+            `${minLength}${maxLength !== undefined ? ` and ${maxLength}` : ''})`,
         );
       }
       const interaction = await ledger.getInteraction(context.subject.interactionId);

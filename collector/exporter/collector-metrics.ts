@@ -1,5 +1,5 @@
 /**
- * The collector's metrics (spec §5) as OpenTelemetry instruments on one meter: verdict counters
+ * The collector's metrics (docs/metrics.md) as OpenTelemetry instruments on one meter: verdict counters
  * and histograms recorded as outcomes arrive, interaction counts as interactions are recorded,
  * and gauges read from the running components at each collection. Which readers collect them
  * (the Prometheus endpoint, OTLP) is decided by the factory; with none, the meter is a no-op.
@@ -9,14 +9,16 @@ import type { EvaluationRecord } from '../../src/model/records.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import { USAGE_ATTRIBUTES } from '../evaluators/usage-attributes.ts';
 import {
-  AGENT,
-  EVALUATOR,
-  FAILED,
-  MAX_AGENT_LABELS,
-  METRICS,
-  OTHER_AGENT_LABEL,
-  OUTCOME,
-} from './metric-definitions.ts';
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_TOKEN_TYPE,
+  METRIC_AGENT,
+  METRIC_EVALUATOR,
+  METRIC_FAILED,
+  METRIC_OUTCOME,
+} from '../../src/model/attributes.ts';
+import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel } from './verdict-attributes.ts';
 
 /** Where the gauges and the spans counter read from; each is optional. */
@@ -113,22 +115,22 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
   const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
-    [EVALUATOR]: record.evaluatorId,
-    [AGENT]: agentLabel(record.agentId),
-    [OUTCOME]: outcomeLabel(record),
+    [METRIC_EVALUATOR]: record.evaluatorId,
+    [METRIC_AGENT]: agentLabel(record.agentId),
+    [METRIC_OUTCOME]: outcomeLabel(record),
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
     const attributes: Attributes = {
-      'gen_ai.operation.name': usage.operation ?? 'chat',
-      ...(usage.provider ? { 'gen_ai.provider.name': usage.provider } : {}),
-      ...(usage.model ? { 'gen_ai.request.model': usage.model } : {}),
-      [EVALUATOR]: usage.evaluatorId,
-      ...(usage.agentId !== undefined ? { [AGENT]: agentLabel(usage.agentId) } : {}),
+      [GEN_AI_OPERATION_NAME]: usage.operation ?? 'chat',
+      ...(usage.provider ? { [GEN_AI_PROVIDER_NAME]: usage.provider } : {}),
+      ...(usage.model ? { [GEN_AI_REQUEST_MODEL]: usage.model } : {}),
+      [METRIC_EVALUATOR]: usage.evaluatorId,
+      ...(usage.agentId !== undefined ? { [METRIC_AGENT]: agentLabel(usage.agentId) } : {}),
     };
-    if (isCount(usage.inputTokens)) tokens.record(usage.inputTokens, { ...attributes, 'gen_ai.token.type': 'input' });
+    if (isCount(usage.inputTokens)) tokens.record(usage.inputTokens, { ...attributes, [GEN_AI_TOKEN_TYPE]: 'input' });
     if (isCount(usage.outputTokens))
-      tokens.record(usage.outputTokens, { ...attributes, 'gen_ai.token.type': 'output' });
+      tokens.record(usage.outputTokens, { ...attributes, [GEN_AI_TOKEN_TYPE]: 'output' });
   }
 
   return {
@@ -140,8 +142,8 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
       const outcome = record.outcome;
       if (outcome.type === 'verdict' && outcome.evaluation.score !== undefined)
         score.record(outcome.evaluation.score, {
-          [EVALUATOR]: record.evaluatorId,
-          [AGENT]: agentLabel(record.agentId),
+          [METRIC_EVALUATOR]: record.evaluatorId,
+          [METRIC_AGENT]: agentLabel(record.agentId),
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =
@@ -171,7 +173,10 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordInteractions(records) {
       for (const record of records)
-        interactions.add(1, { [AGENT]: agentLabel(record.agentId), [FAILED]: record.failed ? 'true' : 'false' });
+        interactions.add(1, {
+          [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_FAILED]: record.failed ? 'true' : 'false',
+        });
     },
     recordTokenUsage,
     observe(next) {

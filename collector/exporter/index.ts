@@ -12,4 +12,4 @@ export type { VerdictRecorder } from './verdict-recorder.ts';
 export type { SpanForwarder, SpanForwarderStats } from './otlp/span-forwarder.ts';
 export { ExporterStartError } from './errors.ts';
 export { METRICS } from './metric-definitions.ts';
-export { EVALUATION_RESULT_EVENT, outcomeLabel, verdictAttributes, type OutcomeLabel } from './verdict-attributes.ts';
+export { outcomeLabel, verdictAttributes, type OutcomeLabel } from './verdict-attributes.ts';

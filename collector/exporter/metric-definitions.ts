@@ -7,6 +7,20 @@
  * capped (`MAX_AGENT_LABELS`), outcomes and token types are fixed sets. Never an interaction id,
  * a trace id or any text.
  */
+import {
+  EVALON_EVALUATIONS_METRIC,
+  EVALON_EVALUATION_DURATION_METRIC,
+  EVALON_EVALUATION_LAG_METRIC,
+  EVALON_EVALUATION_QUEUE_SIZE_METRIC,
+  EVALON_EVALUATION_RUNNING_METRIC,
+  EVALON_EVALUATION_SCORE_METRIC,
+  EVALON_INTERACTIONS_METRIC,
+  EVALON_PENDING_SPANS_METRIC,
+  EVALON_PENDING_TRACES_METRIC,
+  EVALON_SPANS_RECEIVED_METRIC,
+  EVALON_TRACES_SPLIT_METRIC,
+  GEN_AI_CLIENT_TOKEN_USAGE_METRIC,
+} from '../../src/model/telemetry-names.ts';
 
 /** Beyond this many distinct agent ids, the `agent` attribute of new agents reads `_other`. */
 export const MAX_AGENT_LABELS = 500;
@@ -30,77 +44,72 @@ export const TOKEN_BUCKETS = [
 
 export const METRICS = {
   evaluations: {
-    name: 'evalon.evaluations',
+    name: EVALON_EVALUATIONS_METRIC,
     unit: '{evaluation}',
     description: 'Evaluation outcomes recorded, by evaluator, agent and outcome (pass, fail, inconclusive, error).',
   },
   score: {
-    name: 'evalon.evaluation.score',
+    name: EVALON_EVALUATION_SCORE_METRIC,
     unit: '1',
     description: 'Scores of verdicts that carry one, by evaluator and agent.',
     buckets: SCORE_BUCKETS,
   },
   duration: {
-    name: 'evalon.evaluation.duration',
+    name: EVALON_EVALUATION_DURATION_METRIC,
     unit: 's',
     description:
       'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
     buckets: DURATION_BUCKETS,
   },
   lag: {
-    name: 'evalon.evaluation.lag',
+    name: EVALON_EVALUATION_LAG_METRIC,
     unit: 's',
     description:
       'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
     buckets: LAG_BUCKETS,
   },
   tokens: {
-    name: 'gen_ai.client.token.usage',
+    name: GEN_AI_CLIENT_TOKEN_USAGE_METRIC,
     unit: '{token}',
     description:
       "Tokens used by evaluators' model calls (LLM judges), by evaluator, agent, provider, model and token type.",
     buckets: TOKEN_BUCKETS,
   },
   interactions: {
-    name: 'evalon.interactions',
+    name: EVALON_INTERACTIONS_METRIC,
     unit: '{interaction}',
     description: 'Interactions recorded in the ledger, by agent and whether the interaction failed.',
   },
   spansReceived: {
-    name: 'evalon.spans.received',
+    name: EVALON_SPANS_RECEIVED_METRIC,
     unit: '{span}',
     description: 'Spans received and stored by the collector.',
   },
   tracesSplit: {
-    name: 'evalon.traces.split',
+    name: EVALON_TRACES_SPLIT_METRIC,
     unit: '{trace}',
     description:
-      'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica that held part of a trace may count it).',
+      'Traces whose spans reached more than one replica sharing the ledger, as found by this replica (each replica ' +
+      'that held part of a trace may count it).',
   },
   pendingTraces: {
-    name: 'evalon.pending.traces',
+    name: EVALON_PENDING_TRACES_METRIC,
     unit: '{trace}',
     description: 'Traces held in memory whose interactions are not complete yet.',
   },
   pendingSpans: {
-    name: 'evalon.pending.spans',
+    name: EVALON_PENDING_SPANS_METRIC,
     unit: '{span}',
     description: 'Spans held in memory whose interactions are not complete yet.',
   },
   queueSize: {
-    name: 'evalon.evaluation.queue.size',
+    name: EVALON_EVALUATION_QUEUE_SIZE_METRIC,
     unit: '{evaluation}',
     description: 'Evaluations queued in the ledger and not yet recorded (the evaluation backlog).',
   },
   running: {
-    name: 'evalon.evaluation.running',
+    name: EVALON_EVALUATION_RUNNING_METRIC,
     unit: '{evaluation}',
     description: 'Evaluations running now.',
   },
 } as const;
-
-/** Attribute keys of the evaluation metrics (spec §5: evaluator, agent, outcome). */
-export const EVALUATOR = 'evaluator';
-export const AGENT = 'agent';
-export const OUTCOME = 'outcome';
-export const FAILED = 'failed';

@@ -21,11 +21,12 @@ import type { EvalonConfig } from '../config/evalon-config.ts';
 import type { HostPort } from '../config/values.ts';
 import type { Logger } from '../logger.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
+import { SERVICE_NAME } from '../../src/model/attributes.ts';
+import { COLLECTOR_SCOPE } from '../../src/model/telemetry-names.ts';
 import { createCollectorMetrics, type CollectorMetricSources, type CollectorMetrics } from './collector-metrics.ts';
 import { EXPORTER_FACTORIES } from './exporter-factories.ts';
 import type { ExporterFactory, ExporterParts, ExporterSettings, ExporterUse } from './exporter-factory.ts';
 import type { SpanForwarder } from './otlp/span-forwarder.ts';
-import { SCOPE_NAME } from './otlp/verdict-events.ts';
 import { createVerdictRecorder, type VerdictRecorder } from './verdict-recorder.ts';
 
 export const DEFAULT_SERVICE_NAME = 'evalon-collector';
@@ -72,7 +73,7 @@ export function createTelemetryExporters(
   options: TelemetryExportersOptions,
 ): TelemetryExporters {
   const { logger } = options;
-  const resource: Resource = resourceFromAttributes({ 'service.name': DEFAULT_SERVICE_NAME, ...options.resource });
+  const resource: Resource = resourceFromAttributes({ [SERVICE_NAME]: DEFAULT_SERVICE_NAME, ...options.resource });
   const settings: ExporterSettings = {
     logger,
     resource,
@@ -93,7 +94,7 @@ export function createTelemetryExporters(
 
   const meterProvider = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
   const metrics = createCollectorMetrics(
-    meterProvider ? meterProvider.getMeter(SCOPE_NAME) : createNoopMeter(),
+    meterProvider ? meterProvider.getMeter(COLLECTOR_SCOPE) : createNoopMeter(),
     options.sources,
   );
   const verdicts = createVerdictRecorder({

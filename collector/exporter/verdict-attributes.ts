@@ -3,10 +3,21 @@
  * `gen_ai.evaluation.result` event (log record and span event alike), the outcome label the
  * metrics use, and the ids of the evaluated span. Written once, shared by every signal.
  */
-import { EVALUATION_ID_ATTRIBUTE } from '../../src/model/attributes.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
-
-export const EVALUATION_RESULT_EVENT = 'gen_ai.evaluation.result';
+import {
+  ERROR_TYPE,
+  EVALON_CONTROL_ID,
+  EVALON_EVALUATION_ATTEMPTS,
+  EVALON_EVALUATION_OUTCOME,
+  EVALON_EVALUATOR_VERSION,
+  EVALON_INTERACTION_ID,
+  EVALUATION_ID_ATTRIBUTE,
+  GEN_AI_AGENT_ID,
+  GEN_AI_EVALUATION_EXPLANATION,
+  GEN_AI_EVALUATION_NAME,
+  GEN_AI_EVALUATION_SCORE_LABEL,
+  GEN_AI_EVALUATION_SCORE_VALUE,
+} from '../../src/model/attributes.ts';
 
 /** One vocabulary for logs, spans and metrics: a verdict is pass or fail, a failed evaluation is `error`. */
 export type OutcomeLabel = 'pass' | 'fail' | 'inconclusive' | 'error';
@@ -32,23 +43,23 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
   const attributes: VerdictAttributes = {};
   if (outcome.type === 'verdict') Object.assign(attributes, outcome.evaluation.attributes);
   else if (outcome.type === 'failed' && outcome.attributes) Object.assign(attributes, outcome.attributes);
-  attributes['gen_ai.evaluation.name'] = record.evaluatorId;
+  attributes[GEN_AI_EVALUATION_NAME] = record.evaluatorId;
   if (outcome.type === 'verdict') {
-    if (outcome.evaluation.score !== undefined) attributes['gen_ai.evaluation.score.value'] = outcome.evaluation.score;
-    attributes['gen_ai.evaluation.score.label'] =
+    if (outcome.evaluation.score !== undefined) attributes[GEN_AI_EVALUATION_SCORE_VALUE] = outcome.evaluation.score;
+    attributes[GEN_AI_EVALUATION_SCORE_LABEL] =
       outcome.evaluation.label ?? (outcome.evaluation.passed ? 'pass' : 'fail');
-    attributes['gen_ai.evaluation.explanation'] = outcome.evaluation.explanation;
+    attributes[GEN_AI_EVALUATION_EXPLANATION] = outcome.evaluation.explanation;
   } else if (outcome.type === 'inconclusive') {
-    attributes['gen_ai.evaluation.score.label'] = 'inconclusive';
-    attributes['gen_ai.evaluation.explanation'] = outcome.reason;
+    attributes[GEN_AI_EVALUATION_SCORE_LABEL] = 'inconclusive';
+    attributes[GEN_AI_EVALUATION_EXPLANATION] = outcome.reason;
   } else {
-    attributes['gen_ai.evaluation.explanation'] = outcome.error;
-    attributes['error.type'] = outcome.errorType || OTHER_ERROR_TYPE;
+    attributes[GEN_AI_EVALUATION_EXPLANATION] = outcome.error;
+    attributes[ERROR_TYPE] = outcome.errorType || OTHER_ERROR_TYPE;
   }
   attributes[EVALUATION_ID_ATTRIBUTE] = record.evaluationId;
-  attributes['evalon.interaction.id'] = record.interactionId;
-  attributes['evalon.evaluation.outcome'] = outcomeLabel(record);
-  if (record.controlId !== undefined) attributes['evalon.control.id'] = record.controlId;
+  attributes[EVALON_INTERACTION_ID] = record.interactionId;
+  attributes[EVALON_EVALUATION_OUTCOME] = outcomeLabel(record);
+  if (record.controlId !== undefined) attributes[EVALON_CONTROL_ID] = record.controlId;
   return attributes;
 }
 
@@ -56,9 +67,9 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
 export function evaluationSpanAttributes(record: EvaluationRecord, event: VerdictAttributes): VerdictAttributes {
   return {
     ...event,
-    'gen_ai.agent.id': record.agentId,
-    'evalon.evaluator.version': record.evaluatorVersion,
-    'evalon.evaluation.attempts': record.attempts,
+    [GEN_AI_AGENT_ID]: record.agentId,
+    [EVALON_EVALUATOR_VERSION]: record.evaluatorVersion,
+    [EVALON_EVALUATION_ATTEMPTS]: record.attempts,
   };
 }
 

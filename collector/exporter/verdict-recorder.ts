@@ -80,7 +80,8 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
       .catch((error: unknown) => {
         stats.lagUnknown++;
         logger.warn(
-          `exporters: reading interaction ${record.interactionId} for the verdict lag failed: ${error instanceof Error ? error.message : String(error)}`,
+          `exporters: reading interaction ${record.interactionId} for the verdict lag failed: ` +
+            `${error instanceof Error ? error.message : String(error)}`,
         );
       })
       .finally(() => pending.delete(lookup));
@@ -102,7 +103,8 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         } else if (!warnedUnparsable) {
           warnedUnparsable = true;
           logger.warn(
-            `exporters: interaction id ${record.interactionId} is not <traceId>-<spanId>; its verdict event and span are not emitted`,
+            `exporters: interaction id ${record.interactionId} is not ` +
+              '<traceId>-<spanId>; its verdict event and span are not emitted',
           );
         }
         metrics.recordEvaluation(record);
@@ -113,7 +115,8 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
       } catch (error) {
         // Telemetry must never break the evaluation runtime that calls this.
         logger.error(
-          `exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ${error instanceof Error ? error.message : String(error)}`,
+          `exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ` +
+            `${error instanceof Error ? error.message : String(error)}`,
         );
       }
     },

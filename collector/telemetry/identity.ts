@@ -1,6 +1,7 @@
 /**
- * What the collector's own telemetry is named by, shared by the exporters and the evaluation
- * processor (which makes the judge-call spans): the instrumentation scope, and evaluation span ids.
+ * Evaluation span ids, shared by the exporters and the evaluation processor (which makes the
+ * judge-call spans). The collector's instrumentation scope is `COLLECTOR_SCOPE` in
+ * src/model/telemetry-names.ts.
  *
  * The span id of an evaluation's `evaluate <evaluator-id>` span, derived from the evaluation id:
  * the first 8 bytes of SHA-256(evaluation id), as 16 lowercase hex. Anything done during the
@@ -8,9 +9,6 @@
  * its parent before the span itself is exported, when the outcome is recorded.
  */
 import { createHash } from 'node:crypto';
-
-/** The instrumentation scope of every span, log record and metric the collector makes. */
-export const SCOPE_NAME = 'evalon.collector';
 
 /** The all-zero span id is invalid in OTLP; a hash that gives it (2^-64) takes this one instead. */
 const NON_ZERO_FALLBACK = '0000000000000001';

@@ -1,5 +1,5 @@
 /**
- * The seed's `InteractionQualityEvaluator`: fetches the interaction from the ledger, is
+ * An interaction-quality evaluator: fetches the interaction from the ledger, is
  * inconclusive for a failed interaction, fails one without a final response, and passes the rest.
  * (In an application, import from 'evalon/evaluation'.)
  */

@@ -1,5 +1,5 @@
 /**
- * The seed's `ReplyLengthEvaluator`: reads its `min-length` property with `context.config()`.
+ * A reply-length evaluator: reads its `min-length` property with `context.config()`.
  * A missing `min-length` throws, so the evaluation fails and the runtime records it as failed.
  * (In an application, import from 'evalon/evaluation'.)
  */

@@ -95,7 +95,8 @@ export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined>
     ) {
       // A throw fails the step: it runs again (3 attempts in all), then the evaluation is recorded as failed.
       throw new EvaluatorFailedError(
-        `evaluator ${ID}: the judge's reply is not a verdict {passed, score, reason}: ${responseText(response).slice(0, 200)}`,
+        `evaluator ${ID}: the judge's reply is not a verdict {passed, score, reason}: ` +
+          `${responseText(response).slice(0, 200)}`,
       );
     }
     let evaluation = Evaluation.of(passed, reason);
@@ -104,7 +105,10 @@ export class TranscriptJudgeDurableEvaluator extends DurableEvaluator<undefined>
   }
 }
 
-/** `[user]: …`, `[tool_call] name(args)`, `[assistant]: …`; the input and output messages when there is no transcript. */
+/**
+ * `[user]: …`, `[tool_call] name(args)`, `[assistant]: …`; the input and output messages when there
+ * is no transcript.
+ */
 function transcriptText(interaction: InteractionRecord): string {
   const lines = interaction.transcript.flatMap((entry) => {
     if (entry.type === 'message') return [`[${entry.role}]: ${entry.content}`];

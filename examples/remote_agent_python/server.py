@@ -29,7 +29,11 @@ def step(request):
             "message": {
                 "sender": "agent",
                 "content": f"Echo from remote agent: {content}",
-                "trace": {"handler": "echo", "history_items": len(request["history"]), "events": len(request.get("events", []))},
+                "trace": {
+                    "handler": "echo",
+                    "history_items": len(request["history"]),
+                    "events": len(request.get("events", [])),
+                },
             },
             "tool_interactions": [],
         }
@@ -63,7 +67,8 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(request, dict):
             return self._reply(400, {"error": "expected a JSON object"})
         if request.get("protocol_version") != "1":
-            return self._reply(400, {"error": f"unsupported protocol_version {request.get('protocol_version')!r} (this server speaks \"1\")"})
+            version = request.get("protocol_version")
+            return self._reply(400, {"error": f"unsupported protocol_version {version!r} (this server speaks \"1\")"})
         if not isinstance(request.get("history"), list) or not isinstance(request.get("respond_in"), str):
             return self._reply(400, {"error": "expected history (a list) and respond_in (a string)"})
         self._reply(200, step(request))

@@ -1,8 +1,9 @@
 /**
  * A value as a short phrase for error messages, in the two wordings messages use:
  *
- *   bare      `string "x"`, `number 2`, `a list`        after "(got …" in a predicate: `must be a whole number (got string "many")`
- *   article   `a string ("x")`, `a number (2)`, `a list` after "got" in `expected …, got …`
+ *   bare      `string "x"`, `number 2`, `a list`         after "(got …" in a predicate:
+ *                                                        `must be a whole number (got string "many")`
+ *   article   `a string ("x")`, `a number (2)`, `a list`  after "got" in `expected …, got …`
  *
  * Lists, mappings, empty values (`key:` in YAML) and missing values read the same in both.
  */

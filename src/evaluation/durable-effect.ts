@@ -60,7 +60,9 @@ export function createDurableEffects<State>(scope: EffectScope): DurableEffects<
   const refuseAfterFinish = (what: string) => {
     if (scope.finished) {
       throw new DurableEffectError(
-        `${scope.where}: ${what} after the evaluation was ${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} (a finished evaluation cannot transition further)`,
+        `${scope.where}: ${what} after the evaluation was ` +
+          `${scope.finished === 'complete' ? 'completed' : 'made inconclusive'} ` +
+          '(a finished evaluation cannot transition further)',
       );
     }
   };
@@ -120,6 +122,7 @@ export function isDurableEffect(value: unknown): value is Transition | StateUpda
 function checkReference(step: unknown, where: string): void {
   if (typeof step === 'function' || (typeof step === 'string' && step !== '')) return;
   throw new DurableEffectError(
-    `${where}: transitionTo expects a declared step, its method (this.judge) or its id ('judge'), got ${step === '' ? 'an empty string' : typeof step}`,
+    `${where}: transitionTo expects a declared step, its method (this.judge) or its id ('judge'), got ` +
+      `${step === '' ? 'an empty string' : typeof step}`,
   );
 }

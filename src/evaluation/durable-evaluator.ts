@@ -110,7 +110,8 @@ export abstract class DurableEvaluator<State = undefined> {
   #current(what: string): StepScope {
     if (!this.#scope) {
       throw new DurableEffectError(
-        `${this.constructor.name}.${what}(): only available while onEvaluation or a step runs (not in the constructor or after the step returned)`,
+        `${this.constructor.name}.${what}(): only available while onEvaluation or a step runs (not in the ` +
+          'constructor or after the step returned)',
       );
     }
     return this.#scope;

@@ -110,7 +110,9 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
     const step = table.forProgress(saved.step);
     if (!step) {
       const error = new DurableEffectError(
-        `${where}: the saved progress names step "${saved.step}", which is neither a declared step id nor the name of a method declared as a step (keep the step's id, or its method's name, until evaluations saved before the change have finished)`,
+        `${where}: the saved progress names step "${saved.step}", which is neither a declared step id nor the name ` +
+          `of a method declared as a step (keep the step's id, or its method's name, until evaluations saved before ` +
+          'the change have finished)',
         { step: saved.step },
       );
       return failed(saved.completedSteps, error, error.message);
@@ -184,7 +186,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       timer = setTimeout(() => {
         const error = new EvaluatorFailedError(
           byDeadline
-            ? `${stepWhere} was stopped by the evaluation timeout (${evaluationTimeoutMs} ms from the first start at ${firstStartedAt})`
+            ? `${stepWhere} was stopped by the evaluation timeout ` +
+                `(${evaluationTimeoutMs} ms from the first start at ${firstStartedAt})`
             : `did not finish within ${timeoutMs} ms (step timeout)`,
         );
         error.name = 'TimeoutError';
@@ -236,7 +239,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
     if (isDurableEffect(returned)) {
       if (returned.kind !== 'transition') {
         throw new DurableEffectError(
-          `${stepWhere}: returned updateState(…) without a transition (follow it with .transitionTo(step); a state alone does not end a step)`,
+          `${stepWhere}: returned updateState(…) without a transition (follow it with .transitionTo(step); a state ` +
+            'alone does not end a step)',
         );
       }
       const transition = returned as Transition;
@@ -255,7 +259,8 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         const copy = jsonCopy(transition.input, 'input');
         if (!copy.ok)
           throw new DurableEffectError(
-            `${stepWhere}: the input of step "${step}" is not JSON: ${copy.problem} (it is saved as JSON with the progress)`,
+            `${stepWhere}: the input of step "${step}" is not JSON: ` +
+              `${copy.problem} (it is saved as JSON with the progress)`,
           );
         input = copy.value === undefined ? { hasInput: false } : { hasInput: true, input: copy.value };
       }
@@ -266,14 +271,16 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         ? { kind: 'complete', evaluation: returned.evaluation }
         : { kind: 'inconclusive', reason: returned.reason };
     throw new EvaluatorFailedError(
-      `${stepWhere} returned ${describe(returned)} (return this.effects().transitionTo(step), .complete(evaluation) or .inconclusive(reason))`,
+      `${stepWhere} returned ${describe(returned)} (return this.effects().transitionTo(step), .complete(evaluation) ` +
+        'or .inconclusive(reason))',
       { cause: returned },
     );
   }
 
   function timedOut(at: Position, when: string): DurableRunResult {
     const error = new EvaluatorFailedError(
-      `${where}: the evaluation did not finish within ${evaluationTimeoutMs} ms of its first start at ${firstStartedAt} (evaluation timeout, step "${at.step}" ${when})`,
+      `${where}: the evaluation did not finish within ${evaluationTimeoutMs} ms of its first start at ` +
+        `${firstStartedAt} (evaluation timeout, step "${at.step}" ${when})`,
     );
     error.name = 'TimeoutError';
     return failed(at.completedSteps, error, error.message);

@@ -86,7 +86,8 @@ export function timeoutMs(value: Duration, where: string, field?: string): numbe
   if (ms === undefined || ms < 1 || ms > MAX_TIMEOUT_MS) {
     const name = field?.split('.').at(-1);
     throw new EvaluatorDefinitionError(
-      `${where}: ${name ? `${name} must be` : 'expected'} ${DURATION_FORM}, from 1ms to 24h (got ${JSON.stringify(value)})`,
+      `${where}: ${name ? `${name} must be` : 'expected'} ${DURATION_FORM}, from 1ms to 24h (got ` +
+        `${JSON.stringify(value)})`,
       field ? { field } : undefined,
     );
   }

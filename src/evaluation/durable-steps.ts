@@ -104,7 +104,8 @@ export function createStepTable(evaluator: DurableInstance, settings: DurableSet
   const declarations: unknown = evaluator.steps();
   if (typeof declarations !== 'object' || declarations === null || Array.isArray(declarations)) {
     throw new EvaluatorDefinitionError(
-      `${where}: steps() must return a mapping of step ids to methods, such as { judge: this.judge } (got ${typeof declarations})`,
+      `${where}: steps() must return a mapping of step ids to methods, such as { judge: this.judge } (got ` +
+        `${typeof declarations})`,
       { field: 'steps' },
     );
   }
@@ -116,7 +117,8 @@ export function createStepTable(evaluator: DurableInstance, settings: DurableSet
     const stepWhere = `${where}: step "${id}"`;
     if (!STEP_ID.test(id) || id.length > MAX_STEP_ID_LENGTH || id === ON_EVALUATION) {
       throw new EvaluatorDefinitionError(
-        `${where}: steps(): ${JSON.stringify(id)} is not a valid step id (letters, digits, "-", "_", "." and ":", at most ${MAX_STEP_ID_LENGTH}, not "${ON_EVALUATION}", as in "judge-criterion")`,
+        `${where}: steps(): ${JSON.stringify(id)} is not a valid step id (letters, digits, "-", "_", "." and ":", at ` +
+          `most ${MAX_STEP_ID_LENGTH}, not "${ON_EVALUATION}", as in "judge-criterion")`,
         { field: `steps.${id}` },
       );
     }
@@ -163,7 +165,8 @@ export function createStepTable(evaluator: DurableInstance, settings: DurableSet
         if (step) return step;
         const name = reference.name ? `function ${reference.name.replace(/^bound /, '')}` : 'function';
         throw new DurableEffectError(
-          `${at}: the ${name} is not a declared step of ${className} (declare the method in steps(), as in { judge: this.judge }, and pass it or its id; a bound or inline function is not the declared method)`,
+          `${at}: the ${name} is not a declared step of ${className} (declare the method in steps(), as in { judge: ` +
+            'this.judge }, and pass it or its id; a bound or inline function is not the declared method)',
           { step: reference.name || '(anonymous function)' },
         );
       }
@@ -182,7 +185,8 @@ function declaredStep(id: string, declared: unknown, where: string, settings: Du
     return Object.freeze({ id, run: declared as StepMethod, retry: settings.retry, timeoutMs: undefined });
   if (typeof declared !== 'object' || declared === null || Array.isArray(declared)) {
     throw new EvaluatorDefinitionError(
-      `${where}: expected a method of the evaluator (this.judge) or { run: this.judge, retry, timeout } (got ${declared === null ? 'null' : typeof declared})`,
+      `${where}: expected a method of the evaluator (this.judge) or { run: this.judge, retry, timeout } (got ` +
+        `${declared === null ? 'null' : typeof declared})`,
       { field: `steps.${id}` },
     );
   }

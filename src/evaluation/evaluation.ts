@@ -3,7 +3,10 @@
  * each `with*` returns a new Evaluation, so one can be built up fluently and shared safely.
  *
  * ```ts
- * Evaluation.passed('Response was accurate and helpful').withScore(0.92).withLabel('excellent').withAttribute('model', 'gpt-4o')
+ * Evaluation.passed('Response was accurate and helpful')
+ *   .withScore(0.92)
+ *   .withLabel('excellent')
+ *   .withAttribute('model', 'gpt-4o')
  * ```
  */
 import type { EvaluationAttributeValue, EvaluationData } from '../model/records.ts';
@@ -93,7 +96,8 @@ export class Evaluation {
       typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
     if (!ok) {
       throw new InvalidEvaluationError(
-        `Evaluation.withAttribute: the value of "${key}" must be a string, a finite number or a boolean (got ${describe(value)})`,
+        `Evaluation.withAttribute: the value of "${key}" must be a ` +
+          `string, a finite number or a boolean (got ${describe(value)})`,
       );
     }
     const data = this.data();

@@ -1,7 +1,7 @@
 /**
  * What `context.config()` returns: the binding the runtime used for the agent, with the evaluator
  * entry as fallback key by key (without `agents`, `agent-roles` or any default). Getters throw on
- * a missing key or a value of another type, which fails that evaluation, not startup (the seed).
+ * a missing key or a value of another type, which fails that evaluation, not startup.
  *
  * Values are as YAML wrote them. Where `${env:…}` expansion leaves a string, the number and
  * boolean getters also read numeric text (`"20"`) and `"true"`/`"false"`.
@@ -108,7 +108,8 @@ export class EvaluatorConfig {
     if (value === undefined || value === null) {
       throw new MissingConfigPropertyError(
         key,
-        `${this.#where}: config property "${key}" is not set (set it on the evaluator entry or on the binding in processors::evaluation::evaluators)`,
+        `${this.#where}: config property "${key}" is not set (set it on the evaluator entry or on the binding in ` +
+          'processors::evaluation::evaluators)',
       );
     }
     return value;
@@ -118,7 +119,8 @@ export class EvaluatorConfig {
     const shown = JSON.stringify(value) ?? String(value);
     return new ConfigPropertyTypeError(
       key,
-      `${this.#where}: config property "${key}" must be ${expected} (got ${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown})`,
+      `${this.#where}: config property "${key}" must be ${expected} (got ` +
+        `${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown})`,
     );
   }
 }

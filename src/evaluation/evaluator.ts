@@ -70,7 +70,8 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
   const id = options?.id;
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
     throw new EvaluatorDefinitionError(
-      `defineEvaluator: id ${JSON.stringify(id)} is not a valid evaluator id (lowercase letters, digits, "-", "_" and ".", as in "reply-length")`,
+      `defineEvaluator: id ${JSON.stringify(id)} is not a valid evaluator id (lowercase letters, digits, "-", "_" ` +
+        'and ".", as in "reply-length")',
     );
   }
   const where = `defineEvaluator(${id})`;

@@ -12,7 +12,8 @@
  *       const minLength = context.config().getInt('min-length');
  *       const interaction = await ledger.getInteraction(context.subject.interactionId);
  *       const length = interaction.finalResponseText.length;
- *       return effects.complete(Evaluation.of(length >= minLength, `reply of ${length} characters, minimum ${minLength}`));
+ *       const explanation = `reply of ${length} characters, minimum ${minLength}`;
+ *       return effects.complete(Evaluation.of(length >= minLength, explanation));
  *     },
  *   }),
  * });

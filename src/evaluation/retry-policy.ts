@@ -73,7 +73,8 @@ export function resolveRetryPolicy(
   };
   if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) {
     throw new EvaluatorDefinitionError(
-      `${where}: retry must be a policy such as { maximumAttempts: 3, initialInterval: '1s' } (got ${describe(policy)})`,
+      `${where}: retry must be a policy such as { maximumAttempts: 3, initialInterval: '1s' } (got ` +
+        `${describe(policy)})`,
       { field: `${fieldPrefix}retry` },
     );
   }

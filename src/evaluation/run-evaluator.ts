@@ -1,8 +1,9 @@
 /**
  * Runs one evaluation attempt exactly as the collector does: a new evaluator, one `evaluate` call
  * under a timeout, and the result mapped to one of the three outcomes. A `DurableEvaluator` runs
- * all its steps here, in memory (the collector's runtime runs those itself, saving progress). The collector's runtime and
- * `EvaluatorTestKit` both call this, so a unit test sees what production records.
+ * all its steps here, in memory (the collector's runtime runs those itself, saving progress). The
+ * collector's runtime and `EvaluatorTestKit` both call this, so a unit test sees what production
+ * records.
  * Internal to Evalon (not exported from `evalon/evaluation`).
  */
 import { isDurableEvaluator } from './durable-evaluator.ts';
@@ -112,7 +113,8 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
     ]);
     if (!isEffect(effect)) {
       throw new EvaluatorFailedError(
-        `${where}: evaluate returned ${describe(effect)} (return effects.complete(evaluation) or effects.inconclusive(reason))`,
+        `${where}: evaluate returned ${describe(effect)} (return effects.complete(evaluation) or ` +
+          'effects.inconclusive(reason))',
         { cause: effect },
       );
     }

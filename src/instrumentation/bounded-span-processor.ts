@@ -101,7 +101,8 @@ export function createBoundedSpanProcessor(exporter: SpanExporter, limits: Queue
         if (!dropping) {
           dropping = true;
           diag.warn(
-            `evalon: span export queue full (${stats.queuedSpans} spans, ~${stats.queuedBytes} bytes); dropping spans ` +
+            `evalon: span export queue full (${stats.queuedSpans} ` +
+              `spans, ~${stats.queuedBytes} bytes); dropping spans ` +
               '(is the collector reachable? raise maxQueueSize / maxQueueBytes to buffer more)',
           );
         }

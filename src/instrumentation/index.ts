@@ -4,7 +4,9 @@
  * ```ts
  * import { register, invokeAgent } from 'evalon/instrumentation';
  * register({ captureContent: true });
- * const { result, interactionId } = await invokeAgent({ id: 'support-agent', input: question }, () => answer(question));
+ * const { result, interactionId } = await invokeAgent({ id: 'support-agent', input: question }, () =>
+ *   answer(question),
+ * );
  * ```
  */
 export { register, type Telemetry } from './register-telemetry.ts';

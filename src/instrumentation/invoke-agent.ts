@@ -2,7 +2,7 @@
  * `invokeAgent(options, fn)`: runs one agent invocation inside an `invoke_agent` span (OTel GenAI
  * semconv), so that every span the agent makes — the Anthropic SDK's model calls, tool runs and
  * tool-runner loops — joins one interaction, and returns the agent's result with the id of that
- * interaction (the seed's `withDetailedReply()`).
+ * interaction.
  *
  * Telemetry never hurts the agent: every telemetry step is guarded, `fn` runs even when a span
  * cannot be started, and what `fn` throws reaches the caller unchanged.
@@ -21,11 +21,25 @@ import {
   type Tracer,
   type TracerProvider,
 } from '@opentelemetry/api';
+import {
+  ERROR_TYPE,
+  EVALON_AGENT_ROLES,
+  EVALON_CONTENT_TRUNCATED,
+  GEN_AI_AGENT_DESCRIPTION,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  GEN_AI_AGENT_VERSION,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_INPUT_MESSAGES,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_OUTPUT_MESSAGES,
+} from '../model/attributes.ts';
+import { INSTRUMENTATION_SCOPE } from '../model/telemetry-names.ts';
 import { encodeMessages, toMessages, type AgentInput } from './agent-messages.ts';
 import { contentSettings } from './content-settings.ts';
 
 /** The instrumentation scope of the agent spans. */
-export const INSTRUMENTATION_SCOPE = 'evalon.instrumentation';
+export { INSTRUMENTATION_SCOPE };
 
 export type InvokeAgentOptions = {
   /** The agent's id (`gen_ai.agent.id`): the key evaluator bindings use. Required. */
@@ -127,7 +141,7 @@ function start(options: InvokeAgentOptions): Started | undefined {
       parent,
     );
     if (captureContent && options.input !== undefined) {
-      setMessages(span, 'gen_ai.input.messages', toMessages(options.input, 'user'), settings.maxContentBytes);
+      setMessages(span, GEN_AI_INPUT_MESSAGES, toMessages(options.input, 'user'), settings.maxContentBytes);
     }
     const spanContext = span.spanContext();
     const own =
@@ -151,14 +165,14 @@ function start(options: InvokeAgentOptions): Started | undefined {
 
 function agentAttributes(options: InvokeAgentOptions, id: string | undefined): Attributes {
   // The application's own attributes first: the semconv ones below always win.
-  const attributes: Attributes = { ...options.attributes, 'gen_ai.operation.name': 'invoke_agent' };
-  if (id !== undefined) attributes['gen_ai.agent.id'] = id;
-  if (options.name) attributes['gen_ai.agent.name'] = options.name;
-  if (options.description) attributes['gen_ai.agent.description'] = options.description;
-  if (options.version) attributes['gen_ai.agent.version'] = options.version;
-  if (options.conversationId) attributes['gen_ai.conversation.id'] = options.conversationId;
+  const attributes: Attributes = { ...options.attributes, [GEN_AI_OPERATION_NAME]: 'invoke_agent' };
+  if (id !== undefined) attributes[GEN_AI_AGENT_ID] = id;
+  if (options.name) attributes[GEN_AI_AGENT_NAME] = options.name;
+  if (options.description) attributes[GEN_AI_AGENT_DESCRIPTION] = options.description;
+  if (options.version) attributes[GEN_AI_AGENT_VERSION] = options.version;
+  if (options.conversationId) attributes[GEN_AI_CONVERSATION_ID] = options.conversationId;
   const roles = rolesOf(options.roles);
-  if (roles) attributes['evalon.agent.roles'] = roles;
+  if (roles) attributes[EVALON_AGENT_ROLES] = roles;
   return attributes;
 }
 
@@ -170,7 +184,7 @@ function rolesOf(roles: InvokeAgentOptions['roles']): string[] | undefined {
 
 function endSucceeded(started: Started, result: unknown): void {
   if (started.captureContent) {
-    setMessages(started.span, 'gen_ai.output.messages', toMessages(result, 'assistant'), started.maxContentBytes);
+    setMessages(started.span, GEN_AI_OUTPUT_MESSAGES, toMessages(result, 'assistant'), started.maxContentBytes);
   }
   started.span.end();
 }
@@ -179,7 +193,7 @@ function endFailed(span: Span, error: unknown): void {
   try {
     const message = messageOf(error);
     span.setStatus(message ? { code: SpanStatusCode.ERROR, message } : { code: SpanStatusCode.ERROR });
-    span.setAttribute('error.type', errorTypeOf(error));
+    span.setAttribute(ERROR_TYPE, errorTypeOf(error));
     if (error instanceof Error) span.recordException(error);
   } finally {
     span.end();
@@ -191,7 +205,7 @@ function setMessages(span: Span, key: string, messages: ReturnType<typeof toMess
   const encoded = encodeMessages(messages, maxBytes);
   if (!encoded) return;
   span.setAttribute(key, encoded.json);
-  if (encoded.truncated) span.setAttribute('evalon.content.truncated', true);
+  if (encoded.truncated) span.setAttribute(EVALON_CONTENT_TRUNCATED, true);
 }
 
 /**

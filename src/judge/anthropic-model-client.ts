@@ -60,7 +60,10 @@ export class ModelCallError extends Error {
   readonly status: number | undefined;
   readonly attempts: number;
   readonly retryable: boolean;
-  /** `error.type` in telemetry: the API's error code (`overloaded_error`…), else the status, else the cause's name. */
+  /**
+   * `error.type` in telemetry: the API's error code (`overloaded_error`…), else the status, else
+   * the cause's name.
+   */
   readonly errorType: string;
   constructor(
     message: string,
@@ -145,7 +148,8 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
             const why =
               attempt > maxRetries
                 ? `after ${attempt} attempt(s)`
-                : `: the server asked to retry after ${Math.round(retryAfter! / 1000)} s, longer than ${Math.round(maxRetryAfterMs / 1000)} s`;
+                : ': the server asked to retry after ' +
+                  `${Math.round(retryAfter! / 1000)} s, longer than ${Math.round(maxRetryAfterMs / 1000)} s`;
             throw new ModelCallError(`model call to ${model} failed ${why}: ${describeError(error)}`, {
               status,
               attempts: attempt,

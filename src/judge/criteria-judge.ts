@@ -3,10 +3,10 @@
  * order. The same code backs the simulation's evaluation and the collector's `criteria-judge`
  * evaluator (which can call `judgeCriterion` once per durable step and `combineResults` at the end).
  *
- * Fixes over the reference: `require_tool_call` is checked against the transcript's tool calls
- * (a missing call fails the criterion without asking the model), scored/rubric criteria without a
- * threshold use DEFAULT_PASS_THRESHOLD, an unreadable reply is retried once and then fails the
- * criterion (fail closed), and the verdict has an overall pass.
+ * `require_tool_call` is checked against the transcript's tool calls (a missing call fails the
+ * criterion without asking the model), scored/rubric criteria without a threshold use
+ * DEFAULT_PASS_THRESHOLD, an unreadable reply is retried once and then fails the criterion (fail
+ * closed), and the verdict has an overall pass (docs/design-notes.md says why).
  */
 import { effectiveThreshold, type Criterion, type CriterionType } from './criterion.ts';
 import { buildJudgeRequest, type JudgeContext } from './judge-prompt.ts';

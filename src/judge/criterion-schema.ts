@@ -29,7 +29,9 @@ const criterionType = z
     if (type) return type;
     ctx.addIssue({
       code: 'custom',
-      message: `unknown criterion type "${value.trim().toLowerCase()}" (expected binary, scored or rubric; ordinal is read as rubric)`,
+      message:
+        `unknown criterion type "${value.trim().toLowerCase()}" ` +
+        '(expected binary, scored or rubric; ordinal is read as rubric)',
     });
     return z.NEVER;
   });

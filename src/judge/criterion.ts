@@ -9,8 +9,8 @@ export type CriterionType = 'binary' | 'scored' | 'rubric';
 export const DEFAULT_CRITERION_WEIGHT = 1;
 
 /**
- * Threshold a scored or rubric criterion needs when it sets no `pass_threshold` (the reference
- * falls back to a judge field the prompt forbids, so such criteria always failed there).
+ * Threshold a scored or rubric criterion needs when it sets no `pass_threshold`: the judge reports
+ * a score, never a pass, so the threshold decides (docs/design-notes.md).
  */
 export const DEFAULT_PASS_THRESHOLD = 0.5;
 

@@ -1,5 +1,5 @@
 /**
- * Model settings from the environment, as the seed names them:
+ * Model settings from the environment:
  * - `ANTHROPIC_BASE_URL` (default https://api.anthropic.com; a trailing `/bedrock` is stripped),
  * - `ANTHROPIC_API_KEY`,
  * - `EVALON_MODEL` (default model),
@@ -38,7 +38,7 @@ const applied = new Set<string>();
 
 /**
  * Adds the certificates of a PEM bundle to the process's default trust store (once per path).
- * Returns false when the file does not exist, as the reference ignores a missing bundle.
+ * Returns false when the file does not exist: a missing bundle is ignored, not an error.
  */
 export function addExtraCaCertificates(path: string): boolean {
   if (applied.has(path)) return true;

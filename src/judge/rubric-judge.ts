@@ -23,7 +23,8 @@ import { renderTranscript, type JudgeTranscriptEntry } from './transcript.ts';
 import { extractJsonObject } from './verdict-parser.ts';
 
 export const DEFAULT_RUBRIC_PREAMBLE = [
-  'You are an expert evaluator judging one interaction of an AI agent: what it was asked, the tools it called and what it replied.',
+  'You are an expert evaluator judging one interaction of an AI ' +
+    'agent: what it was asked, the tools it called and what it replied.',
   'Judge the transcript against the rubric below, and only against it.',
 ].join(' ');
 
@@ -98,7 +99,8 @@ export function buildRubricRequest(
   const user = [
     `## Transcript\n<transcript>\n${neutralize(renderTranscript(options.transcript), 'transcript')}\n</transcript>`,
     [
-      `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: \`passed\` (boolean), \`score\` (a number from 0 to 1),`,
+      `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: ` +
+        `\`passed\` (boolean), \`score\` (a number from 0 to 1),`,
       '`label` (one or two words, e.g. excellent, acceptable, poor) and `explanation` (string, citing the transcript).',
       threshold,
       'If you cannot call the tool, reply with only a JSON object with those fields: no other fields, no markdown.',
@@ -122,7 +124,10 @@ export function buildRubricRequest(
   };
 }
 
-/** Judges the transcript. Throws the client's error when the model call fails, `JudgeOutputError` when the reply stays unreadable. */
+/**
+ * Judges the transcript. Throws the client's error when the model call fails, `JudgeOutputError`
+ * when the reply stays unreadable.
+ */
 export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVerdict> {
   const request = buildRubricRequest(options);
   const model = options.modelName ?? options.model.defaultModel;
@@ -158,7 +163,9 @@ export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVe
       { role: 'assistant', content: parsed.raw.trim() === '' ? '(empty reply)' : parsed.raw },
       {
         role: 'user',
-        content: `That reply could not be read: ${parsed.problem}. Record the verdict again with the ${RECORD_VERDICT_TOOL} tool, exactly in the format asked for.`,
+        content:
+          `That reply could not be read: ${parsed.problem}. Record the verdict again with the ` +
+          `${RECORD_VERDICT_TOOL} tool, exactly in the format asked for.`,
       },
     ];
   }

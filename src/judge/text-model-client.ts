@@ -1,6 +1,6 @@
 /**
- * Any text-in, text-out model as a ModelClient (the reference's `Llm`: `complete(prompt)` and an
- * optional `completeChat(system, messages)` that defaults to flattening the chat into one prompt).
+ * Any text-in, text-out model as a ModelClient: `complete(prompt)` and an optional
+ * `completeChat(system, messages)` that defaults to flattening the chat into one prompt.
  * Text only: tool definitions are not passed on, so an agent on such a model never calls tools;
  * participants, event sources and the judge (which accepts JSON text) work as usual.
  */
@@ -17,7 +17,10 @@ export interface TextModel {
   completeChat?(system: string, messages: ChatMessage[]): string | Promise<string>;
 }
 
-/** `system` alone, or `system\n\n` and `<role>: <content>` lines joined by newlines (no blank head when system is empty). */
+/**
+ * `system` alone, or `system\n\n` and `<role>: <content>` lines joined by newlines (no blank head
+ * when system is empty).
+ */
 export function toPrompt(system: string, messages: readonly ChatMessage[]): string {
   if (messages.length === 0) return system;
   const turns = messages.map((message) => `${message.role}: ${message.content}`).join('\n');

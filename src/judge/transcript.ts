@@ -39,7 +39,7 @@ export interface EventEntry {
 
 export type JudgeTranscriptEntry = MessageEntry | ToolCallEntry | ToolResultEntry | EventEntry;
 
-/** One line per entry (two for a message with a trace), as the reference renders it for the judge. */
+/** One line per entry (two for a message with a trace): the transcript as the judge reads it. */
 export function renderTranscript(entries: readonly JudgeTranscriptEntry[]): string {
   return entries.map(renderEntry).join('\n');
 }

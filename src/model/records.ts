@@ -82,7 +82,7 @@ export function interactionIdOf(traceId: string, spanId: string): string {
 /** A value of `withAttribute`: what an OTel attribute can carry without nesting. */
 export type EvaluationAttributeValue = string | number | boolean;
 
-/** The JSON shape of a verdict, as stored in an `EvaluationRecord` (spec §4). */
+/** The JSON shape of a verdict, as stored in an `EvaluationRecord`. */
 export interface EvaluationData {
   passed: boolean;
   explanation: string;

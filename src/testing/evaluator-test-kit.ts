@@ -86,7 +86,8 @@ export class EvaluatorTestKit {
     }
     if (typeof values !== 'object' || values === null || Array.isArray(values)) {
       throw new TypeError(
-        'EvaluatorTestKit.withConfig: expected a mapping of properties (an object, or YAML text such as "min-length: 20")',
+        'EvaluatorTestKit.withConfig: expected a mapping of ' +
+          'properties (an object, or YAML text such as "min-length: 20")',
       );
     }
     return new EvaluatorTestKit({ ...this.#settings, config: structuredClone(values as Record<string, unknown>) });
@@ -116,7 +117,8 @@ export class EvaluatorTestKit {
       !Number.isNaN(Date.parse(progress.firstStartedAt));
     if (!valid) {
       throw new TypeError(
-        'EvaluatorTestKit.withProgress: expected saved progress { step, input?, state?, completedSteps, firstStartedAt (ISO-8601) }',
+        'EvaluatorTestKit.withProgress: expected saved progress { step, input?, state?, completedSteps, ' +
+          'firstStartedAt (ISO-8601) }',
       );
     }
     return new EvaluatorTestKit({ ...this.#settings, progress: structuredClone(progress) });

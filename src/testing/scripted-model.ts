@@ -1,8 +1,8 @@
 /**
  * A scripted model: a local HTTP server that speaks the Anthropic Messages API
  * (`POST /v1/messages`, JSON or SSE streaming), so the real `@anthropic-ai/sdk` talks to it through
- * `ANTHROPIC_BASE_URL` / `baseURL`. It plays the part of the seed's `TestModelProvider`: fixed
- * responses, per-call sequences, `tool_use` blocks, injected errors and latency.
+ * `ANTHROPIC_BASE_URL` / `baseURL`. It stands in for the model in tests: fixed responses, per-call
+ * sequences, `tool_use` blocks, injected errors and latency.
  *
  * Replies are taken in this order: the queue (`enqueue`), then the handler (`respondWith`), then
  * the fixed response. With none of them, the server answers 500 naming what is missing.
@@ -35,7 +35,10 @@ export interface ScriptedReply {
 }
 
 export interface RecordedRequest {
-  /** The parsed request body. */
+  /** The parsed request body: the Messages API JSON as the client sent it. */
+  // The client's JSON as sent: assertions read any field of it (`body.tools[0].input_schema`), and the
+  // SDK's request type would make each of its optional fields a compile error there.
+  // biome-ignore lint/suspicious/noExplicitAny: the Messages API request body, read freely by assertions
   body: any;
   headers: Record<string, string | string[] | undefined>;
 }
@@ -97,7 +100,7 @@ export async function createScriptedModel(options: { port?: number; host?: strin
       );
       return;
     }
-    let body: any;
+    let body: ScriptedRequestFields;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
@@ -184,8 +187,13 @@ export async function createScriptedModel(options: { port?: number; host?: strin
   return model;
 }
 
-function toMessage(reply: ScriptedReply, request: any, n: number) {
-  const content: any[] = [];
+type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+/** The fields of a request body the scripted model itself reads. */
+type ScriptedRequestFields = { model?: unknown; messages?: unknown; stream?: unknown };
+
+function toMessage(reply: ScriptedReply, request: ScriptedRequestFields, n: number) {
+  const content: ContentBlock[] = [];
   if (reply.text !== undefined) content.push({ type: 'text', text: reply.text });
   reply.toolUse?.forEach((use, i) => {
     content.push({ type: 'tool_use', id: use.id ?? `toolu_scripted_${n}_${i}`, name: use.name, input: use.input });
@@ -198,7 +206,7 @@ function toMessage(reply: ScriptedReply, request: any, n: number) {
     id: `msg_scripted_${n}`,
     type: 'message',
     role: 'assistant',
-    model: request.model ?? 'scripted-model',
+    model: typeof request.model === 'string' ? request.model : 'scripted-model',
     content,
     stop_reason: reply.stopReason ?? (reply.toolUse?.length ? 'tool_use' : 'end_turn'),
     stop_sequence: null,

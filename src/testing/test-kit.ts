@@ -1,18 +1,20 @@
 /**
- * `TestKit`: the integration test harness (the seed's `TestKitSupport`). It runs a real collector
+ * `TestKit`: the integration test harness. It runs a real collector
  * in process, so the runtime triggers evaluators exactly as in production, from the bindings of
  * the configuration. A test has three parts:
  *
  * 1. start the kit with the bindings it needs (`additionalConfig`, merged over a minimal base)
  *    and scripted models for the agent and the judges (`modelProviders`);
  * 2. call the instrumented agent through the kit (`invokeAgent` / `callAgent`), which sends its
- *    spans to the kit's collector and returns the interaction id (the seed's `withDetailedReply()`);
+ *    spans to the kit's collector and returns the interaction id;
  * 3. read the evaluations from the ledger (`ledger()`), polling until they are recorded
  *    (`awaitEvaluations`), since evaluations run after the agent has replied.
  *
  * ```ts
  * const kit = await TestKit.start({ additionalConfig, modelProviders: { agent: agentModel, judge: judgeModel } });
- * const { interactionId } = await kit.invokeAgent({ id: 'activity-agent', input: question }, () => agent.query(question));
+ * const { interactionId } = await kit.invokeAgent({ id: 'activity-agent', input: question }, () =>
+ *   agent.query(question),
+ * );
  * const [record] = await kit.awaitEvaluations(interactionId, { atMost: '30s' });
  * await kit.close();
  * ```
@@ -44,7 +46,7 @@ import {
 } from './test-kit-config.ts';
 import { TestKitError } from './test-kit-error.ts';
 
-/** The scripted models that replace the real ones (the seed's `withModelProvider`). */
+/** The scripted models that replace the real ones. */
 export type TestKitModelProviders = {
   /** The agent's model: `kit.agentClient()` is an Anthropic client that calls it. */
   agent?: ScriptedModel;
@@ -160,7 +162,8 @@ export class TestKit {
       const otlp = collector.otlpAddress;
       if (!otlp || !collector.apiAddress) {
         throw new TestKitError(
-          'start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and extensions::api in the service)',
+          'start: the collector has no OTLP receiver or no API (additionalConfig must keep receivers::otlp and ' +
+            'extensions::api in the service)',
         );
       }
       if (options.registerTelemetry ?? true) telemetry = registerWith(`http://${otlp.host}:${otlp.port}/v1/traces`);
@@ -204,7 +207,8 @@ export class TestKit {
     await this.flush();
     if (reply.interactionId === undefined) {
       throw new TestKitError(
-        'callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another OpenTelemetry SDK may own the process)',
+        'callAgent: the agent call was not traced, so it has no interaction id (is telemetry registered? another ' +
+          'OpenTelemetry SDK may own the process)',
       );
     }
     return { result: reply.result, interactionId: reply.interactionId };
@@ -215,7 +219,7 @@ export class TestKit {
     await this.#telemetry?.forceFlush();
   }
 
-  /** A `LedgerClient` over the collector's ledger (the seed's `getLedgerClient()`). */
+  /** A `LedgerClient` over the collector's ledger. */
   ledger(): LedgerClient {
     return this.#ledger;
   }
@@ -229,7 +233,8 @@ export class TestKit {
     const found = await poll(() => this.#ledger.findInteraction(interactionId), atMostMs);
     if (found) return found;
     throw new TestKitError(
-      `awaitInteraction: interaction ${interactionId} was not recorded within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`,
+      `awaitInteraction: interaction ${interactionId} was not recorded ` +
+        `within ${atMostMs} ms (did its spans reach ${this.otlpUrl}?)`,
     );
   }
 
@@ -251,14 +256,18 @@ export class TestKit {
     const recorded = (await this.#ledger.findInteraction(interactionId)) !== undefined;
     const which = options.evaluatorId === undefined ? '' : ` of ${options.evaluatorId}`;
     throw new TestKitError(
-      `awaitEvaluations: ${(await evaluations()).length} of ${count} evaluation records${which} for interaction ${interactionId} within ${atMostMs} ms ` +
+      `awaitEvaluations: ${(await evaluations()).length} of ${count} evaluation records${which} for interaction ` +
+        `${interactionId} within ${atMostMs} ms ` +
         (recorded
           ? '(the interaction is recorded: is an evaluator bound to its agent in additionalConfig?)'
           : `(the interaction is not recorded: did its spans reach ${this.otlpUrl}?)`),
     );
   }
 
-  /** Stops the collector and the telemetry, restores the environment, removes the ledger. Safe twice. Scripted models stay open: they are the test's. */
+  /**
+   * Stops the collector and the telemetry, restores the environment, removes the ledger. Safe
+   * twice. Scripted models stay open: they are the test's.
+   */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       try {
@@ -311,8 +320,10 @@ function registerWith(tracesUrl: string): Telemetry {
   });
   if (telemetry.endpoint !== tracesUrl || !telemetry.active) {
     throw new TestKitError(
-      `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), so agent spans would not reach the kit ` +
-        '(shut the other registration down, or start the kit with registerTelemetry: false and send spans to kit.otlpUrl)',
+      `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), ` +
+        'so agent spans would not reach the kit ' +
+        '(shut the other registration down, or start the kit with ' +
+        'registerTelemetry: false and send spans to kit.otlpUrl)',
     );
   }
   return telemetry;

@@ -1,6 +1,6 @@
 /**
- * `TestLedgerClient`: an in-memory `LedgerClient` for unit tests (the seed's), holding the
- * interaction records (and evaluation records) a test seeds, keyed by interaction id.
+ * `TestLedgerClient`: an in-memory `LedgerClient` for unit tests, holding the interaction records
+ * (and evaluation records) a test puts in with `seed(…)`, keyed by interaction id.
  *
  * ```ts
  * const ledger = TestLedgerClient.create().seed(testInteractionRecord({ interactionId: 'interaction-1' }));

@@ -22,13 +22,9 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { evaluationSpanId } from '../../telemetry/identity.ts';
-import {
-  EVALUATION_RESULT_EVENT,
-  evaluationSpanAttributes,
-  type EvaluatedSpan,
-  type VerdictAttributes,
-} from '../verdict-attributes.ts';
-import { MAX_ATTRIBUTE_LENGTH, MAX_QUEUED_RECORDS, SCOPE_NAME } from './verdict-events.ts';
+import { evaluationSpanAttributes, type EvaluatedSpan, type VerdictAttributes } from '../verdict-attributes.ts';
+import { COLLECTOR_SCOPE, GEN_AI_EVALUATION_RESULT_EVENT } from '../../../src/model/telemetry-names.ts';
+import { MAX_ATTRIBUTE_LENGTH, MAX_QUEUED_RECORDS } from './verdict-events.ts';
 
 export interface EvaluationSpans {
   emit(record: EvaluationRecord, attributes: VerdictAttributes, evaluated: EvaluatedSpan): void;
@@ -73,7 +69,7 @@ export function createEvaluationSpans(options: {
     spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
     spanProcessors: [new BatchSpanProcessor({ exporter: options.exporter, maxQueueSize: MAX_QUEUED_RECORDS })],
   });
-  const tracer = provider.getTracer(SCOPE_NAME, options.scopeVersion);
+  const tracer = provider.getTracer(COLLECTOR_SCOPE, options.scopeVersion);
   return {
     emit(record, attributes, evaluated) {
       const parent = trace.setSpanContext(ROOT_CONTEXT, {
@@ -91,7 +87,7 @@ export function createEvaluationSpans(options: {
         parent,
       );
       ids.next = undefined;
-      span.addEvent(EVALUATION_RESULT_EVENT, attributes, completedAt);
+      span.addEvent(GEN_AI_EVALUATION_RESULT_EVENT, attributes, completedAt);
       const outcome = record.outcome;
       if (outcome.type === 'failed') span.setStatus({ code: SpanStatusCode.ERROR, message: outcome.error });
       span.end(completedAt);

@@ -24,7 +24,8 @@ export function logExportFailures<T, E extends Exporter<T>>(exporter: E, what: s
         if (now - lastLog >= LOG_INTERVAL_MS) {
           const more = suppressed > 0 ? ` (${suppressed} more failed exports since the last report)` : '';
           logger.warn(
-            `exporters::otlphttp: exporting ${what} to ${url} failed: ${result.error?.message ?? 'unknown error'}${more}`,
+            `exporters::otlphttp: exporting ${what} to ${url} failed: ` +
+              `${result.error?.message ?? 'unknown error'}${more}`,
           );
           lastLog = now;
           suppressed = 0;

@@ -95,7 +95,8 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
         else {
           stats.failed += batch.length;
           complain(
-            `exporters::otlphttp: forwarding ${batch.length} spans failed: ${result.error?.message ?? 'unknown error'} (${stats.failed} spans not forwarded so far)`,
+            `exporters::otlphttp: forwarding ${batch.length} spans failed: ` +
+              `${result.error?.message ?? 'unknown error'} (${stats.failed} spans not forwarded so far)`,
           );
         }
       }
@@ -113,7 +114,8 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
       if (queue.length + spans.length > maxQueued) {
         stats.dropped += spans.length;
         complain(
-          `exporters::otlphttp: ${queue.length} spans are waiting to be forwarded; ${spans.length} received spans were not forwarded ` +
+          `exporters::otlphttp: ${queue.length} spans are waiting to be ` +
+            `forwarded; ${spans.length} received spans were not forwarded ` +
             `(${stats.dropped} so far; the backend is slower than ingest or unreachable)`,
         );
         return;

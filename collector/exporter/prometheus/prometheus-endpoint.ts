@@ -74,7 +74,8 @@ export function createPrometheusEndpoint(config: HostPort, options: { logger: Lo
       }).catch((error: unknown) => {
         server = undefined;
         throw new ExporterStartError(
-          `exporters::prometheus::endpoint: cannot listen on ${config.host}:${config.port} (${error instanceof Error ? error.message : String(error)})`,
+          `exporters::prometheus::endpoint: cannot listen on ${config.host}:${config.port} ` +
+            `(${error instanceof Error ? error.message : String(error)})`,
           { cause: error },
         );
       });

@@ -17,7 +17,8 @@ export function checkMigrationList(migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
       throw new LedgerSchemaError(
-        `ledger schema: migration #${index + 1} has version ${migration.version} (versions must be 1, 2, 3, ... in order)`,
+        `ledger schema: migration #${index + 1} has version ` +
+          `${migration.version} (versions must be 1, 2, 3, ... in order)`,
       );
     }
   });

@@ -57,7 +57,8 @@ export function interactionRow(record: InteractionRecord, where: string): Intera
   const endTimeMs = parseIsoTime(record.endTime);
   if (endTimeMs === undefined) {
     throw new LedgerStoreError(
-      `ledger ${where}: putInteractions: record ${record.interactionId} has endTime ${JSON.stringify(record.endTime)} (expected ISO-8601)`,
+      `ledger ${where}: putInteractions: record ${record.interactionId} has endTime ` +
+        `${JSON.stringify(record.endTime)} (expected ISO-8601)`,
     );
   }
   return {
@@ -109,7 +110,8 @@ export function recordRow(record: EvaluationRecord, where: string): EvaluationRe
   const outcome = record.outcome?.type;
   if (outcome !== 'verdict' && outcome !== 'inconclusive' && outcome !== 'failed') {
     throw new LedgerStoreError(
-      `ledger ${where}: evaluation ${id} has outcome type ${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`,
+      `ledger ${where}: evaluation ${id} has outcome type ` +
+        `${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`,
     );
   }
   return {

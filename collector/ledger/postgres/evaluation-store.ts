@@ -34,24 +34,29 @@ const ENQUEUE = `
     WITH ORDINALITY AS u(evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task, ord)
   WHERE NOT EXISTS (
     SELECT 1 FROM evaluations e
-    WHERE e.interaction_id = u.interaction_id AND e.evaluator_id = u.evaluator_id AND e.evaluator_version = u.evaluator_version)
+    WHERE e.interaction_id = u.interaction_id AND e.evaluator_id = u.evaluator_id
+      AND e.evaluator_version = u.evaluator_version)
   ORDER BY u.ord
   ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
   RETURNING evaluation_id, seq`;
 const TAKE_IN =
   'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
 const RECORD = `
-  INSERT INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
-  SELECT u.evaluation_id, u.interaction_id, u.evaluator_id, u.evaluator_version, u.agent_id, u.outcome, u.completed_at_ms, u.record::json
+  INSERT INTO evaluations
+    (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
+  SELECT u.evaluation_id, u.interaction_id, u.evaluator_id, u.evaluator_version, u.agent_id, u.outcome,
+    u.completed_at_ms, u.record::json
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[])
-    WITH ORDINALITY AS u(evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record, ord)
+    WITH ORDINALITY AS u(evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome,
+      completed_at_ms, record, ord)
   ORDER BY u.ord
   ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
   RETURNING evaluation_id`;
 const DEQUEUE = `
   DELETE FROM evaluation_queue q
   USING unnest($1::text[], $2::text[], $3::text[]) AS u(interaction_id, evaluator_id, evaluator_version)
-  WHERE q.interaction_id = u.interaction_id AND q.evaluator_id = u.evaluator_id AND q.evaluator_version = u.evaluator_version`;
+  WHERE q.interaction_id = u.interaction_id AND q.evaluator_id = u.evaluator_id
+    AND q.evaluator_version = u.evaluator_version`;
 // A start takes the lease ($4 owner, $5 until, ms) unless another owner holds one that has not
 // expired at the start's time. Concurrent starts of one row serialize on its row lock, and the
 // second re-checks the condition against the first's lease.
@@ -66,8 +71,9 @@ const RENEW = `
   UPDATE evaluation_queue SET lease_until = to_timestamp($3::bigint / 1000.0)
   WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text
   RETURNING seq`;
-const RELEASE =
-  'UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text';
+const RELEASE = `
+  UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL
+  WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text`;
 const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
 const SAVE_PROGRESS = `
   UPDATE evaluation_queue q SET progress = u.progress::json
@@ -143,7 +149,8 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
         }>(
           claimable
             ? `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
-               WHERE seq > $1 AND (lease_owner IS NULL OR lease_owner = $3::text OR lease_until <= to_timestamp($4::bigint / 1000.0))
+               WHERE seq > $1
+                 AND (lease_owner IS NULL OR lease_owner = $3::text OR lease_until <= to_timestamp($4::bigint / 1000.0))
                ORDER BY seq LIMIT $2`
             : `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > $1 ORDER BY seq LIMIT $2`,
           [

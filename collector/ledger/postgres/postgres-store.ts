@@ -255,7 +255,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         params.push(q.limit);
         const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
         const { rows } = await pool.query<{ record: InteractionRecord }>(
-          `SELECT record FROM interactions ${clause} ORDER BY end_time_ms DESC, interaction_id DESC LIMIT $${params.length}`,
+          `SELECT record FROM interactions ${clause}
+           ORDER BY end_time_ms DESC, interaction_id DESC LIMIT $${params.length}`,
           params,
         );
         return rows.map((row) => row.record);

@@ -51,7 +51,8 @@ export function resolveReplicaId(configured?: string, env: NodeJS.ProcessEnv = p
   const id = configured ?? (env.EVALON_REPLICA_ID || undefined) ?? hostname();
   if (id.length === 0 || id.length > MAX_REPLICA_ID_LENGTH || [...id].some((char) => char < ' ')) {
     throw new LedgerStoreError(
-      `ledger: replica id ${JSON.stringify(id)} is not usable (1 to ${MAX_REPLICA_ID_LENGTH} printable characters; set replica_id or EVALON_REPLICA_ID)`,
+      `ledger: replica id ${JSON.stringify(id)} is not usable (1 to ${MAX_REPLICA_ID_LENGTH} printable characters; ` +
+        'set replica_id or EVALON_REPLICA_ID)',
     );
   }
   return id;
@@ -89,7 +90,8 @@ interface Holder {
 const UPSERT = `
   INSERT INTO replicas (replica_id, pid, host, backend_pid, started_at, heartbeat_at)
   VALUES ($1, $2, $3, pg_backend_pid(), now(), now())
-  ON CONFLICT (replica_id) DO UPDATE SET pid = $2, host = $3, backend_pid = pg_backend_pid(), started_at = now(), heartbeat_at = now()`;
+  ON CONFLICT (replica_id) DO UPDATE
+    SET pid = $2, host = $3, backend_pid = pg_backend_pid(), started_at = now(), heartbeat_at = now()`;
 const HEARTBEAT = 'UPDATE replicas SET heartbeat_at = now() WHERE replica_id = $1';
 const HOLDER = `
   SELECT pid, host, backend_pid, heartbeat_at::text AS heartbeat,
@@ -99,7 +101,8 @@ const HOLDER = `
 const TERMINATE_HOLDERS = `
   SELECT pg_terminate_backend(pid) AS terminated FROM pg_locks
   WHERE locktype = 'advisory' AND granted AND classid::bigint = ($1::bigint & 4294967295)
-    AND objid::bigint = ($2::bigint & 4294967295) AND objsubid = 2 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+    AND objid::bigint = ($2::bigint & 4294967295) AND objsubid = 2
+    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
 
 /**
  * Takes the replica id for this process: resolves once the lock is held and the heartbeat
@@ -133,7 +136,8 @@ export async function claimReplica(options: ClaimOptions): Promise<ReplicaClaim>
         lost = true;
         await client.end().catch(() => {});
         logger.error(
-          `ledger ${where}: lost the connection holding replica id "${replicaId}" (${(error as Error).message}); taking it again`,
+          `ledger ${where}: lost the connection holding replica id ` +
+            `"${replicaId}" (${(error as Error).message}); taking it again`,
         );
       }
     }
@@ -147,7 +151,8 @@ export async function claimReplica(options: ClaimOptions): Promise<ReplicaClaim>
       if (!rows[0].locked) {
         await next.end().catch(() => {});
         logger.error(
-          `ledger ${where}: replica id "${replicaId}" is now held by another process; stop this collector or give one of them another replica_id`,
+          `ledger ${where}: replica id "${replicaId}" is now held by another process; stop this collector or give ` +
+            'one of them another replica_id',
         );
         return;
       }
@@ -220,8 +225,10 @@ async function acquire(client: pg.Client, options: ClaimOptions, key: number, st
       if (retry.rows[0].locked) return;
       throw new ReplicaIdInUseError(
         `ledger ${where}: replica id "${replicaId}" is held by a connection whose process no longer heartbeats` +
-          `${holder ? ` (server backend ${holder.backendPid}, last heartbeat ${holder.heartbeat})` : ''}, and it could not be ended ` +
-          `(end it with pg_terminate_backend, or set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID to another id)`,
+          `${holder ? ` (server backend ${holder.backendPid}, last heartbeat ${holder.heartbeat})` : ''}, ` +
+          'and it could not be ended ' +
+          '(end it with pg_terminate_backend, or set processors::evaluation::ledger::postgres::replica_id or ' +
+          'EVALON_REPLICA_ID to another id)',
         replicaId,
       );
     }
@@ -256,7 +263,8 @@ function inUse(where: string, replicaId: string, holder: Holder | undefined): Re
     : '';
   return new ReplicaIdInUseError(
     `ledger ${where}: replica id "${replicaId}" is in use${who} ` +
-      `(each replica needs its own id: set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID; ` +
+      '(each replica needs its own id: set ' +
+      'processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID; ' +
       `two replicas on one host must not share the host name default)`,
     replicaId,
   );

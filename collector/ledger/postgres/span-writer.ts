@@ -24,7 +24,9 @@ const INSERT_SPANS = `
     WITH ORDINALITY AS r(trace_id, span_count, codec, byte_offset, byte_length, ord)
   ORDER BY r.ord`;
 const DELETE_TRACES = 'DELETE FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id = $2';
-const DELETE_AND_INSERT = `WITH released AS (DELETE FROM pending_spans WHERE trace_id = ANY($8::text[]) AND replica_id = $7) ${INSERT_SPANS}`;
+const DELETE_AND_INSERT = `
+  WITH released AS (DELETE FROM pending_spans WHERE trace_id = ANY($8::text[]) AND replica_id = $7)
+  ${INSERT_SPANS}`;
 
 type Request =
   | { kind: 'append'; rows: SpanRow[]; bytes: number; done: Settle }

@@ -8,7 +8,9 @@ import type { TraceElsewhere, TracesElsewhere } from '../store.ts';
 
 const ELSEWHERE = `
   SELECT trace_id, replica_id AS replica, NULL::text AS interaction_id, NULL::bigint AS seq
-  FROM (SELECT DISTINCT trace_id, replica_id FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id <> $2) AS pending
+  FROM (
+    SELECT DISTINCT trace_id, replica_id FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id <> $2
+  ) AS pending
   UNION ALL
   SELECT trace_id, recorded_by, interaction_id, seq
   FROM interactions WHERE trace_id = ANY($1::text[]) AND recorded_by <> $2`;
@@ -29,7 +31,10 @@ export async function queryTracesElsewhere(
   rows.sort((a, b) => Number(a.seq ?? 0) - Number(b.seq ?? 0));
   for (const row of rows) {
     let entry = traces.get(row.trace_id);
-    if (!entry) traces.set(row.trace_id, (entry = { pendingOn: [], recorded: [] }));
+    if (!entry) {
+      entry = { pendingOn: [], recorded: [] };
+      traces.set(row.trace_id, entry);
+    }
     if (row.interaction_id === null) entry.pendingOn.push(row.replica);
     else entry.recorded.push({ interactionId: row.interaction_id, replicaId: row.replica });
   }

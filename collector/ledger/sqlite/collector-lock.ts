@@ -45,8 +45,10 @@ export function takeCollectorLock(ledgerPath: string): CollectorLock {
       }
       if (holder && isAlive(holder)) {
         throw new LedgerStoreError(
-          `ledger ${ledgerPath}: another collector uses this ledger (pid ${holder.pid} on ${holder.host}, since ${holder.since}; lock file ${lockPath}). ` +
-            'Stop it, or give this collector its own processors::evaluation::ledger::sqlite::path; several collectors share a PostgreSQL ledger instead',
+          `ledger ${ledgerPath}: another collector uses this ledger (pid ${holder.pid} on ${holder.host}, since ` +
+            `${holder.since}; lock file ${lockPath}). ` +
+            'Stop it, or give this collector its own processors::evaluation::ledger::sqlite::path; several ' +
+            'collectors share a PostgreSQL ledger instead',
         );
       }
       // Its process is gone (killed, crashed): the lock is stale.

@@ -25,9 +25,9 @@ export function createEvaluationStoreMethods(
   writer: WriterClient,
   ensureOpen: () => void,
 ): EvaluationStoreMethods {
-  const selectAwaiting = db.prepare(
-    'SELECT record FROM interactions WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?',
-  );
+  const selectAwaiting = db.prepare(`
+    SELECT record FROM interactions
+    WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?`);
   const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
   const selectQueued = db.prepare(`SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?`);
   const selectClaimable = db.prepare(`

@@ -31,9 +31,12 @@ export type RecordResult = string[];
 
 export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWriteRequest) => unknown {
   const enqueue = db.prepare(`
-    INSERT OR IGNORE INTO evaluation_queue (evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task)
+    INSERT OR IGNORE INTO evaluation_queue
+      (evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task)
     SELECT ?, ?, ?, ?, ?, ?
-    WHERE NOT EXISTS (SELECT 1 FROM evaluations WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?)`);
+    WHERE NOT EXISTS (
+      SELECT 1 FROM evaluations WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?
+    )`);
   // Interactions get increasing rowids (none is ever deleted): the mark is the highest taken in.
   const advanceIntake = db.prepare(`
     UPDATE evaluation_intake SET through_rowid = max(through_rowid, coalesce(
@@ -49,7 +52,8 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
   );
   const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
   const record = db.prepare(`
-    INSERT OR IGNORE INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
+    INSERT OR IGNORE INTO evaluations
+      (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
   const dequeue = db.prepare(
     'DELETE FROM evaluation_queue WHERE interaction_id = ? AND evaluator_id = ? AND evaluator_version = ?',

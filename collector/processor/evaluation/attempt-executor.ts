@@ -89,7 +89,9 @@ export function createAttemptExecutor(options: {
       result = {
         outcome: {
           type: 'failed',
-          error: `evaluator ${evaluation.evaluatorId}: no evaluator with this id is registered in this collector (it was queued by an earlier configuration)`,
+          error:
+            `evaluator ${evaluation.evaluatorId}: no evaluator with this id is registered in this collector (it ` +
+            'was queued by an earlier configuration)',
           errorType: 'EvaluatorNotFoundError',
         },
       };

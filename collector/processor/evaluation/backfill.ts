@@ -65,7 +65,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
   const entry = config.evaluators[evaluatorId];
   if (!entry)
     throw new BackfillError(
-      `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)`,
+      `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent ` +
+        '(add one, then backfill)',
     );
   const version = options.version ?? definition.version;
   const clock = options.clock ?? systemClock;

@@ -28,7 +28,10 @@ export type LedgerConfig =
   | {
       kind: 'postgres';
       url: string;
-      /** `replica_id`: this collector's id among replicas sharing the ledger (default `EVALON_REPLICA_ID`, else the host name). */
+      /**
+       * `replica_id`: this collector's id among replicas sharing the ledger (default
+       * `EVALON_REPLICA_ID`, else the host name).
+       */
       replicaId?: string;
     };
 
@@ -99,7 +102,8 @@ export const RESERVED_KEYS = [
 ] as const;
 
 const WHERE_BINDING_SETTINGS_GO =
-  'is not allowed on an evaluator entry (set it on a binding under agents or agent-roles, or under processors::evaluation::defaults::agent)';
+  'is not allowed on an evaluator entry (set it on a binding under agents or agent-roles, or under ' +
+  'processors::evaluation::defaults::agent)';
 
 const bindingSchema = emptyAsMapping(
   z.looseObject({
@@ -237,7 +241,8 @@ const defaultsSchema = section({
       'sampling-ratio': ratio().default(DEFAULT_SAMPLING_RATIO),
       'trigger-on-failure': z.boolean().default(DEFAULT_TRIGGER_ON_FAILURE),
       enabled: forbidden(
-        'is not a binding default (bindings are enabled unless they say otherwise; to disable evaluators by default set defaults::evaluator::enabled: false)',
+        'is not a binding default (bindings are enabled unless they say otherwise; to disable evaluators by default ' +
+          'set defaults::evaluator::enabled: false)',
       ),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),

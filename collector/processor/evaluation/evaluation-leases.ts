@@ -66,7 +66,8 @@ export function createEvaluationLeases(options: {
         if (lost > 0) {
           leasesLost += lost;
           logger.warn(
-            `evaluation: ${lost} evaluation lease(s) expired before they were renewed and another replica may run them ` +
+            `evaluation: ${lost} evaluation lease(s) expired before ` +
+              'they were renewed and another replica may run them ' +
               `(this collector stalled for more than ${lease.durationMs} ms); each keeps one recorded outcome`,
           );
         }
@@ -100,7 +101,8 @@ export function createEvaluationLeases(options: {
       leased.clear();
       await store.releaseEvaluationLeases(lease.owner, seqs).catch((error: unknown) => {
         logger.warn(
-          `evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ${lease.durationMs} ms)`,
+          `evaluation: releasing ${seqs.length} evaluation lease(s) failed: ${errorText(error)} (they expire within ` +
+            `${lease.durationMs} ms)`,
         );
       });
     },

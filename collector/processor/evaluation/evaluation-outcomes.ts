@@ -37,7 +37,9 @@ export function abandonedRecord(
   now: string,
   controlId: string | undefined,
 ): EvaluationRecord {
-  const error = `evaluator ${evaluation.evaluatorId}: ${evaluation.attempts} attempts started and none finished (the collector stopped during each); not run again`;
+  const error =
+    `evaluator ${evaluation.evaluatorId}: ${evaluation.attempts} attempts started and none finished (the ` +
+    'collector stopped during each); not run again';
   return {
     evaluationId: evaluation.evaluationId,
     interactionId: evaluation.interactionId,

@@ -201,7 +201,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         // The interactions are recorded: catching up from the ledger takes them in later.
         catchUpNeeded = true;
         logger.error(
-          `evaluation: queuing evaluations failed: ${error instanceof Error ? error.message : String(error)} (retrying)`,
+          'evaluation: queuing evaluations failed: ' +
+            `${error instanceof Error ? error.message : String(error)} (retrying)`,
         );
         retry?.cancel();
         retry = clock.setTimeout(queueCatchUp, CATCH_UP_RETRY_MS, { background: true });
@@ -212,8 +213,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
 
   /**
    * Ingest first: while the load governor holds evaluation starts low (the event loop has been
-   * saturated for several windows), queuing the triggers of new interactions waits too — they are in the ledger, after the intake
-   * mark — and the processor catches up from the ledger once the loop has room again.
+   * saturated for several windows), queuing the triggers of new interactions waits too — they are
+   * in the ledger, after the intake mark — and the processor catches up from the ledger once the
+   * loop has room again.
    */
   function deferIntake(): void {
     catchUpNeeded = true;

@@ -58,7 +58,10 @@ export interface EvaluationRuntimeOptions {
   resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
   concurrency: number;
   maxAttempts?: number;
-  /** Queued evaluations held in memory at most; beyond, they are read back from the ledger as the runtime catches up. */
+  /**
+   * Queued evaluations held in memory at most; beyond, they are read back from the ledger as the
+   * runtime catches up.
+   */
   maxInMemory?: number;
   shutdownGraceMs?: number;
   /**
@@ -189,7 +192,8 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         (error: unknown) => {
           queue.release(evaluation.evaluationId);
           logger.error(
-            `evaluation ${evaluation.evaluationId}: ${error instanceof Error ? error.message : String(error)} (it runs again at the next start)`,
+            `evaluation ${evaluation.evaluationId}: ${error instanceof Error ? error.message : String(error)} (it ` +
+              'runs again at the next start)',
           );
         },
       );

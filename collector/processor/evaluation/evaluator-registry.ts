@@ -25,7 +25,8 @@ export function createEvaluatorRegistry(evaluators: readonly RegisteredEvaluator
     const existing = byId.get(registered.definition.id);
     if (existing && existing.definition !== registered.definition) {
       throw new Error(
-        `evaluator id "${registered.definition.id}" is defined twice: by ${existing.origin} and by ${registered.origin}`,
+        `evaluator id "${registered.definition.id}" is defined twice: by ${existing.origin} and by ` +
+          `${registered.origin}`,
       );
     }
     byId.set(registered.definition.id, registered);

@@ -27,11 +27,29 @@ import {
   type TracerProvider,
 } from '@opentelemetry/api';
 import type { JudgeCall, JudgeCallRecorder } from '../../evaluators/judge-calls.ts';
-import { EVALUATION_ID_ATTRIBUTE } from '../../../src/model/attributes.ts';
-import { evaluationSpanId, SCOPE_NAME } from '../../telemetry/identity.ts';
+import { evaluationSpanId } from '../../telemetry/identity.ts';
+import {
+  ERROR_TYPE,
+  EVALON_EVALUATOR_ID,
+  EVALON_MODEL_ATTEMPT,
+  EVALON_MODEL_ATTEMPTS,
+  EVALON_MODEL_RETRY_DELAY_MS,
+  EVALUATION_ID_ATTRIBUTE,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MAX_TOKENS,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_REQUEST_TEMPERATURE,
+  GEN_AI_RESPONSE_FINISH_REASONS,
+  GEN_AI_RESPONSE_ID,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  HTTP_RESPONSE_STATUS_CODE,
+} from '../../../src/model/attributes.ts';
+import { COLLECTOR_SCOPE, EVALON_MODEL_RETRY_EVENT } from '../../../src/model/telemetry-names.ts';
 
 export const JUDGE_PROVIDER = 'anthropic';
-export const RETRY_EVENT = 'evalon.model.retry';
 
 export function judgeCallSpanName(call: Pick<JudgeCall, 'requestModel'>): string {
   return `chat ${call.requestModel}`;
@@ -39,7 +57,7 @@ export function judgeCallSpanName(call: Pick<JudgeCall, 'requestModel'>): string
 
 /** A judge-call recorder that makes each call a span through `provider`, stamped by `now`. */
 export function createJudgeCallSpans(provider: TracerProvider, now: () => number): JudgeCallRecorder {
-  const tracer = provider.getTracer(SCOPE_NAME);
+  const tracer = provider.getTracer(COLLECTOR_SCOPE);
   return {
     now,
     record(call) {
@@ -59,24 +77,24 @@ export function emitJudgeCallSpan(tracer: Tracer, call: JudgeCall): void {
     traceFlags: TraceFlags.SAMPLED,
   });
   const attributes: Attributes = {
-    'gen_ai.operation.name': 'chat',
-    'gen_ai.provider.name': JUDGE_PROVIDER,
-    'gen_ai.request.model': call.requestModel,
-    'gen_ai.request.max_tokens': call.maxTokens,
-    ...(call.temperature !== undefined ? { 'gen_ai.request.temperature': call.temperature } : {}),
+    [GEN_AI_OPERATION_NAME]: 'chat',
+    [GEN_AI_PROVIDER_NAME]: JUDGE_PROVIDER,
+    [GEN_AI_REQUEST_MODEL]: call.requestModel,
+    [GEN_AI_REQUEST_MAX_TOKENS]: call.maxTokens,
+    ...(call.temperature !== undefined ? { [GEN_AI_REQUEST_TEMPERATURE]: call.temperature } : {}),
     [EVALUATION_ID_ATTRIBUTE]: call.evaluationId,
-    'evalon.evaluator.id': call.evaluatorId,
-    'evalon.model.attempts': call.retries.length + 1,
+    [EVALON_EVALUATOR_ID]: call.evaluatorId,
+    [EVALON_MODEL_ATTEMPTS]: call.retries.length + 1,
   };
   const response = call.response;
   if (response) {
-    if (response.model !== undefined) attributes['gen_ai.response.model'] = response.model;
-    if (response.id !== undefined) attributes['gen_ai.response.id'] = response.id;
-    if (response.stopReason !== null) attributes['gen_ai.response.finish_reasons'] = [response.stopReason];
-    attributes['gen_ai.usage.input_tokens'] = response.usage.input_tokens;
-    attributes['gen_ai.usage.output_tokens'] = response.usage.output_tokens;
+    if (response.model !== undefined) attributes[GEN_AI_RESPONSE_MODEL] = response.model;
+    if (response.id !== undefined) attributes[GEN_AI_RESPONSE_ID] = response.id;
+    if (response.stopReason !== null) attributes[GEN_AI_RESPONSE_FINISH_REASONS] = [response.stopReason];
+    attributes[GEN_AI_USAGE_INPUT_TOKENS] = response.usage.input_tokens;
+    attributes[GEN_AI_USAGE_OUTPUT_TOKENS] = response.usage.output_tokens;
   }
-  if (call.error) attributes['error.type'] = call.error.type;
+  if (call.error) attributes[ERROR_TYPE] = call.error.type;
   const span = tracer.startSpan(
     judgeCallSpanName(call),
     { kind: SpanKind.CLIENT, startTime: call.startTimeMs, attributes },
@@ -84,12 +102,12 @@ export function emitJudgeCallSpan(tracer: Tracer, call: JudgeCall): void {
   );
   for (const retry of call.retries) {
     span.addEvent(
-      RETRY_EVENT,
+      EVALON_MODEL_RETRY_EVENT,
       {
-        'evalon.model.attempt': retry.attempt,
-        ...(retry.status !== undefined ? { 'http.response.status_code': retry.status } : {}),
-        'error.type': retry.errorType,
-        'evalon.model.retry.delay_ms': Math.round(retry.delayMs),
+        [EVALON_MODEL_ATTEMPT]: retry.attempt,
+        ...(retry.status !== undefined ? { [HTTP_RESPONSE_STATUS_CODE]: retry.status } : {}),
+        [ERROR_TYPE]: retry.errorType,
+        [EVALON_MODEL_RETRY_DELAY_MS]: Math.round(retry.delayMs),
       },
       retry.timeMs,
     );

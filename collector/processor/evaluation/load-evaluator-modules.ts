@@ -6,6 +6,7 @@
  * evaluator configured under `processors.evaluation.evaluators` that nothing defines.
  */
 import { pathToFileURL } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
@@ -48,7 +49,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
       problems.push({
         file,
         path,
-        message: `exports no evaluator (exports: ${names.length > 0 ? names.join(', ') : 'none'}; export the result of defineEvaluator({ id, create }) from evalon/evaluation)`,
+        message:
+          `exports no evaluator (exports: ${names.length > 0 ? names.join(', ') : 'none'}; export the result ` +
+          'of defineEvaluator({ id, create }) from evalon/evaluation)',
       });
     }
     for (const definition of definitions) registered.push({ definition, origin: file });
@@ -66,7 +69,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
       problems.push({
         ...(file ? { file } : {}),
         path: MODULES_PATH,
-        message: `evaluator id "${candidate.definition.id}" is defined twice: by ${existing.origin} and by ${candidate.origin} (ids must be unique; rename one)`,
+        message:
+          `evaluator id "${candidate.definition.id}" is defined twice: by ${existing.origin} and by ` +
+          `${candidate.origin} (ids must be unique; rename one)`,
       });
     }
   }
@@ -104,8 +109,8 @@ function definitionsIn(exports: Record<string, unknown>): EvaluatorDefinition[] 
 const MAX_ERROR_CHARS = 300;
 
 function errorText(error: unknown): string {
-  const text = (error instanceof Error ? `${error.name}: ${error.message}` : String(error))
-    .replace(/\u001b\[[0-9;]*m/g, '') // colours a transformer may add
+  // A transformer may colour its message: the terminal escapes are dropped.
+  const text = stripVTControlCharacters(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS - 1)}…` : text;

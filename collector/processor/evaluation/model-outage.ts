@@ -56,8 +56,10 @@ export function createOutageDeferrals(options: {
       if (now - loggedAt >= LOG_EVERY_MS) {
         loggedAt = now;
         logger.warn(
-          `evaluation ${evaluation.evaluationId} (${evaluation.evaluatorId}): the model is unavailable (${error instanceof Error ? error.message : String(error)}); ` +
-            `running it again in ${Math.round(delayMs / 100) / 10} s (${waiting} evaluation(s) waiting for the model; each is retried for up to ${Math.round(retryForMs / 60_000)} min)`,
+          `evaluation ${evaluation.evaluationId} (${evaluation.evaluatorId}): the model is unavailable ` +
+            `(${error instanceof Error ? error.message : String(error)}); ` +
+            `running it again in ${Math.round(delayMs / 100) / 10} s (${waiting} evaluation(s) waiting for the ` +
+            `model; each is retried for up to ${Math.round(retryForMs / 60_000)} min)`,
         );
       }
       return true;

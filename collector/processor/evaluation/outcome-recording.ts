@@ -68,7 +68,8 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
         written = await outcomes.add(record);
       } catch (error) {
         logger.error(
-          `evaluation ${record.evaluationId}: recording its outcome failed: ${errorText(error)} (it runs again at the next start)`,
+          `evaluation ${record.evaluationId}: recording its outcome ` +
+            `failed: ${errorText(error)} (it runs again at the next start)`,
         );
         return;
       }
@@ -95,7 +96,8 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
     recordAbandoned(evaluation, controlId) {
       const abandoned = abandonedRecord(evaluation, isoTime(clock.now()), controlId);
       logger.warn(
-        `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ${abandoned.outcome.type === 'failed' ? abandoned.outcome.error : ''}`,
+        `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ` +
+          `${abandoned.outcome.type === 'failed' ? abandoned.outcome.error : ''}`,
       );
       return record(abandoned);
     },

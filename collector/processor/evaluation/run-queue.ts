@@ -108,7 +108,8 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
       })
       .catch((error: unknown) => {
         logger.error(
-          `evaluation: reading the evaluation queue failed: ${error instanceof Error ? error.message : String(error)} (retrying in ${QUEUE_READ_RETRY_MS} ms)`,
+          'evaluation: reading the evaluation queue failed: ' +
+            `${error instanceof Error ? error.message : String(error)} (retrying in ${QUEUE_READ_RETRY_MS} ms)`,
         );
         readRetry = clock.setTimeout(
           () => {

@@ -113,7 +113,8 @@ export function createRunScheduler(options: RunSchedulerOptions): RunScheduler {
         claimed--;
         queue.release(evaluation.evaluationId);
         logger.error(
-          `evaluation ${evaluation.evaluationId}: counting its attempt failed: ${error instanceof Error ? error.message : String(error)} (it runs at the next start)`,
+          `evaluation ${evaluation.evaluationId}: counting its attempt failed: ` +
+            `${error instanceof Error ? error.message : String(error)} (it runs at the next start)`,
         );
         options.onChange();
       },

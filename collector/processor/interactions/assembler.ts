@@ -1,7 +1,8 @@
 /**
  * Interaction assembly: groups received spans by trace, decides from the span tree when each
- * interaction is complete (spec §2.4), and reports late spans. Time is injected (`now` arguments),
- * so tests drive it without sleeping; the processor owns the real clock and the store.
+ * interaction is complete (the completion policy below; docs/interactions.md), and reports late
+ * spans. Time is injected (`now` arguments), so tests drive it without sleeping; the processor owns
+ * the real clock and the store.
  *
  * The policy, per interaction root R of a pending trace:
  * - structural completion when every span that could still belong to R has arrived — no span of
@@ -107,7 +108,10 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const bucket = Math.max(bucketOf(time), lastBucket + 1, sweeping + 1);
     trace.dueBucket = bucket;
     let set = buckets.get(bucket);
-    if (!set) buckets.set(bucket, (set = new Set()));
+    if (!set) {
+      set = new Set();
+      buckets.set(bucket, set);
+    }
     set.add(trace.traceId);
   }
 
@@ -156,12 +160,13 @@ export function createAssembler(options: AssemblerOptions): Assembler {
         touched.add(trace);
         continue;
       }
+      epoch ??= now;
       const node: SpanNode = {
         spanId: span.spanId,
         parentSpanId: hasRemoteParent(span) ? undefined : span.parentSpanId,
         invocation: classify(span),
         // Milliseconds since the assembler's first span: a small integer (no heap number) for weeks.
-        arrivedAt: now - (epoch ??= now),
+        arrivedAt: now - epoch,
       };
       trace.nodes.set(span.spanId, node);
       added.push([trace, node]);
@@ -269,8 +274,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       flowId: outer !== undefined ? interactionIdOf(trace.traceId, outer) : undefined,
       completion,
     });
-    const completed = (trace.completedMembers ??= new Map());
-    for (const id of memberSpanIds) completed.set(id, interactionId);
+    trace.completedMembers ??= new Map();
+    for (const id of memberSpanIds) trace.completedMembers.set(id, interactionId);
     stats.completed[completion]++;
   }
 

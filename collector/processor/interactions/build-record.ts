@@ -1,12 +1,45 @@
 /**
- * Builds the InteractionRecord (spec §2.3) from the spans of one interaction, in any dialect or
+ * Builds the InteractionRecord from the spans of one interaction, in any dialect or
  * mix of dialects. Runs once per completed interaction; see README.md for the field-by-field rules.
  */
-import { EVALUATION_ID_ATTRIBUTE } from '../../../src/model/attributes.ts';
 import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../../src/model/records.ts';
 import { nanosToIso, type AttributeValue, type Attributes, type SpanData } from '../../model/span.ts';
+import {
+  AGENT_NAME,
+  AI_MODEL_ID,
+  AI_MODEL_PROVIDER,
+  AI_OPERATION_ID,
+  AI_RESPONSE_FINISH_REASON,
+  AI_TELEMETRY_FUNCTION_ID,
+  AI_TELEMETRY_METADATA_SESSION_ID,
+  DEPLOYMENT_ENVIRONMENT_NAME,
+  ERROR_TYPE,
+  EVALON_PREFIX,
+  EVALUATION_ID_ATTRIBUTE,
+  GEN_AI_AGENT_DESCRIPTION,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  GEN_AI_AGENT_VERSION,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_OUTPUT_TYPE,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_FINISH_REASONS,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_SYSTEM,
+  OPENINFERENCE_SPAN_KIND,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  SESSION_ID,
+  TRACELOOP_ASSOCIATION_PROPERTIES_SESSION_ID,
+  TRACELOOP_ENTITY_NAME,
+  TRACELOOP_SPAN_KIND,
+  TRACELOOP_WORKFLOW_NAME,
+  USER_ID,
+} from '../../../src/model/attributes.ts';
 import { agentIdOf, classifyInvocation, dialectAgentName, rolesOf } from './classify.ts';
-import { exceptionMessageOf, str } from './dialects/attributes.ts';
+import { exceptionMessageOf, str } from './dialects/attribute-values.ts';
 import { textOf } from './dialects/messages.ts';
 import { readSpan } from './dialects/read-span.ts';
 import type { SpanView } from './dialects/span-view.ts';
@@ -18,7 +51,10 @@ export { agentIdOf } from './classify.ts';
 export interface InteractionSpans {
   /** The interaction span: the outermost invocation span of this interaction. */
   root: SpanData;
-  /** Every span of the interaction: root, merged nested invocation spans, all descendants — but NOT the subtrees of nested interactions of other agents. */
+  /**
+   * Every span of the interaction: root, merged nested invocation spans, all descendants — but NOT
+   * the subtrees of nested interactions of other agents.
+   */
   spans: SpanData[];
   /** Invocation spans of other agents directly nested in this one. */
   nested: Array<{ span: SpanData; interactionId: string; agentId: string }>;
@@ -29,39 +65,39 @@ export interface InteractionSpans {
 
 /** Raw root span attributes copied into `record.attributes` (when present and small). */
 export const RECORD_ATTRIBUTES: readonly string[] = [
-  'gen_ai.operation.name',
-  'gen_ai.agent.id',
-  'gen_ai.agent.name',
-  'gen_ai.agent.description',
-  'gen_ai.agent.version',
-  'gen_ai.provider.name',
-  'gen_ai.system',
-  'gen_ai.request.model',
-  'gen_ai.response.model',
-  'gen_ai.response.finish_reasons',
-  'gen_ai.conversation.id',
-  'gen_ai.output.type',
-  'error.type',
-  'openinference.span.kind',
-  'agent.name',
-  'session.id',
-  'user.id',
-  'traceloop.span.kind',
-  'traceloop.entity.name',
-  'traceloop.workflow.name',
-  'ai.operationId',
-  'ai.telemetry.functionId',
-  'ai.model.id',
-  'ai.model.provider',
-  'ai.response.finishReason',
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  GEN_AI_AGENT_DESCRIPTION,
+  GEN_AI_AGENT_VERSION,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_SYSTEM,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_RESPONSE_FINISH_REASONS,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_OUTPUT_TYPE,
+  ERROR_TYPE,
+  OPENINFERENCE_SPAN_KIND,
+  AGENT_NAME,
+  SESSION_ID,
+  USER_ID,
+  TRACELOOP_SPAN_KIND,
+  TRACELOOP_ENTITY_NAME,
+  TRACELOOP_WORKFLOW_NAME,
+  AI_OPERATION_ID,
+  AI_TELEMETRY_FUNCTION_ID,
+  AI_MODEL_ID,
+  AI_MODEL_PROVIDER,
+  AI_RESPONSE_FINISH_REASON,
 ];
 /** Root attributes under this prefix are copied too (the application's own annotations). */
-export const RECORD_ATTRIBUTE_PREFIX = 'evalon.';
+export const RECORD_ATTRIBUTE_PREFIX = EVALON_PREFIX;
 /** Resource attributes copied into `record.attributes`. */
 export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = [
-  'service.name',
-  'service.version',
-  'deployment.environment.name',
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  DEPLOYMENT_ENVIRONMENT_NAME,
   EVALUATION_ID_ATTRIBUTE,
 ];
 const MAX_ATTRIBUTE_STRING = 1024;
@@ -69,10 +105,10 @@ const MAX_PREFIXED_ATTRIBUTES = 32;
 
 /** Conversation id keys, in order: semconv, OpenInference, Traceloop, Vercel AI SDK metadata. */
 const CONVERSATION_KEYS = [
-  'gen_ai.conversation.id',
-  'session.id',
-  'traceloop.association.properties.session_id',
-  'ai.telemetry.metadata.sessionId',
+  GEN_AI_CONVERSATION_ID,
+  SESSION_ID,
+  TRACELOOP_ASSOCIATION_PROPERTIES_SESSION_ID,
+  AI_TELEMETRY_METADATA_SESSION_ID,
 ] as const;
 
 export function buildInteractionRecord(input: InteractionSpans): InteractionRecord {
@@ -111,7 +147,7 @@ export function buildInteractionRecord(input: InteractionSpans): InteractionReco
   });
 
   const invocation = classifyInvocation(root);
-  const failed = root.status.code === 2 || str(root.attributes, 'error.type') !== undefined;
+  const failed = root.status.code === 2 || str(root.attributes, ERROR_TYPE) !== undefined;
   const record: InteractionRecord = {
     interactionId: interactionIdOf(root.traceId, root.spanId),
     traceId: root.traceId,
@@ -132,14 +168,14 @@ export function buildInteractionRecord(input: InteractionSpans): InteractionReco
     completion: input.completion,
   };
   const agentName =
-    str(root.attributes, 'gen_ai.agent.name') ?? (invocation ? dialectAgentName(invocation.dialect, root) : undefined);
+    str(root.attributes, GEN_AI_AGENT_NAME) ?? (invocation ? dialectAgentName(invocation.dialect, root) : undefined);
   if (agentName !== undefined) record.agentName = agentName;
   const conversationId =
     conversationIdOf(root.attributes) ?? firstDefined(views, (view) => conversationIdOf(view.span.attributes));
   if (conversationId !== undefined) record.conversationId = conversationId;
   if (input.flowId !== undefined) record.flowId = input.flowId;
   if (failed) {
-    const summary = root.status.message || str(root.attributes, 'error.type') || exceptionMessageOf(root);
+    const summary = root.status.message || str(root.attributes, ERROR_TYPE) || exceptionMessageOf(root);
     if (summary) record.failureSummary = summary;
   }
   const model = firstDefined(invocations, (view) => view.model) ?? lastDefined(modelCalls, (view) => view.model);

@@ -1,12 +1,24 @@
 /**
- * Which spans are agent invocations (spec §2.1), and who the agent is (§2.2).
+ * Which spans are agent invocations, and who the agent is (README.md, "Dialects as implemented").
+ * A span is an invocation when the dialect it speaks gives it that role; `dialects/dialect.ts`
+ * decides both, for this classifier and for the record builder's readers alike.
  *
  * `classifyInvocation` runs on every received span, so its negative path is a handful of property
- * reads and one set lookup, with no allocation. Everything else here runs once per interaction.
+ * reads and set lookups, with no allocation. Everything else here runs once per interaction.
  */
 import type { AttributeValue, Attributes, SpanData } from '../../model/span.ts';
+import {
+  AGENT_NAME,
+  AI_TELEMETRY_FUNCTION_ID,
+  EVALON_AGENT_ROLES,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  SERVICE_NAME,
+  TRACELOOP_ENTITY_NAME,
+} from '../../../src/model/attributes.ts';
+import { dialectOf, roleIn, type Dialect } from './dialects/dialect.ts';
 
-export type Dialect = 'semconv' | 'anthropic' | 'openinference' | 'traceloop' | 'vercel';
+export type { Dialect } from './dialects/dialect.ts';
 
 export interface Invocation {
   dialect: Dialect;
@@ -17,39 +29,13 @@ export interface Invocation {
   agentIdentity?: string;
 }
 
-/** The Vercel AI SDK's top-level calls; their `.doGenerate` / `.doStream` children are model calls. */
-const VERCEL_ROOT_SPANS: ReadonlySet<string> = new Set([
-  'ai.generateText',
-  'ai.streamText',
-  'ai.generateObject',
-  'ai.streamObject',
-]);
-
-const ANTHROPIC_TOOL_RUNNER_SPAN = 'anthropic.messages.tool_runner';
-
 /** The resource fallback for an agent that names itself nowhere. */
 export const UNKNOWN_AGENT = 'unknown_agent';
 
 /** The invocation `span` is, or undefined when it is none. */
 export function classifyInvocation(span: SpanData): Invocation | undefined {
-  const attributes = span.attributes;
-  // The dialect-specific markers come first: a span carrying one of them and gen_ai.* as well
-  // (newer OpenLLMetry, OpenInference bridges) still names its agent in its own dialect.
-  const openInferenceKind = attributes['openinference.span.kind'];
-  if (openInferenceKind === 'AGENT' || openInferenceKind === 'agent') {
-    return invocation('openinference', span);
-  }
-  const traceloopKind = attributes['traceloop.span.kind'];
-  if (traceloopKind === 'agent') {
-    return invocation('traceloop', span);
-  }
-  if (attributes['gen_ai.operation.name'] === 'invoke_agent') {
-    return invocation(span.name === ANTHROPIC_TOOL_RUNNER_SPAN ? 'anthropic' : 'semconv', span);
-  }
-  if (VERCEL_ROOT_SPANS.has(span.name)) {
-    return invocation('vercel', span);
-  }
-  return undefined;
+  const dialect = dialectOf(span);
+  return roleIn(dialect, span) === 'invocation' ? invocation(dialect, span) : undefined;
 }
 
 function invocation(dialect: Dialect, span: SpanData): Invocation {
@@ -61,22 +47,22 @@ function invocation(dialect: Dialect, span: SpanData): Invocation {
 function identityOf(dialect: Dialect, span: SpanData): string | undefined {
   const attributes = span.attributes;
   return (
-    nonEmptyString(attributes['gen_ai.agent.id']) ??
-    nonEmptyString(attributes['gen_ai.agent.name']) ??
+    nonEmptyString(attributes[GEN_AI_AGENT_ID]) ??
+    nonEmptyString(attributes[GEN_AI_AGENT_NAME]) ??
     dialectAgentName(dialect, span)
   );
 }
 
-/** The agent name in the dialect's own attributes (spec §2.2). */
+/** The agent name in the dialect's own attributes. */
 export function dialectAgentName(dialect: Dialect, span: SpanData): string | undefined {
   const attributes = span.attributes;
   switch (dialect) {
     case 'openinference':
-      return nonEmptyString(attributes['agent.name']) ?? nonEmptyString(span.name);
+      return nonEmptyString(attributes[AGENT_NAME]) ?? nonEmptyString(span.name);
     case 'traceloop':
-      return nonEmptyString(attributes['traceloop.entity.name']);
+      return nonEmptyString(attributes[TRACELOOP_ENTITY_NAME]);
     case 'vercel':
-      return nonEmptyString(attributes['ai.telemetry.functionId']);
+      return nonEmptyString(attributes[AI_TELEMETRY_FUNCTION_ID]);
     default:
       return undefined;
   }
@@ -87,13 +73,11 @@ export function dialectAgentName(dialect: Dialect, span: SpanData): string | und
  * resource's `service.name`, else `unknown_agent`.
  */
 export function agentIdOf(root: SpanData): string {
-  return (
-    classifyInvocation(root)?.agentIdentity ?? nonEmptyString(root.origin.resource['service.name']) ?? UNKNOWN_AGENT
-  );
+  return classifyInvocation(root)?.agentIdentity ?? nonEmptyString(root.origin.resource[SERVICE_NAME]) ?? UNKNOWN_AGENT;
 }
 
 /**
- * The agent roles (the seed's `@AgentRole`): span attribute `evalon.agent.roles` (a string array;
+ * The agent roles evaluators can bind to: span attribute `evalon.agent.roles` (a string array;
  * a single string is one role), else the resource attribute of the same name, else none.
  */
 export function rolesOf(span: SpanData): string[] {
@@ -101,7 +85,7 @@ export function rolesOf(span: SpanData): string[] {
 }
 
 function rolesIn(attributes: Attributes): string[] | undefined {
-  const value = attributes['evalon.agent.roles'];
+  const value = attributes[EVALON_AGENT_ROLES];
   if (typeof value === 'string') return value === '' ? undefined : [value];
   if (!Array.isArray(value)) return undefined;
   const roles = value.filter((role): role is string => typeof role === 'string' && role !== '');

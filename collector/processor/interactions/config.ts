@@ -30,7 +30,9 @@ export const interactionsProcessorSchema = section({
         context.addIssue({
           code: 'custom',
           path: ['settle'],
-          message: `must be shorter than decision_wait (settle ${processor.settle}ms, decision_wait ${processor.decision_wait}ms)`,
+          message:
+            `must be shorter than decision_wait (settle ${processor.settle}ms, decision_wait ` +
+            `${processor.decision_wait}ms)`,
         });
       }
     },

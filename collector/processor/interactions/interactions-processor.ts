@@ -79,7 +79,8 @@ export function createInteractionsProcessor(options: {
       if (now - lastEvictionLog >= 10_000) {
         lastEvictionLog = now;
         logger.warn(
-          `interactions: ${pendingTraces} pending traces exceed the limit; trace ${traceId} was decided early as a timeout ` +
+          `interactions: ${pendingTraces} pending traces exceed the ` +
+            `limit; trace ${traceId} was decided early as a timeout ` +
             `(${assembler.stats.evictedTraces} so far; raise processors::interactions::max_pending_traces)`,
         );
       }
@@ -126,7 +127,8 @@ export function createInteractionsProcessor(options: {
     // traces growing until the oldest are evicted undecided.
     if (assembler.pendingTraces() >= pendingHighWater) {
       throw new BackpressureError(
-        `interactions: ${assembler.pendingTraces()} traces are pending (max_pending_traces ${config.maxPendingTraces}); the ledger is not keeping up`,
+        `interactions: ${assembler.pendingTraces()} traces are pending (max_pending_traces ` +
+          `${config.maxPendingTraces}); the ledger is not keeping up`,
         { retryAfterSeconds: 1 },
       );
     }

@@ -62,7 +62,8 @@ export function createSplitTraces(options: { store: ReplicaStore; logger: Logger
         if (now - lastFailureLog >= LOG_INTERVAL_MS) {
           lastFailureLog = now;
           logger.warn(
-            `interactions: could not check ${traceIds.length} decided traces for spans on other replicas: ${String(error)}`,
+            `interactions: could not check ${traceIds.length} decided ` +
+              `traces for spans on other replicas: ${String(error)}`,
           );
         }
         return undefined;
@@ -101,14 +102,16 @@ export function createSplitTraces(options: { store: ReplicaStore; logger: Logger
           const late = kept.get(traceId) ?? [];
           const keptText =
             late.length > 0
-              ? `; ${late.length} spans received here kept as late spans of ${[...new Set(late.map((l) => l.interactionId))].join(', ')}`
+              ? `; ${late.length} spans received here kept as late spans of ` +
+                `${[...new Set(late.map((l) => l.interactionId))].join(', ')}`
               : '';
           parts.push(`interactions recorded by ${names(recorders)}${keptText}`);
         }
         const more = unlogged > 0 ? `; ${unlogged} more split traces since the last report` : '';
         unlogged = 0;
         logger.warn(
-          `interactions: trace ${traceId} was split across replicas: this one ("${found.replicaId}") and ${parts.join(', ')} ` +
+          `interactions: trace ${traceId} was split across replicas: this one ("${found.replicaId}") and ` +
+            `${parts.join(', ')} ` +
             `(${count} split traces so far${more}; route spans to replicas by trace id, see docs/scale-out.md)`,
         );
       }

@@ -58,9 +58,10 @@ export interface Ownership {
 }
 
 /**
- * Resolves which interaction every span of the trace belongs to, with the merge rule of spec
- * §2.1: an invocation nested in another whose agent identity is absent or the same belongs to the
- * enclosing interaction; a different identity starts an interaction of its own.
+ * Resolves which interaction every span of the trace belongs to, with the merge rule
+ * (docs/interactions.md, "Which interaction a span belongs to"): an invocation nested in another
+ * whose agent identity is absent or the same belongs to the enclosing interaction; a different
+ * identity starts an interaction of its own.
  */
 export function resolveOwnership(trace: TraceState): Ownership {
   const { nodes } = trace;
@@ -132,7 +133,10 @@ export function resolveOwnership(trace: TraceState): Ownership {
     if (root === undefined) unowned.push(node.spanId);
     else {
       let list = members.get(root);
-      if (!list) members.set(root, (list = []));
+      if (!list) {
+        list = [];
+        members.set(root, list);
+      }
       list.push(node.spanId);
     }
     if (node.parentSpanId !== undefined && !nodes.has(node.parentSpanId)) orphans.push(node);

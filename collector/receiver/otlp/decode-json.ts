@@ -35,14 +35,14 @@ const SPAN_KIND_NAMES: Record<string, number> = {
 const STATUS_CODE_NAMES: Record<string, number> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
 
 export function decodeJsonRequest(body: Uint8Array, rejections: SpanRejections): SpanData[] {
-  // The spec answers an empty request with success; an empty JSON body is the same request.
+  // The OTLP specification answers an empty request with success; an empty JSON body is the same request.
   if (body.length === 0) return [];
   const root = parse(body);
   if (!isObject(root)) {
     throw new OtlpDecodeError(`json: the body must be an ExportTraceServiceRequest object (got ${describe(root)})`);
   }
   if (root.resourceSpans === undefined && root.resource_spans !== undefined) {
-    // Unknown keys are ignored by the spec, which would silently drop every span here.
+    // Unknown keys are ignored by the OTLP specification, which would silently drop every span here.
     rejections.warn('resource_spans was ignored: OTLP/JSON keys are lowerCamelCase (resourceSpans)');
   }
   const spans: SpanData[] = [];

@@ -25,11 +25,11 @@ export interface PartialSuccess {
 export interface RpcStatus {
   code: number;
   message: string;
-  /** Sent as one google.rpc.BadRequest detail (what the spec suggests for 400 answers). */
+  /** Sent as one google.rpc.BadRequest detail (what the OTLP specification suggests for 400 answers). */
   fieldViolation?: { field: string; description: string };
 }
 
-/** The spec caps a response body at 4 MiB; messages are kept far below that. */
+/** The OTLP specification caps a response body at 4 MiB; messages are kept far below that. */
 const MAX_MESSAGE_CHARS = 8192;
 const BAD_REQUEST_TYPE_URL = 'type.googleapis.com/google.rpc.BadRequest';
 const EMPTY = Buffer.alloc(0);

@@ -2,7 +2,8 @@
  * One POST /v1/traces, from headers to answer. The order of checks is deliberate: cheap header
  * checks first (path, method, token, content type, encoding, declared size, in-flight budget),
  * so that a request that will be refused is refused before its body is read. Success (200) is
- * sent only after `next.consume` resolved: that is when the spans are durable (spec §2.5).
+ * sent only after `next.consume` resolved: that is when the spans are durable (stored, then
+ * acknowledged: docs/interactions.md).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BackpressureError, type SpanConsumer } from '../../pipeline/consumer.ts';
@@ -105,7 +106,8 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       return refuse(
         415,
         RpcCode.INVALID_ARGUMENT,
-        `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ${ACCEPTED_CONTENT_ENCODINGS})`,
+        `otlp receiver: unsupported Content-Encoding ${req.headers['content-encoding']} (send ` +
+          `${ACCEPTED_CONTENT_ENCODINGS})`,
       );
     }
     const declaredBytes = Number(req.headers['content-length'] ?? 0);
@@ -165,7 +167,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       reservation.release();
     }
 
-    /** The spans were not stored: tell the client to retry (the spec's retryable 429/503). */
+    /** The spans were not stored: tell the client to retry (OTLP's retryable 429/503). */
     function refuseUnstored(error: unknown, count: number): Promise<void> {
       if (error instanceof BackpressureError) {
         return refuse(
@@ -193,5 +195,8 @@ function pathOf(url: string | undefined): string {
 }
 
 function tooLargeMessage(limit: number): string {
-  return `request body: larger than ${limit} bytes (raise receivers::otlp::protocols::http::max_request_body_size, or send smaller batches)`;
+  return (
+    `request body: larger than ${limit} bytes (raise receivers::otlp::protocols::http::max_request_body_size, ` +
+    'or send smaller batches)'
+  );
 }

@@ -1,7 +1,7 @@
 /**
  * Readers for the fields of an OTLP/JSON body, with the deviations from proto3 JSON that the OTLP
- * spec requires: ids are case-insensitive hex (not base64), 64-bit integers arrive as decimal
- * strings or numbers, enums are integers, null means unset. A wrong shape throws JsonShapeError
+ * specification requires: ids are case-insensitive hex (not base64), 64-bit integers arrive as
+ * decimal strings or numbers, enums are integers, null means unset. A wrong shape throws JsonShapeError
  * with the path of the offending field, relative to where it is caught; enclosing readers prefix
  * their own segment on the way up (`within`), so paths cost nothing on the good path.
  */
@@ -88,7 +88,7 @@ export function readDouble(value: unknown, field: string): number {
 }
 
 /**
- * An enum: the OTLP spec says integers; numeric strings and the proto names are also taken,
+ * An enum: the OTLP specification says integers; numeric strings and the proto names are also taken,
  * because refusing a span for `"SPAN_KIND_SERVER"` would help nobody.
  */
 export function readEnum(value: unknown, field: string, names: Readonly<Record<string, number>>): number {

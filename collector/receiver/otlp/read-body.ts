@@ -50,7 +50,8 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
     };
     const tooLarge = (where: string) =>
       new BodyTooLargeError(
-        `request body: larger than ${maxBytes} bytes ${where}(raise receivers::otlp::protocols::http::max_request_body_size, or send smaller batches)`,
+        `request body: larger than ${maxBytes} bytes ${where}(raise ` +
+          'receivers::otlp::protocols::http::max_request_body_size, or send smaller batches)',
         { limitBytes: maxBytes },
       );
 

@@ -1,9 +1,9 @@
 /**
  * Spans refused one by one (a bad id) while the rest of the batch is accepted. Their count and a
  * readable summary become the response's `partial_success`; the summary names the first few
- * problems only, because the response body must stay small (the spec caps it at 4 MiB and clients
+ * problems only, because the response body must stay small (the OTLP specification caps it at 4 MiB and clients
  * log it). A warning (nothing refused, something the sender should know) travels the same way, as
- * the spec allows: `rejected_spans = 0` with a message.
+ * the OTLP specification allows: `rejected_spans = 0` with a message.
  */
 
 /** How many problems the summary spells out before it says "and N more". */

@@ -111,7 +111,10 @@ export function agentMessages(
     if (entry.type === 'turn') return `[${entry.sender} in ${entry.conversation}]: ${entry.content}`;
     const { call, result } = entry.interaction;
     const outcome = result.error ?? compactJson(result.result);
-    return `[you previously called tool '${call.toolName}' in ${entry.conversation} with arguments ${compactJson(call.arguments)} → result: ${outcome}]`;
+    return (
+      `[you previously called tool '${call.toolName}' in ${entry.conversation} with arguments ` +
+      `${compactJson(call.arguments)} → result: ${outcome}]`
+    );
   });
   const eventLines = events.map((event) => `[System event: ${event.name}] ${compactJson(event.data)}`);
   const nudge =

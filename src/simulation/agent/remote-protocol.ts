@@ -1,7 +1,7 @@
 /**
- * The remote-agent wire format, protocol version "1" (the seed's, exactly): the request carries the
- * whole history, the events and the conversation to answer in; the response is one action.
- * `tool_interactions` is also accepted under the reference's older name `tool_trace`.
+ * The remote-agent wire format, protocol version "1": the request carries the whole history, the
+ * events and the conversation to answer in; the response is one action. `tool_interactions` is
+ * also accepted under its older name `tool_trace`.
  */
 import { z } from 'zod';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';

@@ -24,7 +24,8 @@ export type SimpleAgentReply =
 export class InvalidTraceError extends Error {
   constructor(trace: string, cause: unknown) {
     super(
-      `agent reply: the trace is not valid JSON (${JSON.stringify(trace.length > 60 ? `${trace.slice(0, 60)}…` : trace)})`,
+      'agent reply: the trace is not valid JSON ' +
+        `(${JSON.stringify(trace.length > 60 ? `${trace.slice(0, 60)}…` : trace)})`,
       { cause },
     );
     this.name = 'InvalidTraceError';

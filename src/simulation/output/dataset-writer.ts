@@ -22,7 +22,7 @@ export function toPlan(transcript: readonly JudgeTranscriptEntry[]): PlanStep[] 
     .map((call, index) => ({ step: index + 1, ...call }));
 }
 
-/** The evaluation as JSON: the reference's fields, plus the overall pass and per-criterion detail. */
+/** The evaluation as JSON: scenario, criteria and scores, plus the overall pass and per-criterion detail. */
 export function evaluationJson(scenarioName: string, verdict: JudgeVerdict) {
   return {
     scenario_name: scenarioName,

@@ -16,7 +16,10 @@ export function progressLine(outcome: RunOutcome, done: number, total: number, p
       : paint('red', 'FAIL ');
   const score = outcome.result ? outcome.result.evaluation.overallScore.toFixed(2) : '  - ';
   const detail = outcome.error ? `  ${outcome.error.message.split('\n')[0]}` : '';
-  return `${bar} ${count}  ${outcome.scenario} #${outcome.trial}  ${verdict} ${score}  (${(outcome.durationMs / 1000).toFixed(1)}s)${detail}`;
+  return (
+    `${bar} ${count}  ${outcome.scenario} #${outcome.trial}  ${verdict} ${score}  ` +
+    `(${(outcome.durationMs / 1000).toFixed(1)}s)${detail}`
+  );
 }
 
 export function summaryLines(batch: BatchResult, paint: Paint): string[] {
@@ -34,7 +37,9 @@ export function summaryLines(batch: BatchResult, paint: Paint): string[] {
   const runs = batch.scenarios.flatMap((s) => s.runs);
   const failed = runs.filter((run) => !run.passed).length;
   lines.push(
-    `  Result: ${failed === 0 ? paint('green', 'PASS') : paint('red', `FAIL (${failed} of ${runs.length} runs failed)`)}  in ${(batch.wallMs / 1000).toFixed(1)}s`,
+    '  Result: ' +
+      `${failed === 0 ? paint('green', 'PASS') : paint('red', `FAIL (${failed} of ${runs.length} runs failed)`)}  in ` +
+      `${(batch.wallMs / 1000).toFixed(1)}s`,
   );
   return lines;
 }

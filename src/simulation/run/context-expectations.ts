@@ -66,7 +66,10 @@ export function valueAt(root: JsonValue, path: readonly string[]): JsonValue | u
   return value;
 }
 
-/** Objects: every expected key is included recursively; arrays: every expected element is found; strings: substring; else equality. */
+/**
+ * Objects: every expected key is included recursively; arrays: every expected element is found;
+ * strings: substring; else equality.
+ */
 function includes(actual: JsonValue, expected: JsonValue): boolean {
   if (isJsonObject(expected)) {
     return (

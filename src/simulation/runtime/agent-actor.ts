@@ -7,7 +7,7 @@
  *   events are handed to the next step only. Either triggers a step in the agent's first direct
  *   conversation.
  * - Whatever arrives during a step is absorbed and answered by a follow-up step afterwards
- *   (observed messages included: the reference dropped those).
+ *   (observed messages included: none is dropped).
  * - A step that throws, rejects, returns nothing or returns a malformed action fails the run.
  */
 import type { Action, Agent, HistoryEntry, SimulationEvent, ToolInteraction } from '../agent/agent.ts';
@@ -96,10 +96,12 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
         return;
       }
       case 'stepped':
-        return onStepped(input.respondIn, input.action);
+        onStepped(input.respondIn, input.action);
+        return;
       case 'step_failed':
         stopped = true;
-        return runner.fail(name, input.cause, options.role);
+        runner.fail(name, input.cause, options.role);
+        return;
     }
   }
 
@@ -155,7 +157,8 @@ export function createAgentActor(options: AgentActorOptions): ParticipantActor {
       pending.delete(next);
       const events = queuedEvents;
       queuedEvents = [];
-      return step(next, events);
+      step(next, events);
+      return;
     }
     if (queuedEvents.length > 0 && firstDirect !== undefined) {
       const events = queuedEvents;

@@ -149,7 +149,8 @@ export class CompletionGate {
           this.inFlight--;
           reject(
             new ReplayMismatchError(
-              `replay: no recorded ${kind} completion matches ${key} (the scenario, prompts or agent changed since recording; record again)`,
+              `replay: no recorded ${kind} completion matches ${key} (the scenario, prompts or agent changed since ` +
+                'recording; record again)',
               kind,
               key,
             ),
@@ -270,7 +271,8 @@ export class CompletionGate {
       const what = expected ? `${expected.kind} ${expected.key}` : 'nothing more';
       this.divergenceListener?.(
         new ReplayMismatchError(
-          `replay: the run diverged from the recording (it waits on ${this.inFlight} operation(s), ${orphans} never recorded; the recording expects ${what} next)`,
+          `replay: the run diverged from the recording (it waits on ${this.inFlight} operation(s), ${orphans} never ` +
+            `recorded; the recording expects ${what} next)`,
           expected?.kind ?? 'model',
           expected?.key ?? '',
         ),

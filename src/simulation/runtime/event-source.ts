@@ -1,9 +1,9 @@
 /**
  * An event source: it sees every message of the simulation and may emit derived events, which go
  * to the transcript and to the participants observing the source. A simulated source asks the
- * model; a custom source is code given in the run options. Fixes over the reference: one call at
- * a time (activity arriving meanwhile is considered in the next call), undeclared event names are
- * dropped and an event identical to one already emitted is not emitted again.
+ * model; a custom source is code given in the run options. A source makes one call at a time
+ * (activity arriving meanwhile is considered in the next call), undeclared event names are dropped
+ * and an event identical to one already emitted is not emitted again.
  */
 import type { ModelClient } from '../../judge/model-client.ts';
 import { responseText } from '../../judge/model-client.ts';

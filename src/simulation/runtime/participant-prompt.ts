@@ -16,14 +16,18 @@ export const DEFAULT_PARTICIPANT_TEMPLATE = [
   'Persona: {persona}',
   'Goal: {goal}',
   '',
-  'You are responding in the "{conv}" conversation with {others}. Address them, not people from your other conversations.',
+  'You are responding in the "{conv}" conversation with {others}. ' +
+    'Address them, not people from your other conversations.',
   'Stay in character and respond naturally, as this person would.',
 ].join('\n');
 
 export const END_RULE = [
-  `Write ${END_SIGNAL} at the very end of your message only when the conversation is genuinely complete: your goal is achieved,`,
-  'or the other side has clearly wrapped up. Never end mid-task, while waiting for something to be done, or while correcting',
-  `yourself; do not end right after confirming an action the other side has not completed yet. When in doubt, do not write ${END_SIGNAL}.`,
+  `Write ${END_SIGNAL} at the very end of your message only when ` +
+    'the conversation is genuinely complete: your goal is achieved,',
+  'or the other side has clearly wrapped up. Never end mid-task, ' +
+    'while waiting for something to be done, or while correcting',
+  'yourself; do not end right after confirming an action the other side has not completed yet. When in doubt, do not ' +
+    `write ${END_SIGNAL}.`,
   'Output only the content of your message: it is delivered exactly as you write it.',
 ].join('\n');
 
@@ -53,7 +57,8 @@ export function participantSystemPrompt(
     if (other.messages.length === 0) continue;
     const lines = other.messages.map((message) => `[${message.sender}]: ${message.content}`);
     parts.push(
-      `You also have an ongoing conversation in "${other.name}" with ${other.others.join(', ') || 'unknown'}. Recent messages there:\n${lines.join('\n')}`,
+      `You also have an ongoing conversation in "${other.name}" with ${other.others.join(', ') || 'unknown'}. Recent ` +
+        `messages there:\n${lines.join('\n')}`,
     );
   }
   return parts.join('\n\n');

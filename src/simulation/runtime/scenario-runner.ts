@@ -209,7 +209,8 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
       const custom = options.eventSources?.[source.name];
       if (source.type === 'custom' && !custom) {
         throw new Error(
-          `event_sources.${source.name}: type custom needs an implementation (pass it in the run options' eventSources)`,
+          `event_sources.${source.name}: type custom needs an ` +
+            `implementation (pass it in the run options' eventSources)`,
         );
       }
       sources.push(

@@ -5,10 +5,11 @@
  *
  * The accumulation rule: a message that arrives while thinking is added and restarts the delay; one
  * that arrives while generating is added and answered afterwards (in the same conversation too:
- * the reference dropped those). After answering, it answers the next conversation with unanswered
+ * none is dropped). After answering, it answers the next conversation with unanswered
  * messages; if none, it may follow up proactively once in a conversation where it spoke last and
  * that it has not tried this cycle (the model can decline with [NO_QUESTION]); else it goes idle.
- * Observed events are ignored, as in the reference. `model` must be the run's gated client.
+ * Observed events are ignored: only messages drive a participant. `model` must be the run's gated
+ * client.
  */
 import type { ModelClient } from '../../judge/model-client.ts';
 import { responseText } from '../../judge/model-client.ts';
@@ -62,17 +63,20 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     if (stopped) return;
     switch (input.type) {
       case 'message':
-        return onMessage(input.conversation, input.message.sender, input.message.content);
+        onMessage(input.conversation, input.message.sender, input.message.content);
+        return;
       case 'events':
-        return; // observed events do not drive simulated participants (as in the reference)
+        return; // observed events do not drive simulated participants: only messages do
       case 'think_done':
         if (state === 'thinking' && input.generation === generation) generate();
         return;
       case 'reply':
-        return onReply(input.conversation, input.insertAt, input.text);
+        onReply(input.conversation, input.insertAt, input.text);
+        return;
       case 'failed':
         stopped = true;
-        return runner.fail(self, input.cause, 'participant');
+        runner.fail(self, input.cause, 'participant');
+        return;
     }
   }
 
@@ -95,7 +99,10 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     timer = undefined;
     const thisGeneration = ++generation;
     const delay = thinkingDelay(participant.responseSpeed, options.random, options.thinkingDelays);
-    if (delay === 0) return generate();
+    if (delay === 0) {
+      generate();
+      return;
+    }
     const handle = gate.timer(`${self}#${++timers}`, delay);
     timer = handle;
     void handle.promise.then(() => mailbox.post({ type: 'think_done', generation: thisGeneration }));
@@ -154,7 +161,8 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
     const next = [...unanswered][0];
     if (next !== undefined) {
       attempted.add(next);
-      return think(next);
+      think(next);
+      return;
     }
     const grew = [...heard].some(([name, list]) => list.length > (lengthsAtCycleStart.get(name) ?? 0));
     if (grew) {
@@ -163,7 +171,8 @@ export function createSimulatedParticipant(options: SimulatedParticipantOptions)
       );
       if (followUp) {
         attempted.add(followUp[0]);
-        return think(followUp[0]);
+        think(followUp[0]);
+        return;
       }
     }
     state = 'idle';

@@ -7,7 +7,10 @@ export type ResponseSpeed = 'fast' | 'medium' | 'slow';
 
 export interface Participant {
   name: string;
-  /** simulated: an LLM role-player; evaluated: the agent under test; custom: user code (or, with none given, role-played). */
+  /**
+   * simulated: an LLM role-player; evaluated: the agent under test; custom: user code (or, with
+   * none given, role-played).
+   */
   type: ParticipantType;
   persona: string;
   goal: string;

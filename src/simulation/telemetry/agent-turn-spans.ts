@@ -8,6 +8,25 @@
 import { context as otelContext, SpanKind, SpanStatusCode, trace as otelTrace, type Tracer } from '@opentelemetry/api';
 import { compactJson } from '../../judge/json-value.ts';
 import type { Action, HistoryEntry, SimulationEvent } from '../agent/agent.ts';
+import {
+  ERROR_TYPE,
+  EVALON_SIMULATION_RESPOND_IN,
+  EVALON_SIMULATION_RUN_ID,
+  EVALON_SIMULATION_SCENARIO,
+  EVALON_SIMULATION_TRIAL,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  GEN_AI_CONVERSATION_ID,
+  GEN_AI_INPUT_MESSAGES,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_OUTPUT_MESSAGES,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_TOOL_CALL_ARGUMENTS,
+  GEN_AI_TOOL_CALL_RESULT,
+  GEN_AI_TOOL_NAME,
+  GEN_AI_TOOL_TYPE,
+} from '../../model/attributes.ts';
 
 export type AgentKind = 'claude' | 'remote' | 'code';
 
@@ -46,23 +65,23 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
     startTime: turn.startedAt,
     root: true,
     attributes: {
-      'gen_ai.operation.name': 'invoke_agent',
-      'gen_ai.provider.name': PROVIDER[turn.agentKind ?? 'code'],
-      'gen_ai.agent.name': turn.agent,
-      'gen_ai.agent.id': options.agentId ?? turn.agent,
-      'gen_ai.conversation.id': turn.runId,
-      ...(options.model && turn.agentKind === 'claude' ? { 'gen_ai.request.model': options.model } : {}),
-      'gen_ai.input.messages': JSON.stringify(inputMessages(turn)),
-      'evalon.simulation.run_id': turn.runId,
-      'evalon.simulation.scenario': turn.scenario,
-      'evalon.simulation.trial': turn.trial,
-      'evalon.simulation.respond_in': turn.respondIn,
+      [GEN_AI_OPERATION_NAME]: 'invoke_agent',
+      [GEN_AI_PROVIDER_NAME]: PROVIDER[turn.agentKind ?? 'code'],
+      [GEN_AI_AGENT_NAME]: turn.agent,
+      [GEN_AI_AGENT_ID]: options.agentId ?? turn.agent,
+      [GEN_AI_CONVERSATION_ID]: turn.runId,
+      ...(options.model && turn.agentKind === 'claude' ? { [GEN_AI_REQUEST_MODEL]: options.model } : {}),
+      [GEN_AI_INPUT_MESSAGES]: JSON.stringify(inputMessages(turn)),
+      [EVALON_SIMULATION_RUN_ID]: turn.runId,
+      [EVALON_SIMULATION_SCENARIO]: turn.scenario,
+      [EVALON_SIMULATION_TRIAL]: turn.trial,
+      [EVALON_SIMULATION_RESPOND_IN]: turn.respondIn,
     },
   });
   const action = turn.action;
   if (action?.type === 'send') {
     span.setAttribute(
-      'gen_ai.output.messages',
+      GEN_AI_OUTPUT_MESSAGES,
       JSON.stringify([
         { role: 'assistant', parts: [{ type: 'text', content: action.message.content }], finish_reason: 'stop' },
       ]),
@@ -77,32 +96,32 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
           kind: SpanKind.INTERNAL,
           startTime: turn.startedAt + slice * index,
           attributes: {
-            'gen_ai.operation.name': 'execute_tool',
-            'gen_ai.tool.name': interaction.call.toolName,
-            'gen_ai.tool.type': 'function',
-            'gen_ai.tool.call.arguments': compactJson(interaction.call.arguments),
+            [GEN_AI_OPERATION_NAME]: 'execute_tool',
+            [GEN_AI_TOOL_NAME]: interaction.call.toolName,
+            [GEN_AI_TOOL_TYPE]: 'function',
+            [GEN_AI_TOOL_CALL_ARGUMENTS]: compactJson(interaction.call.arguments),
             ...(interaction.result.error === undefined
-              ? { 'gen_ai.tool.call.result': compactJson(interaction.result.result) }
+              ? { [GEN_AI_TOOL_CALL_RESULT]: compactJson(interaction.result.result) }
               : {}),
           },
         },
         parent,
       );
       if (interaction.result.error !== undefined) {
-        child.setAttribute('error.type', 'tool_error');
+        child.setAttribute(ERROR_TYPE, 'tool_error');
         child.setStatus({ code: SpanStatusCode.ERROR, message: interaction.result.error });
       }
       child.end(turn.startedAt + slice * (index + 1));
     });
   } else if (action?.type === 'end') {
     span.setAttribute(
-      'gen_ai.output.messages',
+      GEN_AI_OUTPUT_MESSAGES,
       JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: '[END]' }], finish_reason: 'stop' }]),
     );
   }
   if (turn.error !== undefined) {
     const error = turn.error instanceof Error ? turn.error : new Error(String(turn.error));
-    span.setAttribute('error.type', error.name || 'Error');
+    span.setAttribute(ERROR_TYPE, error.name || 'Error');
     span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
   }
   span.end(turn.endedAt);

@@ -6,6 +6,8 @@
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, TracerProvider, type SpanExporter } from '@opentelemetry/sdk-trace';
+import { SERVICE_NAME } from '../../model/attributes.ts';
+import { SIMULATION_SCOPE } from '../../model/telemetry-names.ts';
 import { recordAgentTurn, type AgentTurnSpanOptions, type SimulationAgentTurn } from './agent-turn-spans.ts';
 
 export const DEFAULT_SERVICE_NAME = 'evalon-simulation';
@@ -31,10 +33,10 @@ export function createSimulationTelemetry(
   options: AgentTurnSpanOptions & { serviceName?: string } = {},
 ): SimulationTelemetry {
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': options.serviceName ?? DEFAULT_SERVICE_NAME }),
+    resource: resourceFromAttributes({ [SERVICE_NAME]: options.serviceName ?? DEFAULT_SERVICE_NAME }),
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000 })],
   });
-  const tracer = provider.getTracer('evalon.simulation');
+  const tracer = provider.getTracer(SIMULATION_SCOPE);
   let stopped: Promise<void> | undefined;
   return {
     onAgentTurn(turn) {

@@ -13,7 +13,8 @@ const escalateCustomerCase: Tool = {
     const number = text(args, 'case_number');
     const reason = text(args, 'escalation_reason');
     const cases = table(context, 'cases', true);
-    const record = cases[number] ?? (cases[number] = { case_number: number });
+    cases[number] ??= { case_number: number };
+    const record = cases[number];
     record.status = 'Escalated';
     record.escalation_reason = reason;
     return { escalation_status: `Case ${number} escalated to senior agent. Reason: ${reason}` };

@@ -5,7 +5,8 @@ import { objectSchema, table, text, type Tool } from './tool.ts';
 const flightLookup: Tool = {
   name: 'flight_lookup',
   description:
-    'Look up a flight by flight number, or search on-time flights with free seats on a route (origin and/or destination).',
+    'Look up a flight by flight number, or search on-time flights ' +
+    'with free seats on a route (origin and/or destination).',
   inputSchema: objectSchema({
     flight_number: 'Flight number, e.g. AA123',
     origin: 'Origin airport code',

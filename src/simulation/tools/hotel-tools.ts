@@ -17,7 +17,8 @@ const hotelBookingLookup: Tool = {
 const hotelCancel: Tool = {
   name: 'hotel_cancel',
   description:
-    'Cancel a hotel booking and refund it: full (the total), partial (80 % of the total) or credit (the total as account credit).',
+    'Cancel a hotel booking and refund it: full (the total), partial ' +
+    '(80 % of the total) or credit (the total as account credit).',
   inputSchema: objectSchema(
     { booking_ref: 'Booking reference', refund_type: 'full, partial or credit' },
     ['booking_ref', 'refund_type'],

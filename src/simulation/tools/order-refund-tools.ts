@@ -2,9 +2,9 @@
  * Orders and refunds: verify the customer, retrieve an order (by order number), check refund
  * eligibility, calculate, initiate, process, query and cancel refunds (orders named by `name`).
  *
- * Stateful, unlike the reference: a positive eligibility check marks the order Eligible (so
- * calculating the refund then works instead of always failing), initiating creates the refund
- * request, processing completes it, and the order carries its refund status.
+ * Stateful: a positive eligibility check marks the order Eligible (so calculating the refund then
+ * works), initiating creates the refund request, processing completes it, and the order carries
+ * its refund status.
  */
 import type { JsonObject } from '../../judge/json-value.ts';
 import { objectSchema, table, text, type Tool } from './tool.ts';

@@ -3,9 +3,8 @@
  * transactions (retrieve, validate, block, refund). Contacts are keyed by email. Actions that need a
  * verified customer take the `verification_status` the verification tool returned.
  *
- * Fixes over the reference: pending-transaction checks look at the card's own transactions and
- * at their current state (a blocked transaction is no longer pending), instead of matching the
- * word "pending" in the caller's text, which blocked every deactivation.
+ * Pending-transaction checks look at the card's own transactions and at their current state (a
+ * blocked transaction is no longer pending), never at the caller's text.
  */
 import type { JsonObject } from '../../judge/json-value.ts';
 import { amount, money, objectSchema, table, text, type Tool } from './tool.ts';
@@ -51,7 +50,8 @@ function guarded(
 const verify: Tool = {
   name: 'verify_contact_id_with_addr',
   description:
-    "Verify a customer's identity from email, name, postal code and state. Returns verification_status Verified or NotVerified.",
+    `Verify a customer's identity from email, name, postal code ` +
+    'and state. Returns verification_status Verified or NotVerified.',
   inputSchema: objectSchema(
     { email: 'Customer email', name: 'Full name', postal_code: 'Postal code', state: 'State code' },
     ['email', 'name', 'postal_code', 'state'],
@@ -126,10 +126,10 @@ const block: Tool = {
     const number = text(args, 'transaction_number');
     const txn = table(context, 'transactions')[number];
     if (!txn) return { block_status: 'Error: Transaction not found' };
-    if (txn.status !== 'Pending')
-      return {
-        block_status: `Error: Cannot block transaction - status is ${txn.status}. Only Pending transactions can be blocked.`,
-      };
+    if (txn.status !== 'Pending') {
+      const reason = `status is ${txn.status}. Only Pending transactions can be blocked.`;
+      return { block_status: `Error: Cannot block transaction - ${reason}` };
+    }
     txn.status = 'Blocked';
     return { block_status: `Successfully blocked transaction ${number}` };
   },
@@ -239,10 +239,9 @@ const retrieve: Tool = {
     ['transaction_amount'],
   ),
   run(args, context): JsonObject {
-    if (text(args, 'verification_status') !== 'Verified') {
-      return {
-        retrieve_status: `Error: Customer verification required - status is ${text(args, 'verification_status') || 'missing'}`,
-      };
+    const verification = text(args, 'verification_status');
+    if (verification !== 'Verified') {
+      return { retrieve_status: `Error: Customer verification required - status is ${verification || 'missing'}` };
     }
     if (!contactOf(context, text(args, 'email'))) return { retrieve_status: 'Error: Contact not found' };
     const wanted = amount(args, 'transaction_amount');

@@ -12,23 +12,30 @@
  *   call nor a tool, whatever model it names.
  */
 import type { SpanData } from '../../../model/span.ts';
-import { str } from './attributes.ts';
+import { ANTHROPIC_MESSAGE_STOP_REASON, ANTHROPIC_TOOL_RESULT_CONTENT } from '../../../../src/model/attributes.ts';
+import { str } from './attribute-values.ts';
 import { unwrapResult, withFinishReasons } from './messages.ts';
 import { operationRole, readSemconv, semconvOutput } from './semconv.ts';
-import { once, type SpanView } from './span-view.ts';
+import { once, type SpanRole, type SpanView } from './span-view.ts';
 
 export const ANTHROPIC_SCOPE_PREFIX = 'com.anthropic.sdk';
+/** The SDK's agent loop: the invocation, also when another tracer provider's scope names it. */
+export const ANTHROPIC_TOOL_RUNNER_SPAN = 'anthropic.messages.tool_runner';
 
 export function isAnthropicSpan(span: SpanData): boolean {
-  return span.origin.scopeName.startsWith(ANTHROPIC_SCOPE_PREFIX);
+  return span.origin.scopeName.startsWith(ANTHROPIC_SCOPE_PREFIX) || span.name === ANTHROPIC_TOOL_RUNNER_SPAN;
+}
+
+/** Only the operation name says what an SDK span is: `messages.count_tokens` names a model too. */
+export function anthropicRole(span: SpanData): SpanRole {
+  return operationRole(span.attributes) ?? 'other';
 }
 
 export function readAnthropic(span: SpanData): SpanView {
-  // Only the operation name says what an SDK span is: `messages.count_tokens` names a model too.
-  const view = readSemconv(span, operationRole(span.attributes) ?? 'other');
+  const view = readSemconv(span, anthropicRole(span));
   const attributes = span.attributes;
   if (view.role === 'model_call') {
-    const stopReason = str(attributes, 'anthropic.message.stop_reason');
+    const stopReason = str(attributes, ANTHROPIC_MESSAGE_STOP_REASON);
     return {
       ...view,
       output: once(() => {
@@ -39,7 +46,7 @@ export function readAnthropic(span: SpanData): SpanView {
   }
   if (view.role === 'tool' && view.tool) {
     const tool = { ...view.tool };
-    const content = attributes['anthropic.tool_result.content'];
+    const content = attributes[ANTHROPIC_TOOL_RESULT_CONTENT];
     if (tool.result === undefined && content !== undefined) tool.result = unwrapResult(content);
     // The runner reports a tool's failure as `tool_error`; the error text is the tool's result.
     if (tool.error !== undefined && !span.status.message && typeof tool.result === 'string' && tool.result !== '') {

@@ -6,7 +6,7 @@
  * Anthropic content blocks and Vercel AI SDK prompt parts.
  */
 import type { Message, MessagePart } from '../../../../src/model/records.ts';
-import { parseJsonValue, parseJsonish } from './attributes.ts';
+import { parseJsonValue, parseJsonish } from './attribute-values.ts';
 
 type Obj = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /**
- * OpenInference (Arize; otel-genai.md §4.1): `openinference.span.kind` AGENT / LLM / TOOL.
+ * OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL.
  * - LLM messages are flattened: `llm.{input,output}_messages.N.message.{role,content,name,tool_call_id}`,
  *   `...message.tool_calls.J.tool_call.{id,function.name,function.arguments}`,
  *   `...message.contents.K.message_content.{type,text}`; legacy `llm.prompts.N.prompt.text` /
@@ -12,7 +12,29 @@
  */
 import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
-import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str } from './attributes.ts';
+import {
+  INPUT_VALUE,
+  LLM_CHOICES,
+  LLM_FINISH_REASON,
+  LLM_INPUT_MESSAGES,
+  LLM_MODEL_NAME,
+  LLM_OUTPUT_MESSAGES,
+  LLM_PROMPTS,
+  LLM_PROVIDER,
+  LLM_REQUEST_MODEL_NAME,
+  LLM_RESPONSE_MODEL_NAME,
+  LLM_SYSTEM,
+  LLM_TOKEN_COUNT_COMPLETION,
+  LLM_TOKEN_COUNT_PROMPT,
+  OPENINFERENCE_SPAN_KIND,
+  OUTPUT_VALUE,
+  TOOL_CALL_FUNCTION_ARGUMENTS,
+  TOOL_CALL_FUNCTION_NAME,
+  TOOL_CALL_ID,
+  TOOL_ID,
+  TOOL_NAME,
+} from '../../../../src/model/attributes.ts';
+import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str } from './attribute-values.ts';
 import { partsFromContent, textMessage, toMessage, toPart, unwrapResult } from './messages.ts';
 import { once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 
@@ -31,31 +53,31 @@ export function openInferenceRole(kind: unknown): SpanRole {
 
 export function readOpenInference(span: SpanData): SpanView {
   const attributes = span.attributes;
-  const role = openInferenceRole(attributes['openinference.span.kind']);
+  const role = openInferenceRole(attributes[OPENINFERENCE_SPAN_KIND]);
   return {
     span,
     role,
     input: once(
       () =>
-        flattenedMessages(attributes, 'llm.input_messages', 'user') ??
-        legacyPrompts(attributes, 'llm.prompts', 'prompt.text', 'user'),
+        flattenedMessages(attributes, LLM_INPUT_MESSAGES, 'user') ??
+        legacyPrompts(attributes, LLM_PROMPTS, 'prompt.text', 'user'),
     ),
     output: once(() => {
       const messages =
-        flattenedMessages(attributes, 'llm.output_messages', 'assistant') ??
-        legacyPrompts(attributes, 'llm.choices', 'completion.text', 'assistant');
-      const reason = str(attributes, 'llm.finish_reason');
+        flattenedMessages(attributes, LLM_OUTPUT_MESSAGES, 'assistant') ??
+        legacyPrompts(attributes, LLM_CHOICES, 'completion.text', 'assistant');
+      const reason = str(attributes, LLM_FINISH_REASON);
       if (messages && reason) for (const message of messages) message.finishReason ??= reason;
       return messages;
     }),
-    plainInput: once(() => textMessage('user', plainValue(attributes['input.value']))),
-    plainOutput: once(() => textMessage('assistant', plainValue(attributes['output.value']))),
-    usage: usageOf(num(attributes, 'llm.token_count.prompt'), num(attributes, 'llm.token_count.completion')),
+    plainInput: once(() => textMessage('user', plainValue(attributes[INPUT_VALUE]))),
+    plainOutput: once(() => textMessage('assistant', plainValue(attributes[OUTPUT_VALUE]))),
+    usage: usageOf(num(attributes, LLM_TOKEN_COUNT_PROMPT), num(attributes, LLM_TOKEN_COUNT_COMPLETION)),
     model:
-      str(attributes, 'llm.response.model_name') ??
-      str(attributes, 'llm.model_name') ??
-      str(attributes, 'llm.request.model_name'),
-    provider: str(attributes, 'llm.provider') ?? str(attributes, 'llm.system'),
+      str(attributes, LLM_RESPONSE_MODEL_NAME) ??
+      str(attributes, LLM_MODEL_NAME) ??
+      str(attributes, LLM_REQUEST_MODEL_NAME),
+    provider: str(attributes, LLM_PROVIDER) ?? str(attributes, LLM_SYSTEM),
     tool: role === 'tool' ? openInferenceTool(span) : undefined,
   };
 }
@@ -63,13 +85,13 @@ export function readOpenInference(span: SpanData): SpanView {
 function openInferenceTool(span: SpanData): ToolCall {
   const attributes = span.attributes;
   const call: ToolCall = {
-    name: str(attributes, 'tool.name') ?? str(attributes, 'tool_call.function.name') ?? span.name,
+    name: str(attributes, TOOL_NAME) ?? str(attributes, TOOL_CALL_FUNCTION_NAME) ?? span.name,
   };
-  const callId = str(attributes, 'tool.id') ?? str(attributes, 'tool_call.id');
+  const callId = str(attributes, TOOL_ID) ?? str(attributes, TOOL_CALL_ID);
   if (callId !== undefined) call.callId = callId;
-  const args = attributes['input.value'] ?? attributes['tool_call.function.arguments'];
+  const args = attributes[INPUT_VALUE] ?? attributes[TOOL_CALL_FUNCTION_ARGUMENTS];
   if (args !== undefined) call.arguments = parseJsonValue(args);
-  const result = attributes['output.value'];
+  const result = attributes[OUTPUT_VALUE];
   if (result !== undefined) call.result = unwrapResult(result);
   const error = errorTextOf(span);
   if (error !== undefined) call.error = error;
@@ -95,10 +117,10 @@ function flattenedMessages(attributes: Attributes, prefix: string, defaultRole: 
       if (part) parts.push(part);
     }
     for (const call of indexed(entry, 'message.tool_calls')) {
-      const name = call['tool_call.function.name'];
+      const name = call[TOOL_CALL_FUNCTION_NAME];
       if (typeof name !== 'string') continue;
-      const id = call['tool_call.id'];
-      const args = call['tool_call.function.arguments'];
+      const id = call[TOOL_CALL_ID];
+      const args = call[TOOL_CALL_FUNCTION_ARGUMENTS];
       parts.push({
         type: 'tool_call',
         ...(typeof id === 'string' ? { id } : undefined),

@@ -1,5 +1,5 @@
 /**
- * OTel GenAI semantic conventions, new and old (otel-genai.md §1):
+ * OTel GenAI semantic conventions, new and old:
  * - roles from `gen_ai.operation.name` (invoke_agent; chat / text_completion / generate_content;
  *   execute_tool); a span with no operation name but `gen_ai.system` / `llm.request.type` /
  *   `gen_ai.request.model` is a legacy model call;
@@ -11,7 +11,28 @@
  */
 import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
-import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attributes.ts';
+import {
+  GEN_AI_COMPLETION,
+  GEN_AI_INPUT_MESSAGES,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_OUTPUT_MESSAGES,
+  GEN_AI_PROMPT,
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_FINISH_REASONS,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_SYSTEM,
+  GEN_AI_TOOL_CALL_ARGUMENTS,
+  GEN_AI_TOOL_CALL_ID,
+  GEN_AI_TOOL_CALL_RESULT,
+  GEN_AI_TOOL_NAME,
+  GEN_AI_USAGE_COMPLETION_TOKENS,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+  GEN_AI_USAGE_PROMPT_TOKENS,
+  LLM_REQUEST_TYPE,
+} from '../../../../src/model/attributes.ts';
+import { errorTextOf, hasIndexed, indexed, num, parseJsonValue, str, strings } from './attribute-values.ts';
 import { messagesFrom, partsFromContent, toMessage, unwrapResult, withFinishReasons } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 
@@ -19,7 +40,7 @@ const MODEL_CALL_OPERATIONS: ReadonlySet<string> = new Set(['chat', 'text_comple
 
 /** The role `gen_ai.operation.name` gives, or undefined when the span has none. */
 export function operationRole(attributes: Attributes): SpanRole | undefined {
-  const operation = attributes['gen_ai.operation.name'];
+  const operation = attributes[GEN_AI_OPERATION_NAME];
   if (operation === 'invoke_agent') return 'invocation';
   if (operation === 'execute_tool') return 'tool';
   if (typeof operation === 'string') return MODEL_CALL_OPERATIONS.has(operation) ? 'model_call' : 'other';
@@ -30,10 +51,9 @@ export function semconvRole(span: SpanData): SpanRole {
   const attributes = span.attributes;
   const role = operationRole(attributes);
   if (role !== undefined) return role;
-  const requestType = attributes['llm.request.type'];
+  const requestType = attributes[LLM_REQUEST_TYPE];
   if (requestType === 'chat' || requestType === 'completion') return 'model_call';
-  if (attributes['gen_ai.system'] !== undefined || attributes['gen_ai.request.model'] !== undefined)
-    return 'model_call';
+  if (attributes[GEN_AI_SYSTEM] !== undefined || attributes[GEN_AI_REQUEST_MODEL] !== undefined) return 'model_call';
   return 'other';
 }
 
@@ -47,40 +67,40 @@ export function readSemconv(span: SpanData, role: SpanRole = semconvRole(span)):
     plainInput: NONE,
     plainOutput: NONE,
     usage: semconvUsage(attributes),
-    model: str(attributes, 'gen_ai.response.model') ?? str(attributes, 'gen_ai.request.model'),
-    provider: str(attributes, 'gen_ai.provider.name') ?? str(attributes, 'gen_ai.system'),
+    model: str(attributes, GEN_AI_RESPONSE_MODEL) ?? str(attributes, GEN_AI_REQUEST_MODEL),
+    provider: str(attributes, GEN_AI_PROVIDER_NAME) ?? str(attributes, GEN_AI_SYSTEM),
     tool: role === 'tool' ? semconvTool(span) : undefined,
   };
 }
 
 export function semconvUsage(attributes: Attributes) {
   return usageOf(
-    num(attributes, 'gen_ai.usage.input_tokens') ?? num(attributes, 'gen_ai.usage.prompt_tokens'),
-    num(attributes, 'gen_ai.usage.output_tokens') ?? num(attributes, 'gen_ai.usage.completion_tokens'),
+    num(attributes, GEN_AI_USAGE_INPUT_TOKENS) ?? num(attributes, GEN_AI_USAGE_PROMPT_TOKENS),
+    num(attributes, GEN_AI_USAGE_OUTPUT_TOKENS) ?? num(attributes, GEN_AI_USAGE_COMPLETION_TOKENS),
   );
 }
 
 export function semconvInput(attributes: Attributes): Message[] | undefined {
-  return messagesFrom(attributes['gen_ai.input.messages']) ?? legacyMessages(attributes, 'gen_ai.prompt', 'user');
+  return messagesFrom(attributes[GEN_AI_INPUT_MESSAGES]) ?? legacyMessages(attributes, GEN_AI_PROMPT, 'user');
 }
 
 export function semconvOutput(attributes: Attributes): Message[] | undefined {
   const messages =
-    messagesFrom(attributes['gen_ai.output.messages']) ?? legacyMessages(attributes, 'gen_ai.completion', 'assistant');
-  return messages && withFinishReasons(messages, strings(attributes, 'gen_ai.response.finish_reasons'));
+    messagesFrom(attributes[GEN_AI_OUTPUT_MESSAGES]) ?? legacyMessages(attributes, GEN_AI_COMPLETION, 'assistant');
+  return messages && withFinishReasons(messages, strings(attributes, GEN_AI_RESPONSE_FINISH_REASONS));
 }
 
 export function semconvTool(span: SpanData): ToolCall {
   const attributes = span.attributes;
   const name =
-    str(attributes, 'gen_ai.tool.name') ??
+    str(attributes, GEN_AI_TOOL_NAME) ??
     (span.name.startsWith('execute_tool ') ? span.name.slice('execute_tool '.length) : span.name);
   const call: ToolCall = { name };
-  const callId = str(attributes, 'gen_ai.tool.call.id');
+  const callId = str(attributes, GEN_AI_TOOL_CALL_ID);
   if (callId !== undefined) call.callId = callId;
-  const args = attributes['gen_ai.tool.call.arguments'];
+  const args = attributes[GEN_AI_TOOL_CALL_ARGUMENTS];
   if (args !== undefined) call.arguments = parseJsonValue(args);
-  const result = attributes['gen_ai.tool.call.result'];
+  const result = attributes[GEN_AI_TOOL_CALL_RESULT];
   if (result !== undefined) call.result = unwrapResult(result);
   const error = errorTextOf(span);
   if (error !== undefined) call.error = error;

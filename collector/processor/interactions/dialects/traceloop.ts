@@ -1,5 +1,5 @@
 /**
- * OpenLLMetry / Traceloop (otel-genai.md §4.2): spans with `traceloop.span.kind` agent / tool /
+ * OpenLLMetry / Traceloop: spans with `traceloop.span.kind` agent / tool /
  * workflow / task. Their LLM spans carry no span kind: they are semconv (legacy
  * `gen_ai.prompt.N.*` or new `gen_ai.input.messages`) and read by the semconv reader.
  * - agent and tool spans: `traceloop.entity.name`, `traceloop.entity.input` / `.output` (JSON; the
@@ -8,12 +8,26 @@
  */
 import type { ToolCall } from '../../../../src/model/records.ts';
 import type { SpanData } from '../../../model/span.ts';
-import { errorTextOf, parseJsonValue, str } from './attributes.ts';
+import {
+  GEN_AI_PROVIDER_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_SYSTEM,
+  GEN_AI_TOOL_CALL_ARGUMENTS,
+  GEN_AI_TOOL_CALL_ID,
+  GEN_AI_TOOL_CALL_RESULT,
+  GEN_AI_TOOL_NAME,
+  TRACELOOP_ENTITY_INPUT,
+  TRACELOOP_ENTITY_NAME,
+  TRACELOOP_ENTITY_OUTPUT,
+  TRACELOOP_SPAN_KIND,
+} from '../../../../src/model/attributes.ts';
+import { errorTextOf, parseJsonValue, str } from './attribute-values.ts';
 import { textMessage, unwrapResult } from './messages.ts';
 import { semconvInput, semconvOutput, semconvUsage } from './semconv.ts';
 import { once, type SpanRole, type SpanView } from './span-view.ts';
 
-function traceloopRole(kind: unknown): SpanRole {
+export function traceloopRole(kind: unknown): SpanRole {
   if (kind === 'agent') return 'invocation';
   if (kind === 'tool') return 'tool';
   return 'other';
@@ -21,17 +35,17 @@ function traceloopRole(kind: unknown): SpanRole {
 
 export function readTraceloop(span: SpanData): SpanView {
   const attributes = span.attributes;
-  const role = traceloopRole(attributes['traceloop.span.kind']);
+  const role = traceloopRole(attributes[TRACELOOP_SPAN_KIND]);
   return {
     span,
     role,
     input: once(() => semconvInput(attributes)),
     output: once(() => semconvOutput(attributes)),
-    plainInput: once(() => textMessage('user', entityInputValue(attributes['traceloop.entity.input']))),
-    plainOutput: once(() => textMessage('assistant', parseJsonValue(attributes['traceloop.entity.output']))),
+    plainInput: once(() => textMessage('user', entityInputValue(attributes[TRACELOOP_ENTITY_INPUT]))),
+    plainOutput: once(() => textMessage('assistant', parseJsonValue(attributes[TRACELOOP_ENTITY_OUTPUT]))),
     usage: semconvUsage(attributes),
-    model: str(attributes, 'gen_ai.response.model') ?? str(attributes, 'gen_ai.request.model'),
-    provider: str(attributes, 'gen_ai.provider.name') ?? str(attributes, 'gen_ai.system'),
+    model: str(attributes, GEN_AI_RESPONSE_MODEL) ?? str(attributes, GEN_AI_REQUEST_MODEL),
+    provider: str(attributes, GEN_AI_PROVIDER_NAME) ?? str(attributes, GEN_AI_SYSTEM),
     tool: role === 'tool' ? traceloopTool(span) : undefined,
   };
 }
@@ -39,13 +53,13 @@ export function readTraceloop(span: SpanData): SpanView {
 function traceloopTool(span: SpanData): ToolCall {
   const attributes = span.attributes;
   const call: ToolCall = {
-    name: str(attributes, 'traceloop.entity.name') ?? str(attributes, 'gen_ai.tool.name') ?? span.name,
+    name: str(attributes, TRACELOOP_ENTITY_NAME) ?? str(attributes, GEN_AI_TOOL_NAME) ?? span.name,
   };
-  const callId = str(attributes, 'gen_ai.tool.call.id');
+  const callId = str(attributes, GEN_AI_TOOL_CALL_ID);
   if (callId !== undefined) call.callId = callId;
-  const input = attributes['traceloop.entity.input'] ?? attributes['gen_ai.tool.call.arguments'];
+  const input = attributes[TRACELOOP_ENTITY_INPUT] ?? attributes[GEN_AI_TOOL_CALL_ARGUMENTS];
   if (input !== undefined) call.arguments = entityArguments(parseJsonValue(input));
-  const output = attributes['traceloop.entity.output'] ?? attributes['gen_ai.tool.call.result'];
+  const output = attributes[TRACELOOP_ENTITY_OUTPUT] ?? attributes[GEN_AI_TOOL_CALL_RESULT];
   if (output !== undefined) call.result = unwrapResult(output);
   const error = errorTextOf(span);
   if (error !== undefined) call.error = error;

@@ -1,5 +1,5 @@
 /**
- * Vercel AI SDK telemetry (otel-genai.md §4.3), recognised by span name:
+ * Vercel AI SDK telemetry, recognised by span name:
  * - `ai.generateText` / `ai.streamText` / `ai.generateObject` / `ai.streamObject`: the invocation;
  *   `ai.prompt` = `{system?, prompt?, messages?}`, the answer in `ai.response.text` /
  *   `.toolCalls` / `.object` (≤ v3: `ai.result.*`), totals in `ai.usage.*`;
@@ -10,7 +10,39 @@
  */
 import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
 import type { Attributes, SpanData } from '../../../model/span.ts';
-import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attributes.ts';
+import {
+  AI_FINISH_REASON,
+  AI_MODEL_ID,
+  AI_MODEL_PROVIDER,
+  AI_OPERATION_ID,
+  AI_PROMPT,
+  AI_PROMPT_MESSAGES,
+  AI_RESPONSE_FINISH_REASON,
+  AI_RESPONSE_MODEL,
+  AI_RESPONSE_OBJECT,
+  AI_RESPONSE_REASONING,
+  AI_RESPONSE_TEXT,
+  AI_RESPONSE_TOOL_CALLS,
+  AI_RESULT_OBJECT,
+  AI_RESULT_TEXT,
+  AI_RESULT_TOOL_CALLS,
+  AI_TOOL_CALL_ARGS,
+  AI_TOOL_CALL_ID,
+  AI_TOOL_CALL_INPUT,
+  AI_TOOL_CALL_NAME,
+  AI_TOOL_CALL_OUTPUT,
+  AI_TOOL_CALL_RESULT,
+  AI_USAGE_COMPLETION_TOKENS,
+  AI_USAGE_INPUT_TOKENS,
+  AI_USAGE_OUTPUT_TOKENS,
+  AI_USAGE_PROMPT_TOKENS,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_RESPONSE_MODEL,
+  GEN_AI_SYSTEM,
+  GEN_AI_USAGE_INPUT_TOKENS,
+  GEN_AI_USAGE_OUTPUT_TOKENS,
+} from '../../../../src/model/attributes.ts';
+import { errorTextOf, num, parseJsonValue, parseJsonish, str } from './attribute-values.ts';
 import { messagesFrom, toMessage, toPart, unwrapResult } from './messages.ts';
 import { NONE, once, usageOf, type SpanRole, type SpanView } from './span-view.ts';
 
@@ -22,12 +54,12 @@ const ROOT_SPANS: ReadonlySet<string> = new Set([
 ]);
 
 export function isVercelSpan(span: SpanData): boolean {
-  return span.name.startsWith('ai.') || typeof span.attributes['ai.operationId'] === 'string';
+  return span.name.startsWith('ai.') || typeof span.attributes[AI_OPERATION_ID] === 'string';
 }
 
-function vercelRole(span: SpanData): SpanRole {
+export function vercelRole(span: SpanData): SpanRole {
   const name =
-    typeof span.attributes['ai.operationId'] === 'string' ? (span.attributes['ai.operationId'] as string) : span.name;
+    typeof span.attributes[AI_OPERATION_ID] === 'string' ? (span.attributes[AI_OPERATION_ID] as string) : span.name;
   if (ROOT_SPANS.has(name)) return 'invocation';
   if (name === 'ai.toolCall') return 'tool';
   if (name.endsWith('.doGenerate') || name.endsWith('.doStream')) return 'model_call';
@@ -41,37 +73,37 @@ export function readVercel(span: SpanData): SpanView {
     span,
     role,
     input: once(() =>
-      role === 'invocation' ? rootPrompt(attributes['ai.prompt']) : messagesFrom(attributes['ai.prompt.messages']),
+      role === 'invocation' ? rootPrompt(attributes[AI_PROMPT]) : messagesFrom(attributes[AI_PROMPT_MESSAGES]),
     ),
     output: once(() => responseMessages(attributes)),
     plainInput: NONE,
     plainOutput: NONE,
     usage: usageOf(
-      num(attributes, 'gen_ai.usage.input_tokens') ??
-        num(attributes, 'ai.usage.inputTokens') ??
-        num(attributes, 'ai.usage.promptTokens'),
-      num(attributes, 'gen_ai.usage.output_tokens') ??
-        num(attributes, 'ai.usage.outputTokens') ??
-        num(attributes, 'ai.usage.completionTokens'),
+      num(attributes, GEN_AI_USAGE_INPUT_TOKENS) ??
+        num(attributes, AI_USAGE_INPUT_TOKENS) ??
+        num(attributes, AI_USAGE_PROMPT_TOKENS),
+      num(attributes, GEN_AI_USAGE_OUTPUT_TOKENS) ??
+        num(attributes, AI_USAGE_OUTPUT_TOKENS) ??
+        num(attributes, AI_USAGE_COMPLETION_TOKENS),
     ),
     model:
-      str(attributes, 'ai.response.model') ??
-      str(attributes, 'gen_ai.response.model') ??
-      str(attributes, 'ai.model.id') ??
-      str(attributes, 'gen_ai.request.model'),
-    provider: str(attributes, 'ai.model.provider') ?? str(attributes, 'gen_ai.system'),
+      str(attributes, AI_RESPONSE_MODEL) ??
+      str(attributes, GEN_AI_RESPONSE_MODEL) ??
+      str(attributes, AI_MODEL_ID) ??
+      str(attributes, GEN_AI_REQUEST_MODEL),
+    provider: str(attributes, AI_MODEL_PROVIDER) ?? str(attributes, GEN_AI_SYSTEM),
     tool: role === 'tool' ? vercelTool(span) : undefined,
   };
 }
 
 function vercelTool(span: SpanData): ToolCall {
   const attributes = span.attributes;
-  const call: ToolCall = { name: str(attributes, 'ai.toolCall.name') ?? span.name };
-  const callId = str(attributes, 'ai.toolCall.id');
+  const call: ToolCall = { name: str(attributes, AI_TOOL_CALL_NAME) ?? span.name };
+  const callId = str(attributes, AI_TOOL_CALL_ID);
   if (callId !== undefined) call.callId = callId;
-  const args = attributes['ai.toolCall.args'] ?? attributes['ai.toolCall.input'];
+  const args = attributes[AI_TOOL_CALL_ARGS] ?? attributes[AI_TOOL_CALL_INPUT];
   if (args !== undefined) call.arguments = parseJsonValue(args);
-  const result = attributes['ai.toolCall.result'] ?? attributes['ai.toolCall.output'];
+  const result = attributes[AI_TOOL_CALL_RESULT] ?? attributes[AI_TOOL_CALL_OUTPUT];
   if (result !== undefined) call.result = unwrapResult(result);
   const error = errorTextOf(span);
   if (error !== undefined) call.error = error;
@@ -94,10 +126,10 @@ function rootPrompt(value: unknown): Message[] | undefined {
 
 /** The response of a root or step span as one assistant message, or undefined when none is recorded. */
 function responseMessages(attributes: Attributes): Message[] | undefined {
-  const text = str(attributes, 'ai.response.text') ?? str(attributes, 'ai.result.text');
-  const object = str(attributes, 'ai.response.object') ?? str(attributes, 'ai.result.object');
-  const reasoning = str(attributes, 'ai.response.reasoning');
-  const toolCalls = parseJsonish(attributes['ai.response.toolCalls'] ?? attributes['ai.result.toolCalls']);
+  const text = str(attributes, AI_RESPONSE_TEXT) ?? str(attributes, AI_RESULT_TEXT);
+  const object = str(attributes, AI_RESPONSE_OBJECT) ?? str(attributes, AI_RESULT_OBJECT);
+  const reasoning = str(attributes, AI_RESPONSE_REASONING);
+  const toolCalls = parseJsonish(attributes[AI_RESPONSE_TOOL_CALLS] ?? attributes[AI_RESULT_TOOL_CALLS]);
   const parts: MessagePart[] = [];
   if (reasoning !== undefined) parts.push({ type: 'reasoning', content: reasoning });
   if (text !== undefined) parts.push({ type: 'text', content: text });
@@ -109,7 +141,7 @@ function responseMessages(attributes: Attributes): Message[] | undefined {
     }
   }
   if (parts.length === 0) return undefined;
-  const finishReason = str(attributes, 'ai.response.finishReason') ?? str(attributes, 'ai.finishReason');
+  const finishReason = str(attributes, AI_RESPONSE_FINISH_REASON) ?? str(attributes, AI_FINISH_REASON);
   const message = toMessage({ role: 'assistant', parts, finish_reason: finishReason });
   return message ? [message] : undefined;
 }

@@ -2,8 +2,8 @@
  * One TraceService/Export call, from metadata to answer: the gRPC twin of ../export-handler.ts,
  * with the same order (cheap checks before decoding: shutdown, token, in-flight budget), the same
  * decoder and the same rule: OK only after `next.consume` resolved, i.e. once the spans are
- * durable (spec §2.5). What differs is only how outcomes are spelled: gRPC status codes (the OTLP
- * spec's mapping) instead of HTTP ones.
+ * durable (stored, then acknowledged: docs/interactions.md). What differs is only how outcomes are
+ * spelled: gRPC status codes (the OTLP specification's mapping) instead of HTTP ones.
  *
  * | outcome | HTTP | gRPC |
  * |---|---|---|

@@ -1,7 +1,7 @@
 /**
  * The `grpc-status-details-bin` trailer: a google.rpc.Status repeating the call's code and message
  * with one detail, so that clients that read details get the structured reason. RetryInfo tells
- * OTLP exporters when to retry an UNAVAILABLE answer (the OTLP spec's throttling signal; the
+ * OTLP exporters when to retry an UNAVAILABLE answer (the OTLP specification's throttling signal; the
  * OpenTelemetry Collector's exporters honour it); BadRequest names the field of a malformed request.
  */
 import { Metadata } from '@grpc/grpc-js';

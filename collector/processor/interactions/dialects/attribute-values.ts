@@ -1,9 +1,12 @@
 /**
- * Typed reads of span attributes, shared by every dialect reader. Values arrive as the OTLP
- * decoders produce them: 64-bit integers may be numbers or decimal strings, "any" values may be
- * JSON strings or structured (kvlist → object, array → array).
+ * Typed reads of span attribute values, shared by every dialect reader (the names are in
+ * src/model/attributes.ts). Values arrive as the OTLP decoders produce them: 64-bit integers may
+ * be numbers or decimal strings, "any" values may be JSON strings or structured (kvlist → object,
+ * array → array).
  */
 import type { AttributeValue, Attributes, SpanData } from '../../../model/span.ts';
+import { ERROR_TYPE, EXCEPTION_MESSAGE, EXCEPTION_TYPE } from '../../../../src/model/attributes.ts';
+import { EXCEPTION_EVENT } from '../../../../src/model/telemetry-names.ts';
 
 export function str(attributes: Attributes, key: string): string | undefined {
   const value = attributes[key];
@@ -84,7 +87,10 @@ export function indexed(attributes: Record<string, unknown>, prefix: string): Ar
     const index = Number(key.slice(lead.length, dot));
     if (!Number.isInteger(index) || index < 0) continue;
     let entry = byIndex.get(index);
-    if (!entry) byIndex.set(index, (entry = {}));
+    if (!entry) {
+      entry = {};
+      byIndex.set(index, entry);
+    }
     entry[key.slice(dot + 1)] = attributes[key];
   }
   return [...byIndex.entries()].sort((a, b) => a[0] - b[0]).map(([, entry]) => entry);
@@ -99,18 +105,16 @@ export function hasIndexed(attributes: Attributes, prefix: string): boolean {
 
 /** A readable error for a failed span: status message, else an exception event, else error.type. */
 export function errorTextOf(span: SpanData): string | undefined {
-  if (span.status.code !== 2 && str(span.attributes, 'error.type') === undefined) return undefined;
-  return (
-    (span.status.message || undefined) ?? exceptionMessageOf(span) ?? str(span.attributes, 'error.type') ?? 'error'
-  );
+  if (span.status.code !== 2 && str(span.attributes, ERROR_TYPE) === undefined) return undefined;
+  return (span.status.message || undefined) ?? exceptionMessageOf(span) ?? str(span.attributes, ERROR_TYPE) ?? 'error';
 }
 
 /** The message (else the type) of the span's last `exception` event. */
 export function exceptionMessageOf(span: SpanData): string | undefined {
   for (let i = span.events.length - 1; i >= 0; i--) {
     const event = span.events[i];
-    if (event.name !== 'exception') continue;
-    const message = str(event.attributes, 'exception.message') ?? str(event.attributes, 'exception.type');
+    if (event.name !== EXCEPTION_EVENT) continue;
+    const message = str(event.attributes, EXCEPTION_MESSAGE) ?? str(event.attributes, EXCEPTION_TYPE);
     if (message !== undefined) return message;
   }
   return undefined;
