@@ -10,8 +10,8 @@ import { DASHBOARDS_DIR, renderDashboards } from '../../dashboards/build.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
 import { silentLogger } from '../../collector/logger.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
-import { scrape, type Sample } from '../exporter/prometheus-text.ts';
-import { OUTCOMES, interaction, telemetryConfig } from '../exporter/telemetry-fixtures.ts';
+import { scrape, type Sample } from '../helpers/prometheus-text.ts';
+import { OUTCOMES, interaction, telemetryConfig } from '../helpers/telemetry-fixtures.ts';
 import { committedDashboards, labelValuesQuery, metricNames, panelQueries } from './dashboard-queries.ts';
 
 describe('the committed dashboards', () => {

@@ -21,7 +21,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const MODULE = fileURLToPath(new URL('../evaluation/fixtures/slow-evaluators.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('./fixtures/slow-evaluators.ts', import.meta.url));
 const EVALUATORS = ['slow-length', 'slow-quality'];
 const INTERACTIONS = 300;
 

@@ -13,7 +13,7 @@ import { encodeOtlpProtobuf, type OtlpJsonSpan } from '../fixtures/otlp/encode-o
 import { testConfigYaml } from '../helpers/collector.ts';
 import { spawnCollector, type CollectorProcess } from '../helpers/collector-process.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { createRawTraceClient, type RawTraceClient } from '../receiver/grpc-client.ts';
+import { createRawTraceClient, type RawTraceClient } from '../helpers/grpc-client.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-grpc-kill9-'));
 const processes: CollectorProcess[] = [];

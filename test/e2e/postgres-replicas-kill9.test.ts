@@ -19,7 +19,7 @@ import { spawnCollector, type CollectorProcess } from '../helpers/collector-proc
 import { pollUntil } from '../helpers/poll.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
-const MODULE = fileURLToPath(new URL('../evaluation/fixtures/slow-evaluators.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('./fixtures/slow-evaluators.ts', import.meta.url));
 const EVALUATORS = ['slow-length', 'slow-quality'];
 const TRACES_PER_BODY = 20;
 const TARGET_INTERACTIONS = 2_000;

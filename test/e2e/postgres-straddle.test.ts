@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../collector/config/index.ts';
 import type { Logger } from '../../collector/logger.ts';
 import { startCollector, type RunningCollector } from '../../collector/service.ts';
-import { scrape, valueOf } from '../exporter/prometheus-text.ts';
+import { scrape, valueOf } from '../helpers/prometheus-text.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
