@@ -9,7 +9,7 @@
  * 10 s with a warm npm cache) but stays in the suite with long timeouts: CI runs `npm test`, and
  * this is the only check of what `npm publish` would ship.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import {
   cpSync,
@@ -28,93 +28,14 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../helpers/poll.ts';
+import { cleanEnv, listeningAddresses, run, runOk } from './helpers/child-processes.ts';
 import { modulesLoadedBy, packagesIn } from './helpers/loaded-modules.ts';
+import { filesUnder, importedSpecifiers, packageNameOf } from './helpers/package-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Top-level entries of the checkout that are not inputs of the package (or are large and local). */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'data', '.bench', 'evalon-runs', 'coverage']);
 const SETUP_TIMEOUT_MS = 240_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment without the npm_* variables of an enclosing `npm test`, which would point nested npm runs at the checkout. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(key) && key !== 'INIT_CWD') env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
-function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ms:\n${stdout}\n${stderr}`,
-        ),
-      );
-    }, options.timeoutMs ?? 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function runOk(
-  command: string,
-  args: string[],
-  cwd: string,
-  options?: { env?: Record<string, string>; timeoutMs?: number },
-): Promise<Run> {
-  const result = await run(command, args, cwd, options);
-  if (result.code !== 0)
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
-function filesUnder(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) files.push(...filesUnder(path));
-    else files.push(path);
-  }
-  return files;
-}
-
-/** Module specifiers of the static imports, re-exports and string-literal dynamic imports of a compiled file. */
-function importedSpecifiers(code: string): string[] {
-  const specifiers: string[] = [];
-  for (const match of code.matchAll(
-    /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
-  )) {
-    specifiers.push(match[1] ?? match[2] ?? match[3]);
-  }
-  return specifiers;
-}
-
-function packageNameOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
 
 let root: string;
 let consumer: string;
@@ -404,31 +325,6 @@ void invokeAgent({}, async () => 1);
     expect(result.code).toBe(0);
   });
 });
-
-function listeningAddresses(child: ChildProcess): Promise<{ otlpUrl: string; apiUrl: string }> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the packaged collector did not start within 20 s:\n${log}`)),
-      20_000,
-    );
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const otlpUrl = /receiver listening on (http:\/\/\S+\/v1\/traces)/.exec(log)?.[1];
-      const apiUrl = /API listening on (http:\/\/\S+)/.exec(log)?.[1];
-      if (otlpUrl && apiUrl) {
-        clearTimeout(timer);
-        resolve({ otlpUrl, apiUrl });
-      }
-    };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the packaged collector exited with ${code} before listening:\n${log}`));
-    });
-  });
-}
 
 /** One finished `invoke_agent` span as OTLP/JSON, as in the README. */
 function agentSpan(traceId: string, spanId: string): string {

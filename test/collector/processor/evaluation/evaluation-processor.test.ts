@@ -1,66 +1,25 @@
 /**
  * The evaluation runtime over a real SQLite ledger: the right evaluators for the right agents,
- * trigger rules, loop safety, concurrency, the three outcomes, and exactly once across restarts.
+ * trigger rules, loop safety, concurrency, the three outcomes, and read-only records. Taking
+ * interactions in under memory and event-loop pressure: evaluation-processor-intake.test.ts;
+ * exactly once across restarts: evaluation-processor-restarts.test.ts.
  */
-import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { defineEvaluator, effects, Evaluation } from '../../../../src/evaluation/index.ts';
-import { testInteractionRecord } from '../../../../src/testing/index.ts';
 import type { InteractionRecord } from '../../../../src/model/records.ts';
 import { createLogger } from '../../../../collector/logger.ts';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from '../../../../collector/processor/evaluation/runtime-shutdown.ts';
-import { startProcessorHarness, type ProcessorHarness } from './helpers/processor-harness.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { createManualClock } from './helpers/manual-clock.ts';
+import { interaction, processorHarnesses, QUALITY_AND_LENGTH_BINDINGS } from './helpers/processor-harness.ts';
 import { recordingEvaluator, type Seen } from './helpers/test-evaluators.ts';
 
-const harnesses: ProcessorHarness[] = [];
-afterEach(async () => {
-  for (const harness of harnesses.splice(0)) await harness.close();
-});
-
-async function harness(options: Parameters<typeof startProcessorHarness>[0]): Promise<ProcessorHarness> {
-  const started = await startProcessorHarness(options);
-  harnesses.push(started);
-  return started;
-}
-
-function interaction(agentId: string, overrides: Partial<InteractionRecord> = {}): InteractionRecord {
-  const traceId = overrides.traceId ?? randomBytes(16).toString('hex');
-  const spanId = overrides.spanId ?? randomBytes(8).toString('hex');
-  return testInteractionRecord({
-    agentId,
-    traceId,
-    spanId,
-    interactionId: `${traceId}-${spanId}`,
-    endTime: new Date().toISOString(),
-    ...overrides,
-  });
-}
-
-const SEED_CONFIG = `
-concurrency: 4
-evaluators:
-  quality:
-    control-id: QA-1
-    agents:
-      support-agent: { trigger: interaction }
-      billing-agent: { trigger: interaction, enabled: false }
-    agent-roles:
-      customer-facing: { trigger: interaction }
-  length:
-    min-length: 20
-    agents:
-      support-agent: { trigger: interaction }
-      billing-agent: { trigger: interaction, min-length: 50 }
-`;
+const harness = processorHarnesses();
 
 describe('evaluation processor', () => {
   it('runs the bound evaluators for the right agents and records one outcome each', async () => {
     const seen: Seen[] = [];
     const h = await harness({
-      yaml: SEED_CONFIG,
+      yaml: QUALITY_AND_LENGTH_BINDINGS,
       evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen, { version: '3' })],
     });
     const support = interaction('support-agent');
@@ -107,7 +66,7 @@ describe('evaluation processor', () => {
   it('gives config() the binding used over the entry, key by key (min-length 50 for billing-agent)', async () => {
     const seen: Seen[] = [];
     const h = await harness({
-      yaml: SEED_CONFIG,
+      yaml: QUALITY_AND_LENGTH_BINDINGS,
       evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
     });
     await h.record([interaction('support-agent'), interaction('billing-agent')]);
@@ -268,7 +227,7 @@ evaluators:
   it('records each key once when the same interactions are handed over twice', async () => {
     const seen: Seen[] = [];
     const h = await harness({
-      yaml: SEED_CONFIG,
+      yaml: QUALITY_AND_LENGTH_BINDINGS,
       evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
     });
     const record = interaction('support-agent');
@@ -276,76 +235,6 @@ evaluators:
     await h.processor.consumeInteractions([record]);
     await h.processor.idle();
     expect((await h.store.getEvaluations(record.interactionId)).length).toBe(2);
-  });
-
-  it('keeps memory bounded: beyond maxInMemory, queued evaluations are read back from the ledger, each run once', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: `concurrency: 2\nevaluators:\n  e:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [recordingEvaluator('e', seen, { delayMs: 1 })],
-      processor: { maxInMemory: 5 },
-    });
-    const records = Array.from({ length: 60 }, () => interaction('support-agent'));
-    for (let i = 0; i < records.length; i += 10) await h.record(records.slice(i, i + 10));
-    await h.processor.idle();
-    expect(seen.map((s) => s.interactionId).sort()).toEqual(records.map((r) => r.interactionId).sort());
-    expect(h.processor.stats.overflow).toBe(false);
-    expect(await h.store.countQueuedEvaluations()).toBe(0);
-  });
-
-  it('takes in from the ledger a backlog of interactions larger than it holds in memory, each once', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: `evaluators:\n  e:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [recordingEvaluator('e', seen)],
-      processor: { maxPendingIntake: 15 },
-    });
-    const batches = Array.from({ length: 8 }, () => Array.from({ length: 10 }, () => interaction('support-agent')));
-    for (const batch of batches) await h.store.putInteractions(batch);
-    // Handed over without waiting, as fast as the interactions processor could: most overflow.
-    for (const batch of batches) await h.processor.consumeInteractions(batch);
-    await h.processor.idle();
-    expect(seen.map((s) => s.interactionId).sort()).toEqual(
-      batches
-        .flat()
-        .map((r) => r.interactionId)
-        .sort(),
-    );
-    expect(await h.store.loadInteractionsAwaitingIntake(10)).toEqual([]);
-  });
-});
-
-describe('evaluation processor under a saturated event loop', () => {
-  it('lets the triggers of new interactions wait in the ledger while the loop stays saturated, then takes each in once', async () => {
-    const seen: Seen[] = [];
-    let budget = 200;
-    const governor = { tryStart: () => budget > 40, onWindow() {}, budget: () => budget, stop() {} };
-    const clock = createManualClock();
-    const h = await harness({
-      yaml: `evaluators:\n  e:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [recordingEvaluator('e', seen)],
-      processor: { governor, clock },
-    });
-    // One busy window (the budget halved once, still high) does not hold intake back.
-    const busy = Array.from({ length: 5 }, () => interaction('support-agent'));
-    await h.record(busy);
-    await h.processor.idle();
-    expect(h.processor.stats).toMatchObject({ intakeDeferred: 0, triggered: 5, recorded: 5 });
-    // Saturated window after window (the budget at its floor): intake waits.
-    budget = 10;
-    const batches = Array.from({ length: 3 }, () => Array.from({ length: 5 }, () => interaction('support-agent')));
-    for (const batch of batches) await h.record(batch);
-    expect(await h.store.countQueuedEvaluations()).toBe(0);
-    expect(h.processor.stats.intakeDeferred).toBe(3);
-    expect(await h.store.loadInteractionsAwaitingIntake(100)).toHaveLength(15);
-    budget = Number.POSITIVE_INFINITY;
-    // Intake resumes at its next check of the loop's room.
-    await clock.advanceUntil(h.processor.idle());
-    expect(seen.map((s) => s.interactionId).sort()).toEqual(
-      [...busy, ...batches.flat()].map((r) => r.interactionId).sort(),
-    );
-    expect(await h.store.loadInteractionsAwaitingIntake(100)).toEqual([]);
-    expect(h.processor.stats).toMatchObject({ triggered: 20, recorded: 20 });
   });
 });
 
@@ -383,156 +272,5 @@ describe('evaluation processor isolation', () => {
     );
     expect(outcomes).toEqual({ vandal: 'failed', reader: 'verdict' });
     expect(seen).toEqual(['original']);
-  });
-});
-
-describe('evaluation processor across restarts', () => {
-  it('stops within its grace period with evaluations still queued, and runs each of them once after the restart', async () => {
-    let release = false;
-    const ran: string[] = [];
-    const stubborn = defineEvaluator({
-      id: 'stubborn',
-      create: () => ({
-        async evaluate(context) {
-          ran.push(context.evaluationId);
-          while (!release && !context.signal.aborted) await sleep(5);
-          return effects.complete(Evaluation.passed('done'));
-        },
-      }),
-    });
-    // The default grace period, on a manual clock.
-    const clock = createManualClock();
-    const h = await harness({
-      yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [stubborn],
-      processor: { clock },
-    });
-    const records = Array.from({ length: 20 }, () => interaction('support-agent'));
-    await h.record(records);
-    await pollUntil(() => (ran.length > 0 ? true : undefined), { what: 'the first evaluation to start' });
-    const t0 = performance.now();
-    let stopped = false;
-    const stopping = h.processor.shutdown().then(() => (stopped = true));
-    // The running evaluation is stuck: shutdown waits out the grace period, then stops it.
-    await clock.whenTimeout(DEFAULT_SHUTDOWN_GRACE_MS);
-    await clock.advance(DEFAULT_SHUTDOWN_GRACE_MS - 1);
-    expect(stopped).toBe(false);
-    await clock.advance(1);
-    await stopping;
-    expect(performance.now() - t0).toBeLessThan(2_000);
-    expect(await h.store.countQueuedEvaluations()).toBe(20);
-    release = true;
-    await h.restart();
-    await h.processor.idle();
-    const recorded = await Promise.all(records.map((r) => h.store.getEvaluations(r.interactionId)));
-    expect(recorded.map((list) => list.length)).toEqual(records.map(() => 1));
-  });
-
-  it('runs after a restart the evaluations left queued, and records them once', async () => {
-    let blocking = true;
-    const attemptsSeen: string[] = [];
-    const gated = defineEvaluator({
-      id: 'gated',
-      create: () => ({
-        async evaluate(context) {
-          attemptsSeen.push(context.evaluationId);
-          if (blocking) await new Promise((resolve) => context.signal.addEventListener('abort', resolve));
-          return effects.complete(Evaluation.passed('done'));
-        },
-      }),
-    });
-    const clock = createManualClock();
-    const h = await harness({
-      yaml: `evaluators:\n  gated:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [gated],
-      processor: { shutdownGraceMs: 20, clock },
-    });
-    const records = [interaction('support-agent'), interaction('support-agent')];
-    await h.record(records);
-    while (attemptsSeen.length < 2) await sleep(5);
-    blocking = false;
-    // Both are blocked: the shutdown before the restart stops them once its grace period has passed.
-    const restarting = h.restart();
-    await clock.passTimeout(20);
-    await restarting;
-    await h.processor.idle();
-    for (const record of records) {
-      const evaluations = await h.store.getEvaluations(record.interactionId);
-      expect(evaluations).toHaveLength(1);
-      expect(evaluations[0].attempts).toBe(2);
-      expect(evaluations[0].outcome.type).toBe('verdict');
-    }
-    // The same evaluation (same id) ran twice: once stopped by the shutdown, once to the end.
-    expect(attemptsSeen).toHaveLength(4);
-    expect(new Set(attemptsSeen).size).toBe(2);
-  });
-
-  it('records as failed, without running it again, an evaluation whose attempts all died with the collector', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: `evaluators:\n  e:\n    control-id: QA-9\n    agents:\n      support-agent: {}\n`,
-      evaluators: [recordingEvaluator('e', seen)],
-    });
-    const record = interaction('support-agent');
-    await h.store.putInteractions([record]);
-    const [queued] = await h.store.enqueueEvaluations(
-      [
-        {
-          evaluationId: 'poison',
-          interactionId: record.interactionId,
-          evaluatorId: 'e',
-          evaluatorVersion: '1',
-          agentId: 'support-agent',
-          roles: [],
-          triggeredAt: new Date().toISOString(),
-          source: 'interaction',
-          attempts: 0,
-        },
-      ],
-      { intake: [record.interactionId] },
-    );
-    for (let i = 0; i < 3; i++)
-      await h.store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }]);
-    await h.restart();
-    await h.processor.idle();
-    expect(seen).toEqual([]);
-    expect(await h.store.getEvaluations(record.interactionId)).toMatchObject([
-      {
-        evaluationId: 'poison',
-        controlId: 'QA-9',
-        attempts: 3,
-        outcome: {
-          type: 'failed',
-          errorType: 'EvaluationAbandonedError',
-          error: expect.stringMatching(/3 attempts started and none finished/),
-        },
-      },
-    ]);
-  });
-
-  it('takes in, at start, interactions recorded before their evaluations were queued', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: SEED_CONFIG,
-      evaluators: [recordingEvaluator('quality', seen), recordingEvaluator('length', seen)],
-    });
-    const records = [
-      interaction('support-agent'),
-      interaction('ops-agent'),
-      interaction('shop-agent', { roles: ['customer-facing'] }),
-    ];
-    // The collector died between recording the interactions and queuing their evaluations.
-    await h.store.putInteractions(records);
-    await h.restart();
-    await h.processor.idle();
-    expect(seen.map((s) => `${s.evaluatorId}:${s.agentId}`).sort()).toEqual([
-      'length:support-agent',
-      'quality:shop-agent',
-      'quality:support-agent',
-    ]);
-    expect(await h.store.loadInteractionsAwaitingIntake(10)).toEqual([]);
-    await h.restart();
-    await h.processor.idle();
-    expect(seen).toHaveLength(3);
   });
 });
