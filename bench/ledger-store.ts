@@ -73,24 +73,32 @@ function codecs(): void {
   record(
     'codec: JSON.stringify (Uint8Array replacer)',
     spans,
-    time(() => groups.forEach((g) => JSON.stringify(g, bytesReplacer))),
+    time(() => {
+      for (const g of groups) JSON.stringify(g, bytesReplacer);
+    }),
     `, ${Math.round(jsonBytes / spans)} B/span`,
   );
   record(
     'codec: v8.serialize',
     spans,
-    time(() => groups.forEach((g) => serialize(g))),
+    time(() => {
+      for (const g of groups) serialize(g);
+    }),
     `, ${Math.round(v8Bytes / spans)} B/span`,
   );
   record(
     'codec: JSON.parse (Uint8Array reviver)',
     spans,
-    time(() => json.forEach((s) => JSON.parse(s, bytesReviver))),
+    time(() => {
+      for (const s of json) JSON.parse(s, bytesReviver);
+    }),
   );
   record(
     'codec: v8.deserialize',
     spans,
-    time(() => v8.forEach((b) => deserialize(b))),
+    time(() => {
+      for (const b of v8) deserialize(b);
+    }),
   );
 }
 
@@ -198,7 +206,7 @@ function drivers(): Driver[] {
   return list;
 }
 
-function setup(exec: (sql: string) => void, prepare: () => { run(...args: any[]): unknown }, close: () => void) {
+function setup(exec: (sql: string) => void, prepare: () => { run(...args: unknown[]): unknown }, close: () => void) {
   exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
   exec(

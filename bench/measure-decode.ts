@@ -51,12 +51,12 @@ function decodeWithReflection(body: Uint8Array): SpanData[] {
           startTimeUnixNano: toNumber(s.startTimeUnixNano),
           endTimeUnixNano: toNumber(s.endTimeUnixNano),
           attributes: toAttributes(s.attributes),
-          events: s.events.map((e: any) => ({
+          events: s.events.map((e) => ({
             name: e.name,
             timeUnixNano: toNumber(e.timeUnixNano),
             attributes: toAttributes(e.attributes),
           })),
-          links: s.links.map((l: any) => ({
+          links: s.links.map((l) => ({
             traceId: hex(l.traceId),
             spanId: hex(l.spanId),
             attributes: toAttributes(l.attributes),
@@ -71,7 +71,43 @@ function decodeWithReflection(body: Uint8Array): SpanData[] {
   return spans;
 }
 
-type Reflected = { resourceSpans: any[] };
+/** What the reflected schema decodes to: protobufjs messages, their fields named as in the schema below. */
+type Long = number | { toNumber(): number };
+interface ReflectedValue {
+  /** The name of the field set in the `value` oneof. */
+  value?: string;
+  stringValue: string;
+  boolValue: boolean;
+  intValue: Long;
+  doubleValue: number;
+  arrayValue: { values: ReflectedValue[] };
+  kvlistValue: { values: ReflectedKeyValue[] };
+  bytesValue: Uint8Array;
+}
+interface ReflectedKeyValue {
+  key: string;
+  value?: ReflectedValue | null;
+}
+interface ReflectedSpan {
+  traceId: Uint8Array;
+  spanId: Uint8Array;
+  parentSpanId: Uint8Array;
+  name: string;
+  kind: number;
+  startTimeUnixNano: Long;
+  endTimeUnixNano: Long;
+  attributes: ReflectedKeyValue[];
+  events: { name: string; timeUnixNano: Long; attributes: ReflectedKeyValue[] }[];
+  links: { traceId: Uint8Array; spanId: Uint8Array; attributes: ReflectedKeyValue[] }[];
+  status?: { code?: number; message?: string };
+  flags: number;
+}
+interface Reflected {
+  resourceSpans: {
+    resource?: { attributes: ReflectedKeyValue[] };
+    scopeSpans: { scope?: { name?: string; version?: string }; spans: ReflectedSpan[] }[];
+  }[];
+}
 const field = (id: number, type: string, rule?: string) => (rule === undefined ? { id, type } : { id, type, rule });
 const reflectedRequest = protobuf.Root.fromJSON({
   nested: {
@@ -133,17 +169,17 @@ function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
 }
 
-function toNumber(value: number | { toNumber(): number }): number {
+function toNumber(value: Long): number {
   return typeof value === 'number' ? value : value.toNumber();
 }
 
-function toAttributes(list: { key: string; value?: any }[]): Attributes {
+function toAttributes(list: ReflectedKeyValue[]): Attributes {
   const attributes: Attributes = {};
   for (const { key, value } of list) attributes[key] = value === undefined || value === null ? null : toValue(value);
   return attributes;
 }
 
-function toValue(value: any): AttributeValue {
+function toValue(value: ReflectedValue): AttributeValue {
   switch (value.value) {
     case 'stringValue':
       return value.stringValue;

@@ -37,6 +37,13 @@ export interface ExportResult {
   trailers?: Metadata;
 }
 
+/** The generic client's unary Export method, on raw bytes. */
+type ExportMethod = (
+  body: Buffer,
+  metadata: Metadata,
+  callback: (error: ServiceError | null, response?: Buffer) => void,
+) => void;
+
 export interface RawTraceClient {
   export(body: Uint8Array, metadata?: Record<string, string>): Promise<ExportResult>;
   close(): void;
@@ -53,7 +60,7 @@ export function createRawTraceClient(port: number, options: { gzip?: boolean } =
       const sent = new Metadata();
       for (const [key, value] of Object.entries(metadata)) sent.set(key, value);
       return new Promise((resolve) => {
-        (client as unknown as { Export: Function }).Export(
+        (client as unknown as { Export: ExportMethod }).Export(
           Buffer.from(body),
           sent,
           (error: ServiceError | null, response?: Buffer) => {

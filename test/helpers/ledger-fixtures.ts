@@ -18,8 +18,9 @@ export function richSpan(traceId: string, spanId: string, parentSpanId?: string)
     spanId,
     name: `chat ${spanId}`,
     kind: SpanKind.CLIENT,
-    startTimeUnixNano: 1_750_000_000_123_456_789,
-    endTimeUnixNano: 1_750_000_001_987_654_321,
+    // Nanosecond times past 2^53: the doubles nearest them, as the decoder would produce them.
+    startTimeUnixNano: Number(1_750_000_000_123_456_789n),
+    endTimeUnixNano: Number(1_750_000_001_987_654_321n),
     attributes: {
       'gen_ai.operation.name': 'chat',
       'gen_ai.usage.input_tokens': 1234,

@@ -30,7 +30,7 @@ export function select(samples: Sample[], name: string, labels: Record<string, s
   );
 }
 
-export function valueOf(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
+export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined {
   const found = select(samples, name, labels);
   if (found.length > 1) throw new Error(`${found.length} samples of ${name} match ${JSON.stringify(labels)}`);
   return found[0]?.value;

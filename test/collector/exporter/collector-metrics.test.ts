@@ -8,7 +8,7 @@ import { createTelemetryExporters, type TelemetryExporters } from '../../../coll
 import { createAgentLabels } from '../../../collector/exporter/collector-metrics.ts';
 import { LAG_BUCKETS, MAX_AGENT_LABELS, SCORE_BUCKETS } from '../../../collector/exporter/metric-definitions.ts';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
-import { scrape, select, valueOf } from '../../helpers/prometheus-text.ts';
+import { scrape, select, sampleValue } from '../../helpers/prometheus-text.ts';
 import { startOtlpCapture, type OtlpCapture } from '../../helpers/otlp-capture.ts';
 import {
   INTERACTION_ID,
@@ -52,28 +52,28 @@ describe('the Prometheus endpoint', () => {
     const { contentType, samples } = await scrape(t.prometheusAddress()!);
     expect(contentType).toContain('text/plain; version=0.0.4');
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'quality-judge',
         agent: 'support-agent',
         outcome: 'pass',
       }),
     ).toBe(2);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'reply-length',
         agent: 'support-agent',
         outcome: 'fail',
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'tool-call-required',
         agent: 'support-agent',
         outcome: 'inconclusive',
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'json-schema',
         agent: 'support-agent',
         outcome: 'error',
@@ -87,24 +87,26 @@ describe('the Prometheus endpoint', () => {
     const { samples } = await scrape(t.prometheusAddress()!);
     const scoreBuckets = select(samples, 'evalon_evaluation_score_bucket', { evaluator: 'quality-judge' });
     expect(scoreBuckets.map((sample) => sample.labels.le)).toEqual([...SCORE_BUCKETS.map(String), '+Inf']);
-    expect(valueOf(samples, 'evalon_evaluation_score_bucket', { evaluator: 'quality-judge', le: '0.9' })).toBe(0);
-    expect(valueOf(samples, 'evalon_evaluation_score_bucket', { evaluator: 'quality-judge', le: '1' })).toBe(1);
-    expect(valueOf(samples, 'evalon_evaluation_score_sum', { evaluator: 'quality-judge' })).toBe(0.92);
+    expect(sampleValue(samples, 'evalon_evaluation_score_bucket', { evaluator: 'quality-judge', le: '0.9' })).toBe(0);
+    expect(sampleValue(samples, 'evalon_evaluation_score_bucket', { evaluator: 'quality-judge', le: '1' })).toBe(1);
+    expect(sampleValue(samples, 'evalon_evaluation_score_sum', { evaluator: 'quality-judge' })).toBe(0.92);
     // Only verdicts with a score are in the score histogram.
     expect(select(samples, 'evalon_evaluation_score_count').map((sample) => sample.labels.evaluator)).toEqual([
       'quality-judge',
     ]);
     // Started 17.250, completed 17.750: half a second.
-    expect(valueOf(samples, 'evalon_evaluation_duration_sum', { evaluator: 'reply-length', outcome: 'fail' })).toBe(
+    expect(sampleValue(samples, 'evalon_evaluation_duration_sum', { evaluator: 'reply-length', outcome: 'fail' })).toBe(
       0.5,
     );
     // The interaction ended at 15.000: 2.75 s to the verdict.
-    expect(valueOf(samples, 'evalon_evaluation_lag_sum', { evaluator: 'json-schema', outcome: 'error' })).toBe(2.75);
+    expect(sampleValue(samples, 'evalon_evaluation_lag_sum', { evaluator: 'json-schema', outcome: 'error' })).toBe(
+      2.75,
+    );
     expect(
       select(samples, 'evalon_evaluation_lag_bucket', { evaluator: 'json-schema' }).map((sample) => sample.labels.le),
     ).toEqual([...LAG_BUCKETS.map(String), '+Inf']);
-    expect(valueOf(samples, 'evalon_evaluation_lag_bucket', { evaluator: 'json-schema', le: '2' })).toBe(0);
-    expect(valueOf(samples, 'evalon_evaluation_lag_bucket', { evaluator: 'json-schema', le: '3' })).toBe(1);
+    expect(sampleValue(samples, 'evalon_evaluation_lag_bucket', { evaluator: 'json-schema', le: '2' })).toBe(0);
+    expect(sampleValue(samples, 'evalon_evaluation_lag_bucket', { evaluator: 'json-schema', le: '3' })).toBe(1);
   });
 
   it('reads the interaction from the ledger for the lag of an interaction it did not see recorded', async () => {
@@ -120,7 +122,7 @@ describe('the Prometheus endpoint', () => {
     await t.flush();
     const { samples } = await scrape(t.prometheusAddress()!);
     expect(asked).toEqual([INTERACTION_ID]);
-    expect(valueOf(samples, 'evalon_evaluation_lag_sum', { evaluator: 'reply-length' })).toBe(10);
+    expect(sampleValue(samples, 'evalon_evaluation_lag_sum', { evaluator: 'reply-length' })).toBe(10);
   });
 
   it('counts interactions by agent and failed, spans received, and reads the pending and queue gauges', async () => {
@@ -135,16 +137,16 @@ describe('the Prometheus endpoint', () => {
       evaluationsRunning: () => 2,
     });
     let { samples } = await scrape(t.prometheusAddress()!);
-    expect(valueOf(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(1);
-    expect(valueOf(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'true' })).toBe(1);
-    expect(valueOf(samples, 'evalon_spans_received_total')).toBe(42);
-    expect(valueOf(samples, 'evalon_pending_traces')).toBe(3);
-    expect(valueOf(samples, 'evalon_pending_spans')).toBe(11);
-    expect(valueOf(samples, 'evalon_evaluation_queue_size')).toBe(7);
-    expect(valueOf(samples, 'evalon_evaluation_running')).toBe(2);
+    expect(sampleValue(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(1);
+    expect(sampleValue(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'true' })).toBe(1);
+    expect(sampleValue(samples, 'evalon_spans_received_total')).toBe(42);
+    expect(sampleValue(samples, 'evalon_pending_traces')).toBe(3);
+    expect(sampleValue(samples, 'evalon_pending_spans')).toBe(11);
+    expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(7);
+    expect(sampleValue(samples, 'evalon_evaluation_running')).toBe(2);
     queued = 0;
     ({ samples } = await scrape(t.prometheusAddress()!));
-    expect(valueOf(samples, 'evalon_evaluation_queue_size')).toBe(0);
+    expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(0);
   });
 
   it('records judge token usage with gen_ai.client.token.usage semantics, from the API and from evaluation attributes', async () => {
@@ -181,11 +183,11 @@ describe('the Prometheus endpoint', () => {
       gen_ai_provider_name: 'anthropic',
       gen_ai_request_model: 'claude-judge',
     };
-    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(1500);
-    expect(valueOf(samples, 'gen_ai_client_token_usage_count', { ...labels, gen_ai_token_type: 'input' })).toBe(2);
-    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(100);
+    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(1500);
+    expect(sampleValue(samples, 'gen_ai_client_token_usage_count', { ...labels, gen_ai_token_type: 'input' })).toBe(2);
+    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(100);
     expect(
-      valueOf(samples, 'gen_ai_client_token_usage_bucket', { ...labels, gen_ai_token_type: 'output', le: '64' }),
+      sampleValue(samples, 'gen_ai_client_token_usage_bucket', { ...labels, gen_ai_token_type: 'output', le: '64' }),
     ).toBe(1);
   });
 
@@ -208,9 +210,9 @@ describe('the Prometheus endpoint', () => {
     });
     const { samples } = await scrape(t.prometheusAddress()!);
     const labels = { evaluator: 'quality-judge', gen_ai_request_model: 'claude-judge' };
-    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(90);
-    expect(valueOf(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(12);
-    expect(valueOf(samples, 'evalon_evaluations_total', { evaluator: 'quality-judge', outcome: 'error' })).toBe(1);
+    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(90);
+    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(12);
+    expect(sampleValue(samples, 'evalon_evaluations_total', { evaluator: 'quality-judge', outcome: 'error' })).toBe(1);
   });
 
   it('never puts an id, a trace id or text in a label', async () => {
@@ -313,7 +315,9 @@ describe('metrics over OTLP', () => {
     );
     // The scrape endpoint still answers beside it.
     expect(
-      valueOf((await scrape(telemetry.prometheusAddress()!)).samples, 'evalon_evaluations_total', { outcome: 'error' }),
+      sampleValue((await scrape(telemetry.prometheusAddress()!)).samples, 'evalon_evaluations_total', {
+        outcome: 'error',
+      }),
     ).toBe(1);
   });
 });

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../collector/config/index.ts';
 import { pollUntil } from '../../helpers/poll.ts';
 import { startOtlpCapture, type OtlpCapture } from '../../helpers/otlp-capture.ts';
-import { scrape, valueOf } from '../../helpers/prometheus-text.ts';
+import { scrape, sampleValue } from '../../helpers/prometheus-text.ts';
 import { startWired, type Wired } from '../../helpers/wired.ts';
 
 let dir: string;
@@ -143,30 +143,30 @@ describe('the exporters wired into the collector', () => {
 
     const { samples } = await scrape(wired.telemetry.prometheusAddress()!);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'reply-length',
         agent: 'support-agent',
         outcome: 'pass',
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'reply-length',
         agent: 'support-agent',
         outcome: 'fail',
       }),
     ).toBe(1);
     expect(
-      valueOf(samples, 'evalon_evaluations_total', {
+      sampleValue(samples, 'evalon_evaluations_total', {
         evaluator: 'json-schema',
         agent: 'support-agent',
         outcome: 'error',
       }),
     ).toBe(2);
-    expect(valueOf(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(2);
-    expect(valueOf(samples, 'evalon_spans_received_total')).toBe(4);
-    expect(valueOf(samples, 'evalon_evaluation_lag_count', { evaluator: 'reply-length', outcome: 'pass' })).toBe(1);
-    expect(valueOf(samples, 'evalon_evaluation_queue_size')).toBe(0);
-    expect(valueOf(samples, 'evalon_pending_traces')).toBe(0);
+    expect(sampleValue(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(2);
+    expect(sampleValue(samples, 'evalon_spans_received_total')).toBe(4);
+    expect(sampleValue(samples, 'evalon_evaluation_lag_count', { evaluator: 'reply-length', outcome: 'pass' })).toBe(1);
+    expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(0);
+    expect(sampleValue(samples, 'evalon_pending_traces')).toBe(0);
   });
 });

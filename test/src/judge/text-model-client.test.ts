@@ -21,7 +21,12 @@ describe('text models (the reference Llm interface)', () => {
 
   it('flattens a chat through complete by default', async () => {
     const prompts: string[] = [];
-    const client = textModelClient({ complete: (prompt) => (prompts.push(prompt), 'ok') });
+    const client = textModelClient({
+      complete: (prompt) => {
+        prompts.push(prompt);
+        return 'ok';
+      },
+    });
     await client.createMessage({
       max_tokens: 5,
       system: 'You are a judge.',
@@ -36,7 +41,10 @@ describe('text models (the reference Llm interface)', () => {
       complete: () => {
         throw new Error('complete must not be used');
       },
-      completeChat: (system, messages) => (chats.push([system, messages]), 'fine'),
+      completeChat: (system, messages) => {
+        chats.push([system, messages]);
+        return 'fine';
+      },
     });
     await client.createMessage({ max_tokens: 5, system: 'sys', messages: [{ role: 'user', content: 'hi' }] });
     expect(chats).toEqual([['sys', [{ role: 'user', content: 'hi' }]]]);

@@ -242,7 +242,8 @@ describe('forwarding received spans', () => {
 
 describe('hrTimeOf', () => {
   it('splits Unix nanoseconds into seconds and nanoseconds without rounding', () => {
-    const nanos = 1764442000005123456;
+    // Past 2^53: the double nearest these nanoseconds, as the decoder would produce it.
+    const nanos = Number(1_764_442_000_005_123_456n);
     const [seconds, rest] = hrTimeOf(nanos);
     expect(seconds * 1e9 + rest).toBe(nanos);
     expect(hrTimeOf(2)).toEqual([0, 2]);

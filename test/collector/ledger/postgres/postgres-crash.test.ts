@@ -30,7 +30,7 @@ describe('PostgreSQL store under kill -9', () => {
       const run = await runAndKill(WRITER, database.url, next, 40 + round * 20);
       expect(run.acked.length).toBeGreaterThanOrEqual(40);
       acked.push(...run.acked);
-      run.released.forEach((batch) => released.add(batch));
+      for (const batch of run.released) released.add(batch);
       next = Math.max(...run.acked) + 100;
 
       const store = await createPostgresStore({ url: database.url });

@@ -98,7 +98,7 @@ describe('PostgreSQL replicas', () => {
     await expect(refused).rejects.toThrow(ReplicaIdInUseError);
     await expect(refused).rejects.toThrow(
       new RegExp(
-        `replica id "shared-id" is in use by process ${process.pid} on ${escape(hostname())} .*set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`,
+        `replica id "shared-id" is in use by process ${process.pid} on ${escapeRegExp(hostname())} .*set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`,
       ),
     );
     // Told apart by the holder's heartbeat advancing: within a few heartbeats, not the stale window.
@@ -188,6 +188,6 @@ describe('PostgreSQL replicas', () => {
   });
 });
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

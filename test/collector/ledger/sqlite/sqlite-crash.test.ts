@@ -21,7 +21,7 @@ describe('SQLite store under kill -9', () => {
       const run = await runAndKill(WRITER, path, next, 20 + round * 10);
       expect(run.acked.length).toBeGreaterThanOrEqual(20);
       acked.push(...run.acked);
-      run.released.forEach((batch) => released.add(batch));
+      for (const batch of run.released) released.add(batch);
       next = Math.max(...run.acked) + 100;
 
       const store = createSqliteStore({ path });

@@ -26,7 +26,7 @@ import type { EvaluationRecord } from '../../../../src/model/records.ts';
 import { createScriptedModel, type ScriptedModel, type ScriptedReply } from '../../../../src/testing/scripted-model.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { startOtlpCapture, type OtlpCapture } from '../../../helpers/otlp-capture.ts';
-import { scrape, valueOf as sampleValue } from '../../../helpers/prometheus-text.ts';
+import { scrape, sampleValue } from '../../../helpers/prometheus-text.ts';
 import { startWired, type Wired } from '../../../helpers/wired.ts';
 
 const JUDGE_MODEL = 'claude-trace-judge';

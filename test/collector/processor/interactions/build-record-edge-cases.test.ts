@@ -80,7 +80,7 @@ describe('buildInteractionRecord: failures', () => {
 
 describe('buildInteractionRecord: metadata-only spans (no content captured)', () => {
   it('still builds a valid record with empty messages, tool calls by name and the token counts', () => {
-    const { root, spans } = semconvTrace({ rootUsage: false });
+    const { spans } = semconvTrace({ rootUsage: false });
     const stripped = spans.map((span) => ({
       ...span,
       attributes: Object.fromEntries(Object.entries(span.attributes).filter(([key]) => !CONTENT_KEYS.includes(key))),

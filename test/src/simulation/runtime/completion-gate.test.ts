@@ -36,7 +36,17 @@ describe('completion gate', () => {
     const seen: string[] = [];
     let ran = false;
     const results = await Promise.allSettled([
-      gate.run('model', 'a', () => ((ran = true), Promise.resolve('live')), true).then((v) => seen.push(v)),
+      gate
+        .run(
+          'model',
+          'a',
+          () => {
+            ran = true;
+            return Promise.resolve('live');
+          },
+          true,
+        )
+        .then((v) => seen.push(v)),
       gate.run('agent', 'code#1', () => later('code', 20), false).then((v) => seen.push(v)),
       gate.run('model', 'b', () => Promise.resolve('live'), true).then((v) => seen.push(v)),
       gate.run('model', 'err', () => Promise.resolve('live'), true),

@@ -20,7 +20,15 @@ export interface HarnessResponse {
   status: number;
   headers: Headers;
   body: Uint8Array;
-  json(): any;
+  json(): OtlpJsonReply;
+}
+
+/** The JSON body of a reply: an ExportTraceServiceResponse, or a google.rpc.Status on an error. */
+export interface OtlpJsonReply {
+  /** Absent when every span was accepted. */
+  partialSuccess?: { rejectedSpans?: string; errorMessage?: string };
+  code?: number;
+  message?: string;
 }
 
 export async function startReceiver(overrides: Partial<OtlpReceiverConfig> = {}): Promise<ReceiverHarness> {
