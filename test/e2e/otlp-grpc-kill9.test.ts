@@ -84,7 +84,8 @@ function grpcPort(collector: CollectorProcess): number {
   return Number(match[1]);
 }
 
-it('loses no span acknowledged over gRPC when killed with SIGKILL, and completes pending interactions on restart', async () => {
+it('loses no span acknowledged over gRPC when killed with ' +
+  'SIGKILL, and completes pending interactions on restart', async () => {
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(
     configFile,

@@ -177,7 +177,8 @@ describe('a trace split across two replicas', () => {
     expect(b.warnings).toEqual([
       expect.stringMatching(
         new RegExp(
-          `trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by "replica-a"; 2 spans received here kept as late spans of ${interactionId}`,
+          `trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by ` +
+            `"replica-a"; 2 spans received here kept as late spans of ${interactionId}`,
         ),
       ),
     ]);

@@ -27,10 +27,9 @@ function hex(random: () => number, length: number): string {
   return out.slice(0, length);
 }
 
-const WORDS =
-  'the agent booked a flight to lisbon and then checked the hotel rate against the refund policy before answering'.split(
-    ' ',
-  );
+const WORDS = (
+  'the agent booked a flight to lisbon and then checked the hotel rate ' + 'against the refund policy before answering'
+).split(' ');
 
 function prose(random: () => number, chars: number): string {
   const parts: string[] = [];

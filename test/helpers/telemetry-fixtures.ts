@@ -33,6 +33,8 @@ export function telemetryConfig(choice: PipelineChoice): EvalonConfig {
     if (choice.headers) exporters.push(`    headers: ${JSON.stringify(choice.headers)}`);
   }
   if (choice.prometheus) exporters.push('  prometheus:\n    endpoint: 127.0.0.1:0');
+  const logs = choice.logs ? `    logs: { exporters: ${list(choice.logs)} }\n` : '';
+  const metrics = choice.metrics ? `    metrics: { exporters: ${list(choice.metrics)} }\n` : '';
   const yaml = `receivers:
   otlp:
     protocols:
@@ -43,8 +45,12 @@ processors:
     ledger: { sqlite: { path: ${join(dir, 'ledger.db')} } }
 ${exporters.length > 0 ? `exporters:\n${exporters.join('\n')}\n` : ''}service:
   pipelines:
-    traces: { receivers: [otlp], processors: [interactions, evaluation], exporters: ${list(choice.traces)}, forward: ${choice.forward ?? false} }
-${choice.logs ? `    logs: { exporters: ${list(choice.logs)} }\n` : ''}${choice.metrics ? `    metrics: { exporters: ${list(choice.metrics)} }\n` : ''}`;
+    traces:
+      receivers: [otlp]
+      processors: [interactions, evaluation]
+      exporters: ${list(choice.traces)}
+      forward: ${choice.forward ?? false}
+${logs}${metrics}`;
   const file = join(dir, 'otel-config.yaml');
   writeFileSync(file, yaml);
   try {

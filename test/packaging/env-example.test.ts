@@ -27,8 +27,11 @@ function variablesRead(): Map<string, string> {
   const note = (name: string, where: string) => {
     if (!found.has(name)) found.set(name, where);
   };
-  const code =
-    /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/g;
+  const code = new RegExp(
+    /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|/.source +
+      /['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/.source,
+    'g',
+  );
   for (const file of SHIPPED_CODE.flatMap((dir) => tsFiles(join(REPO, dir)))) {
     for (const match of readFileSync(file, 'utf8').matchAll(code))
       note(match[1] ?? match[2] ?? match[3], file.slice(REPO.length));

@@ -80,7 +80,8 @@ beforeAll(async () => {
   timings.installMs = performance.now() - started;
   installed = join(consumer, 'node_modules', repoPackage.name);
   console.log(
-    `packaging: npm pack ${Math.round(timings.packMs)} ms, tarball ${statSync(tarball).size} bytes (${basename(tarball)}), npm install ${Math.round(timings.installMs)} ms`,
+    `packaging: npm pack ${Math.round(timings.packMs)} ms, tarball ${statSync(tarball).size} bytes ` +
+      `(${basename(tarball)}), npm install ${Math.round(timings.installMs)} ms`,
   );
 }, SETUP_TIMEOUT_MS);
 
@@ -89,24 +90,28 @@ afterAll(() => {
 });
 
 describe('the npm tarball', () => {
-  it('holds the compiled JS and declarations under dist/, the bin, .env.example, the licence and no TypeScript sources', () => {
-    const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
-    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
-      '.env.example',
-      'LICENSE',
-      'README.md',
-      'bin/evalon.js',
-      'package.json',
-    ]);
-    expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
-    // The CLI and the worker script the SQLite ledger loads by URL.
-    expect(files).toEqual(
-      expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
-    );
-    for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
-      expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
-    }
-  });
+  it(
+    'holds the compiled JS and declarations under dist/, the bin, .env.example, the licence and no TypeScript ' +
+      'sources',
+    () => {
+      const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
+      expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
+        '.env.example',
+        'LICENSE',
+        'README.md',
+        'bin/evalon.js',
+        'package.json',
+      ]);
+      expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+      // The CLI and the worker script the SQLite ledger loads by URL.
+      expect(files).toEqual(
+        expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
+      );
+      for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
+        expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
+      }
+    },
+  );
 
   it('has a compiled file and a declaration file for every entry of `exports`', () => {
     const entries = Object.entries(repoPackage.exports).filter(([, target]) => typeof target !== 'string');
@@ -145,7 +150,14 @@ describe('the npm tarball', () => {
 describe('installed into an empty project', () => {
   it('imports every public entry', async () => {
     const script = `
-      const entries = ['evalon', 'evalon/instrumentation', 'evalon/evaluation', 'evalon/judge', 'evalon/simulation', 'evalon/testing'];
+      const entries = [
+        'evalon',
+        'evalon/instrumentation',
+        'evalon/evaluation',
+        'evalon/judge',
+        'evalon/simulation',
+        'evalon/testing',
+      ];
       for (const entry of entries) {
         const module = await import(entry);
         if (Object.keys(module).length === 0) throw new Error(entry + ' exports nothing');
@@ -284,7 +296,10 @@ import * as simulation from 'evalon/simulation';
 import 'evalon/register';
 
 const options: InvokeAgentOptions = { id: 'support-agent', roles: ['customer-facing'] };
-export const reply: Promise<{ result: number; interactionId: string | undefined }> = invokeAgent(options, async () => 42);
+export const reply: Promise<{ result: number; interactionId: string | undefined }> = invokeAgent(
+  options,
+  async () => 42,
+);
 export const answer = (record: InteractionRecord): string => record.finalResponseText;
 export const model: Promise<ScriptedModel> = createScriptedModel();
 export const loaded = [register, evaluation, judge, simulation];

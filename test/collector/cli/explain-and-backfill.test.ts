@@ -94,15 +94,22 @@ describe('evalon explain', () => {
       /billing-agent {2}roles: customer-facing \(from its newest interaction\); in the ledger: 3 interactions/,
     );
     expect(out).toContain(
-      '  interaction-quality-evaluator: not evaluated\n    entry      agents::billing-agent (outranks agent-roles::customer-facing)\n' +
-        '    why        the agent has its own entry under agents, which wins over role entries and *, but the binding agents::billing-agent sets enabled: false',
+      '  interaction-quality-evaluator: not evaluated\n    entry      agents::billing-agent (outranks ' +
+        'agent-roles::customer-facing)\n' +
+        '    why        the agent has its own entry under agents, which wins over role entries and *, but the ' +
+        'binding agents::billing-agent sets enabled: false',
     );
     expect(out).toContain('    config()   {"min-length":50,"trigger":"interaction"}');
     expect(out).toMatch(
-      /\(any agent with role customer-facing\) {2}roles: customer-facing\n {2}interaction-quality-evaluator: evaluated\n {4}entry {6}agent-roles::customer-facing\n/,
+      new RegExp(
+        /\(any agent with role customer-facing\) {2}roles: customer-facing\n/.source +
+          / {2}interaction-quality-evaluator: evaluated\n/.source +
+          / {4}entry {6}agent-roles::customer-facing\n/.source,
+      ),
     );
     expect(out).toContain(
-      '    settings   sampling-ratio 0.25 (from the binding), trigger-on-failure false (from defaults::agent), control-id QA-1',
+      '    settings   sampling-ratio 0.25 (from the binding), trigger-on-failure false (from defaults::agent), ' +
+        'control-id QA-1',
     );
     expect(out).toMatch(/ops-agent {2}roles: \(none\)/);
     expect(out).toContain('no entry under agents matches the agent, and it has no role');
@@ -168,9 +175,11 @@ describe('evalon backfill', () => {
     );
     expect(code).toBe(0);
     expect(updates.at(-1)).toBe(`done ${records.length}/${records.length}`);
-    // support-agent ×6 (min 20: pass), billing-agent ×3 (min 50: fail); ops-agent has no binding; the judge is inside an evaluation.
+    // support-agent ×6 (min 20: pass), billing-agent ×3 (min 50: fail); ops-agent has no binding; the judge is
+    // inside an evaluation.
     expect(out.join('\n')).toBe(
-      `backfill reply-length-evaluator (version 1): ${records.length} interactions read; 9 evaluated (6 passed, 3 failed, 0 inconclusive, 0 errors); ` +
+      `backfill reply-length-evaluator (version 1): ${records.length} interactions read; 9 evaluated (6 passed, ` +
+        `3 failed, 0 inconclusive, 0 errors); ` +
         '0 already had an outcome for this version; 2 not triggered by the bindings',
     );
     const store = createSqliteStore({ path: ledgerPath });
@@ -225,11 +234,15 @@ describe('evalon backfill', () => {
     const unknown = await cli(['backfill', '--evaluator', 'reply-lenght', '--config', configFile]);
     expect(unknown.code).toBe(2);
     expect(unknown.err).toMatch(
-      /evalon backfill: evaluator "reply-lenght" is not defined \(known: contains, criteria-judge, interaction-quality-evaluator/,
+      new RegExp(
+        /evalon backfill: evaluator "reply-lenght" is not defined /.source +
+          /\(known: contains, criteria-judge, interaction-quality-evaluator/.source,
+      ),
     );
     const unbound = await cli(['backfill', '--evaluator', 'regex', '--config', configFile]);
     expect(unbound.err).toBe(
-      'evalon backfill: evaluator "regex" has no entry under processors::evaluation::evaluators, so it is bound to no agent (add one, then backfill)',
+      'evalon backfill: evaluator "regex" has no entry under processors::evaluation::evaluators, so it is bound ' +
+        'to no agent (add one, then backfill)',
     );
     expect(
       (await cli(['backfill', '--evaluator', 'regex', '--since', 'yesterday', '--config', configFile])).err,

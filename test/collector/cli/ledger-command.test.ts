@@ -222,7 +222,8 @@ describe('evalon ledger', () => {
       const { code, out, err } = await run(['list', '--api', `http://127.0.0.1:${port}`]);
       expect({ code, out }).toEqual({ code: 1, out: [] });
       expect(err).toEqual([
-        `evalon ledger list: cannot reach the Evalon API at http://127.0.0.1:${port} (ECONNREFUSED; is the collector running? set --api or EVALON_API_URL)`,
+        `evalon ledger list: cannot reach the Evalon API at http://127.0.0.1:${port} (ECONNREFUSED; is the ` +
+          `collector running? set --api or EVALON_API_URL)`,
       ]);
     });
 
@@ -234,7 +235,8 @@ describe('evalon ledger', () => {
         const { code, err } = await run(['list', '--api', url]);
         expect(code).toBe(1);
         expect(err).toEqual([
-          `evalon ledger list: ${url}/api/v1/interactions answered 502 with a body that is not JSON (is it the Evalon API?)`,
+          `evalon ledger list: ${url}/api/v1/interactions answered 502 with a body that is not JSON (is it the ` +
+            `Evalon API?)`,
         ]);
       } finally {
         await new Promise((resolve) => other.close(resolve));

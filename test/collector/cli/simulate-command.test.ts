@@ -58,7 +58,8 @@ describe('evalon simulate', () => {
     [['x.yaml', '--record', 'a', '--replay', 'b'], 'evalon simulate: --record and --replay: use one or the other'],
     [
       ['x.yaml', '--timeout', 'soon'],
-      'evalon simulate: --timeout: expected a duration such as 500ms, 30s, 5m, 1h30m or 7d, or a number of milliseconds, got "soon"',
+      'evalon simulate: --timeout: expected a duration such as 500ms, 30s, 5m, 1h30m or 7d, or a number of ' +
+        'milliseconds, got "soon"',
     ],
     [['missing.yaml'], 'missing.yaml: cannot read the scenario file (ENOENT)'],
   ])('exits 2 with one clear line for bad input %j', async (args, message) => {
@@ -124,7 +125,9 @@ describe('evalon simulate', () => {
     const file = join(dir, 'simple.yaml');
     await writeFile(
       file,
-      'name: simple\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n',
+      'name: simple\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated ' +
+        '}\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user ' +
+        '}\neval_criteria: [helpful]\n',
     );
     const result = await run([file, '--trials', '3', '--concurrency', '2', '--json', '--no-save']);
     expect(result.code).toBe(0);
@@ -149,7 +152,9 @@ describe('evalon simulate', () => {
     const file = join(dir, 'flaky.yaml');
     await writeFile(
       file,
-      'name: flaky\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated }\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user }\neval_criteria: [helpful]\n',
+      'name: flaky\ndescription: d\nparticipants:\n  end_user: {}\n  agent: { type: evaluated ' +
+        '}\nconversations:\n  - { name: chat, between: [end_user, agent], initiated_by: end_user ' +
+        '}\neval_criteria: [helpful]\n',
     );
     const result = await run([file, '--trials', '3', '--concurrency', '1', '--no-save']);
     expect(result.code).toBe(1);
@@ -191,7 +196,8 @@ describe('evalon simulate', () => {
     const result = await run(['scenarios/order_refund.yaml', '--replay', join(dir, 'none')]);
     expect(result.code).toBe(2);
     expect(result.err[0]).toBe(
-      `${join(dir, 'none', 'order_refund', 'trial-1.json')}: no recording for order_refund trial 1 (record it first with --record)`,
+      `${join(dir, 'none', 'order_refund', 'trial-1.json')}: no recording for order_refund trial 1 (record it ` +
+        `first with --record)`,
     );
   });
 

@@ -49,7 +49,10 @@ describe('evalon validate', () => {
     expect(result.code).toBe(0);
     expect(result.err).toEqual([
       expect.stringMatching(
-        /^warning: .*otel-config\.yaml:9:50: .*sampling_ratio is not a reserved key.*\(did you mean "sampling-ratio"\?\)$/,
+        new RegExp(
+          /^warning: .*otel-config\.yaml:9:50: /.source +
+            /.*sampling_ratio is not a reserved key.*\(did you mean "sampling-ratio"\?\)$/.source,
+        ),
       ),
     ]);
     expect(result.out).toEqual([`OK: ${file} (1 evaluator, 1 binding)`]);
@@ -63,46 +66,57 @@ describe('evalon validate', () => {
     expect(result.err).toEqual([
       `warning: ${file}:13:3: service: pipelines has no traces pipeline: the collector receives no spans`,
       'invalid configuration (4 problems):',
-      `${file}:4:5: processors::interactions: settle must be shorter than decision_wait (settle 45000ms, decision_wait 30000ms)`,
+      `${file}:4:5: processors::interactions: settle must be shorter than decision_wait (settle 45000ms, ` +
+        `decision_wait 30000ms)`,
       `${file}:6:5: processors::interactions: max_pending_traces must be at least 1 (got 0)`,
       `${file}:8:5: processors::evaluation: concurrency must be at least 1 (got 0)`,
       `${file}:9:5: processors::evaluation: ledger sets both sqlite and postgres (choose one)`,
     ]);
   });
 
-  it('loads the evaluator modules as startup does: an unknown evaluator id and a module that fails to import are problems', async () => {
-    const [file] = writeConfigFiles({
-      'otel-config.yaml': [
-        'receivers:',
-        '  otlp:',
-        'processors:',
-        '  interactions:',
-        '  evaluation:',
-        '    modules: [ ./broken-evaluators.ts ]',
-        '    evaluators:',
-        '      reply-lenght:',
-        '        agents:',
-        '          support-agent: { trigger: interaction }',
-        'service:',
-        '  pipelines:',
-        '    traces: { receivers: [otlp], processors: [interactions, evaluation] }',
-        '',
-      ].join('\n'),
-      'broken-evaluators.ts': 'throw new Error("the module is broken");\n',
-    });
-    const result = await run([file!]);
-    expect(result.code).toBe(2);
-    expect(result.out).toEqual([]);
-    expect(result.err[0]).toBe('invalid configuration (2 problems):');
-    expect(result.err.slice(1)).toEqual([
-      expect.stringMatching(
-        /broken-evaluators\.ts.*processors::evaluation::modules\[0\].*cannot load the evaluator module: Error: the module is broken/,
-      ),
-      expect.stringMatching(
-        /processors::evaluation::evaluators::reply-lenght.*no evaluator with id "reply-lenght".*did you mean "reply-length"\?/,
-      ),
-    ]);
-  });
+  it(
+    'loads the evaluator modules as startup does: an unknown evaluator id and a module that fails to import are ' +
+      'problems',
+    async () => {
+      const [file] = writeConfigFiles({
+        'otel-config.yaml': [
+          'receivers:',
+          '  otlp:',
+          'processors:',
+          '  interactions:',
+          '  evaluation:',
+          '    modules: [ ./broken-evaluators.ts ]',
+          '    evaluators:',
+          '      reply-lenght:',
+          '        agents:',
+          '          support-agent: { trigger: interaction }',
+          'service:',
+          '  pipelines:',
+          '    traces: { receivers: [otlp], processors: [interactions, evaluation] }',
+          '',
+        ].join('\n'),
+        'broken-evaluators.ts': 'throw new Error("the module is broken");\n',
+      });
+      const result = await run([file!]);
+      expect(result.code).toBe(2);
+      expect(result.out).toEqual([]);
+      expect(result.err[0]).toBe('invalid configuration (2 problems):');
+      expect(result.err.slice(1)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            /broken-evaluators\.ts.*processors::evaluation::modules\[0\]/.source +
+              /.*cannot load the evaluator module: Error: the module is broken/.source,
+          ),
+        ),
+        expect.stringMatching(
+          new RegExp(
+            /processors::evaluation::evaluators::reply-lenght/.source +
+              /.*no evaluator with id "reply-lenght".*did you mean "reply-length"\?/.source,
+          ),
+        ),
+      ]);
+    },
+  );
 
   it('validates the shipped configuration', async () => {
     const result = await run([join(root, 'otel-config.yaml')]);

@@ -30,7 +30,8 @@ function configWith(options: { http?: string[]; grpc?: string[]; entry?: string[
       : []),
     'service:',
     '  pipelines:',
-    `    traces: { receivers: [otlp], processors: [interactions, evaluation]${options.headers ? ', exporters: [otlphttp]' : ''} }`,
+    `    traces: { receivers: [otlp], processors: [interactions, ` +
+      `evaluation]${options.headers ? ', exporters: [otlphttp]' : ''} }`,
     '',
   ].join('\n');
 }
@@ -104,7 +105,8 @@ describe('${env:NAME} expansion', () => {
         column: 9,
         path: 'processors::evaluation::evaluators::reply-length',
         message:
-          'model uses ${env:EVALON_MODEL}, which is not set (set EVALON_MODEL, or give a default: ${env:EVALON_MODEL:-value})',
+          'model uses ${env:EVALON_MODEL}, which is not set (set EVALON_MODEL, or give a default: ' +
+          '${env:EVALON_MODEL:-value})',
       },
     ]);
   });

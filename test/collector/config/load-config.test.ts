@@ -311,8 +311,10 @@ describe('loadConfig', () => {
     expect((error as ConfigError).message.split('\n')).toEqual([
       'invalid configuration (3 problems):',
       `${file}:6:5: processors::evaluation: concurrency must be a whole number (got string "many")`,
-      `${file}:10:38: processors::evaluation::evaluators::x::agents::y: sampling-ratio must be between 0 and 1 (got 1.5)`,
-      `${file}:13:86: service::pipelines::traces: exporters[0] references exporter "otlphttp", which is not configured (no exporters are configured; define it under exporters::otlphttp)`,
+      `${file}:10:38: processors::evaluation::evaluators::x::agents::y: sampling-ratio must be between 0 and 1 ` +
+        `(got 1.5)`,
+      `${file}:13:86: service::pipelines::traces: exporters[0] references exporter "otlphttp", which is not ` +
+        `configured (no exporters are configured; define it under exporters::otlphttp)`,
     ]);
     expect((error as ConfigError).problems[1]).toEqual({
       file,

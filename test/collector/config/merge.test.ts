@@ -57,7 +57,9 @@ describe('several --config files', () => {
         line: 3,
         column: 16,
         path: 'processors::evaluation',
-        message: `modules[0] names "./evaluators.ts", which does not exist (looked for ${join(dirname(override!), 'evaluators.ts')})`,
+        message:
+          `modules[0] names "./evaluators.ts", which does not exist (looked for ` +
+          `${join(dirname(override!), 'evaluators.ts')})`,
       },
     ]);
     expect(loadConfig([shared], { env: {} }).config.processors.evaluation.modules).toEqual([
@@ -68,7 +70,8 @@ describe('several --config files', () => {
   it('places a problem in the file that wrote the offending value', () => {
     const [override] = writeConfigFiles({
       'override.yaml':
-        'processors:\n  evaluation:\n    evaluators:\n      interaction-quality-evaluator:\n        agents:\n          billing-agent: { sampling-ratio: 2 }\n',
+        'processors:\n  evaluation:\n    evaluators:\n      interaction-quality-evaluator:\n        agents:\n    ' +
+        '      billing-agent: { sampling-ratio: 2 }\n',
     });
     let error: unknown;
     try {

@@ -28,27 +28,35 @@ function warningsFor(entryLines: string[]): string[] {
 }
 
 describe('misspelled reserved keys', () => {
-  it('warns about a binding key that looks like a reserved key, naming the right one, and keeps it as a property', () => {
-    const { config, warnings } = load([
-      'agents:',
-      '  support-agent: { trigger: interaction, sampling_ratio: 0.1, samplingRatio: 0.2, enable: false, trigger_on_failure: true }',
-    ]);
-    const binding = config.processors.evaluation.evaluators['reply-length']!.agents['support-agent']!;
-    expect(binding.samplingRatio).toBeUndefined();
-    expect(binding.properties).toEqual({
-      sampling_ratio: 0.1,
-      samplingRatio: 0.2,
-      enable: false,
-      trigger_on_failure: true,
-    });
-    const where = 'processors::evaluation::evaluators::reply-length::agents::support-agent';
-    expect(warnings).toEqual([
-      `9:50: ${where}: sampling_ratio is not a reserved key, so it is passed to the evaluator as a property (did you mean "sampling-ratio"?)`,
-      `9:71: ${where}: samplingRatio is not a reserved key, so it is passed to the evaluator as a property (did you mean "sampling-ratio"?)`,
-      `9:91: ${where}: enable is not a reserved key, so it is passed to the evaluator as a property (did you mean "enabled"?)`,
-      `9:106: ${where}: trigger_on_failure is not a reserved key, so it is passed to the evaluator as a property (did you mean "trigger-on-failure"?)`,
-    ]);
-  });
+  it(
+    'warns about a binding key that looks like a reserved ' + 'key, naming the right one, and keeps it as a property',
+    () => {
+      const { config, warnings } = load([
+        'agents:',
+        '  support-agent: { trigger: interaction, sampling_ratio: 0.1, samplingRatio: 0.2, enable: false, ' +
+          'trigger_on_failure: true }',
+      ]);
+      const binding = config.processors.evaluation.evaluators['reply-length']!.agents['support-agent']!;
+      expect(binding.samplingRatio).toBeUndefined();
+      expect(binding.properties).toEqual({
+        sampling_ratio: 0.1,
+        samplingRatio: 0.2,
+        enable: false,
+        trigger_on_failure: true,
+      });
+      const where = 'processors::evaluation::evaluators::reply-length::agents::support-agent';
+      expect(warnings).toEqual([
+        `9:50: ${where}: sampling_ratio is not a reserved key, so it is passed to the evaluator as a property (did ` +
+          `you mean "sampling-ratio"?)`,
+        `9:71: ${where}: samplingRatio is not a reserved key, so it is passed to the evaluator as a property (did ` +
+          `you mean "sampling-ratio"?)`,
+        `9:91: ${where}: enable is not a reserved key, so it is passed to the evaluator as a property (did you ` +
+          `mean "enabled"?)`,
+        `9:106: ${where}: trigger_on_failure is not a reserved key, so it is passed to the evaluator as a property ` +
+          `(did you mean "trigger-on-failure"?)`,
+      ]);
+    },
+  );
 
   it('warns on an entry too, and says where a binding-only key belongs', () => {
     const warnings = warningsFor([
@@ -61,7 +69,8 @@ describe('misspelled reserved keys', () => {
     expect(warnings.map((warning) => warning.replace(/^\d+:\d+: [^ ]+ /, ''))).toEqual([
       'controlId is not a reserved key, so it is passed to the evaluator as a property (did you mean "control-id"?)',
       'agent_roles is not a reserved key, so it is passed to the evaluator as a property (did you mean "agent-roles"?)',
-      'sampling_ratio is not a reserved key, so it is passed to the evaluator as a property (did you mean "sampling-ratio"? It belongs on a binding or under defaults::agent.)',
+      'sampling_ratio is not a reserved key, so it is passed to the evaluator as a property (did you mean ' +
+        '"sampling-ratio"? It belongs on a binding or under defaults::agent.)',
       'disabled is not a reserved key, so it is passed to the evaluator as a property (did you mean "enabled"?)',
     ]);
   });

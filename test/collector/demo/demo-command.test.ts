@@ -5,7 +5,8 @@
 import { expect, it } from 'vitest';
 import { runDemoCommand } from '../../../collector/demo/demo-command.ts';
 
-it('records interactions, evaluates them and prints passing and failing verdicts, the failed interaction included', async () => {
+it('records interactions, evaluates them and prints passing ' +
+  'and failing verdicts, the failed interaction included', async () => {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runDemoCommand(['--ephemeral', '--rounds', '1'], {

@@ -149,47 +149,57 @@ describe('the Prometheus endpoint', () => {
     expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(0);
   });
 
-  it('records judge token usage with gen_ai.client.token.usage semantics, from the API and from evaluation attributes', async () => {
-    const t = await startPrometheus();
-    t.metrics.recordTokenUsage({
-      evaluatorId: 'quality-judge',
-      agentId: 'support-agent',
-      provider: 'anthropic',
-      model: 'claude-judge',
-      inputTokens: 1200,
-      outputTokens: 80,
-    });
-    t.verdicts.record({
-      ...OUTCOMES.pass,
-      outcome: {
-        type: 'verdict',
-        evaluation: {
-          passed: true,
-          explanation: 'ok',
-          attributes: {
-            'gen_ai.usage.input_tokens': 300,
-            'gen_ai.usage.output_tokens': 20,
-            'gen_ai.provider.name': 'anthropic',
-            'gen_ai.request.model': 'claude-judge',
+  it(
+    'records judge token usage with gen_ai.client.token.usage semantics, from the API and from evaluation ' +
+      'attributes',
+    async () => {
+      const t = await startPrometheus();
+      t.metrics.recordTokenUsage({
+        evaluatorId: 'quality-judge',
+        agentId: 'support-agent',
+        provider: 'anthropic',
+        model: 'claude-judge',
+        inputTokens: 1200,
+        outputTokens: 80,
+      });
+      t.verdicts.record({
+        ...OUTCOMES.pass,
+        outcome: {
+          type: 'verdict',
+          evaluation: {
+            passed: true,
+            explanation: 'ok',
+            attributes: {
+              'gen_ai.usage.input_tokens': 300,
+              'gen_ai.usage.output_tokens': 20,
+              'gen_ai.provider.name': 'anthropic',
+              'gen_ai.request.model': 'claude-judge',
+            },
           },
         },
-      },
-    });
-    const { samples } = await scrape(t.prometheusAddress()!);
-    const labels = {
-      evaluator: 'quality-judge',
-      agent: 'support-agent',
-      gen_ai_operation_name: 'chat',
-      gen_ai_provider_name: 'anthropic',
-      gen_ai_request_model: 'claude-judge',
-    };
-    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(1500);
-    expect(sampleValue(samples, 'gen_ai_client_token_usage_count', { ...labels, gen_ai_token_type: 'input' })).toBe(2);
-    expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(100);
-    expect(
-      sampleValue(samples, 'gen_ai_client_token_usage_bucket', { ...labels, gen_ai_token_type: 'output', le: '64' }),
-    ).toBe(1);
-  });
+      });
+      const { samples } = await scrape(t.prometheusAddress()!);
+      const labels = {
+        evaluator: 'quality-judge',
+        agent: 'support-agent',
+        gen_ai_operation_name: 'chat',
+        gen_ai_provider_name: 'anthropic',
+        gen_ai_request_model: 'claude-judge',
+      };
+      expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'input' })).toBe(
+        1500,
+      );
+      expect(sampleValue(samples, 'gen_ai_client_token_usage_count', { ...labels, gen_ai_token_type: 'input' })).toBe(
+        2,
+      );
+      expect(sampleValue(samples, 'gen_ai_client_token_usage_sum', { ...labels, gen_ai_token_type: 'output' })).toBe(
+        100,
+      );
+      expect(
+        sampleValue(samples, 'gen_ai_client_token_usage_bucket', { ...labels, gen_ai_token_type: 'output', le: '64' }),
+      ).toBe(1);
+    },
+  );
 
   it('counts the tokens a failed evaluation reports in its outcome attributes', async () => {
     const t = await startPrometheus();

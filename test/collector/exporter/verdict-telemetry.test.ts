@@ -79,28 +79,31 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
 };
 
 describe('verdict events (OTLP logs)', () => {
-  it('sends one gen_ai.evaluation.result log event per outcome, parented to the evaluated interaction span', async () => {
-    await emitAll();
-    expect(capture.logs).toHaveLength(4);
-    expect(
-      capture.requests
-        .filter((request) => request.path === '/v1/logs')
-        .every((request) => request.contentType.includes('application/json')),
-    ).toBe(true);
-    for (const [name, record] of Object.entries(OUTCOMES)) {
-      const log = capture.logs.find((entry) => entry.attributes['evalon.evaluation.id'] === record.evaluationId);
-      expect(log, name).toBeDefined();
-      expect(log!.eventName).toBe('gen_ai.evaluation.result');
-      expect(log!.traceId).toBe(TRACE_ID);
-      expect(log!.spanId).toBe(SPAN_ID);
-      expect(log!.attributes).toEqual(EXPECTED[name as keyof typeof OUTCOMES]);
-      expect(log!.timeUnixNano).toBe(nanos(record.completedAt));
-      expect(log!.severityNumber).toBe(name === 'failed' ? 13 : 9);
-      expect(log!.resource['service.name']).toBe('evalon-collector');
-      // The name travels in the event_name field, not as an attribute.
-      expect(log!.attributes['event.name']).toBeUndefined();
-    }
-  });
+  it(
+    'sends one gen_ai.evaluation.result log event per ' + 'outcome, parented to the evaluated interaction span',
+    async () => {
+      await emitAll();
+      expect(capture.logs).toHaveLength(4);
+      expect(
+        capture.requests
+          .filter((request) => request.path === '/v1/logs')
+          .every((request) => request.contentType.includes('application/json')),
+      ).toBe(true);
+      for (const [name, record] of Object.entries(OUTCOMES)) {
+        const log = capture.logs.find((entry) => entry.attributes['evalon.evaluation.id'] === record.evaluationId);
+        expect(log, name).toBeDefined();
+        expect(log!.eventName).toBe('gen_ai.evaluation.result');
+        expect(log!.traceId).toBe(TRACE_ID);
+        expect(log!.spanId).toBe(SPAN_ID);
+        expect(log!.attributes).toEqual(EXPECTED[name as keyof typeof OUTCOMES]);
+        expect(log!.timeUnixNano).toBe(nanos(record.completedAt));
+        expect(log!.severityNumber).toBe(name === 'failed' ? 13 : 9);
+        expect(log!.resource['service.name']).toBe('evalon-collector');
+        // The name travels in the event_name field, not as an attribute.
+        expect(log!.attributes['event.name']).toBeUndefined();
+      }
+    },
+  );
 
   it('sends a score as an OTLP double', async () => {
     await emitAll();
@@ -111,26 +114,30 @@ describe('verdict events (OTLP logs)', () => {
     expect(raw?.value).toEqual({ doubleValue: 0.92 });
   });
 
-  it('takes the evaluated span from the interaction when it is given, and falls back to "_OTHER" for an unnamed error', async () => {
-    telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, logs: ['otlphttp'] }), {
-      logger: silentLogger,
-    });
-    const other = {
-      ...OUTCOMES.failed,
-      interactionId: 'not-an-otel-id',
-      outcome: { type: 'failed', error: 'boom' },
-    } satisfies EvaluationRecord;
-    telemetry.verdicts.record(
-      other,
-      interaction({ interactionId: 'not-an-otel-id', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }),
-    );
-    await telemetry.flush();
-    expect(capture.logs).toHaveLength(1);
-    expect(capture.logs[0]).toMatchObject({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) });
-    expect(capture.logs[0].attributes['error.type']).toBe('_OTHER');
-    // No traces pipeline: no evaluation span.
-    expect(capture.spans).toHaveLength(0);
-  });
+  it(
+    'takes the evaluated span from the interaction when it is given, and falls back to "_OTHER" for an unnamed ' +
+      'error',
+    async () => {
+      telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: capture.url, logs: ['otlphttp'] }), {
+        logger: silentLogger,
+      });
+      const other = {
+        ...OUTCOMES.failed,
+        interactionId: 'not-an-otel-id',
+        outcome: { type: 'failed', error: 'boom' },
+      } satisfies EvaluationRecord;
+      telemetry.verdicts.record(
+        other,
+        interaction({ interactionId: 'not-an-otel-id', traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) }),
+      );
+      await telemetry.flush();
+      expect(capture.logs).toHaveLength(1);
+      expect(capture.logs[0]).toMatchObject({ traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) });
+      expect(capture.logs[0].attributes['error.type']).toBe('_OTHER');
+      // No traces pipeline: no evaluation span.
+      expect(capture.spans).toHaveLength(0);
+    },
+  );
 
   it('posts with the configured headers and gzip', async () => {
     await emitAll({ compression: 'gzip', headers: { authorization: 'Bearer t0ken', 'x-scope-orgid': 'tenant-1' } });
@@ -146,35 +153,39 @@ describe('verdict events (OTLP logs)', () => {
 });
 
 describe('evaluation spans (OTLP traces)', () => {
-  it('sends one "evaluate <evaluator-id>" span per outcome: a child of the interaction span, timed over the evaluation', async () => {
-    await emitAll();
-    expect(capture.spans).toHaveLength(4);
-    for (const [name, record] of Object.entries(OUTCOMES)) {
-      const span = capture.spans.find((entry) => entry.attributes['evalon.evaluation.id'] === record.evaluationId);
-      expect(span, name).toBeDefined();
-      expect(span!.name).toBe(`evaluate ${record.evaluatorId}`);
-      expect(span!.traceId).toBe(TRACE_ID);
-      expect(span!.parentSpanId).toBe(SPAN_ID);
-      expect(span!.spanId).not.toBe(SPAN_ID);
-      expect(span!.kind).toBe(SpanKind.INTERNAL);
-      expect(span!.startTimeUnixNano).toBe(nanos(record.startedAt));
-      expect(span!.endTimeUnixNano).toBe(nanos(record.completedAt));
-      expect(span!.attributes).toEqual({
-        ...EXPECTED[name as keyof typeof OUTCOMES],
-        'gen_ai.agent.id': 'support-agent',
-        'evalon.evaluator.version': '1',
-        'evalon.evaluation.attempts': 1,
-      });
-      expect(span!.events).toEqual([
-        {
-          name: 'gen_ai.evaluation.result',
-          timeUnixNano: nanos(record.completedAt),
-          attributes: EXPECTED[name as keyof typeof OUTCOMES],
-        },
-      ]);
-      expect(span!.origin.scopeName).toBe('evalon.collector');
-    }
-  });
+  it(
+    'sends one "evaluate <evaluator-id>" span per outcome: a child of the interaction span, timed over the ' +
+      'evaluation',
+    async () => {
+      await emitAll();
+      expect(capture.spans).toHaveLength(4);
+      for (const [name, record] of Object.entries(OUTCOMES)) {
+        const span = capture.spans.find((entry) => entry.attributes['evalon.evaluation.id'] === record.evaluationId);
+        expect(span, name).toBeDefined();
+        expect(span!.name).toBe(`evaluate ${record.evaluatorId}`);
+        expect(span!.traceId).toBe(TRACE_ID);
+        expect(span!.parentSpanId).toBe(SPAN_ID);
+        expect(span!.spanId).not.toBe(SPAN_ID);
+        expect(span!.kind).toBe(SpanKind.INTERNAL);
+        expect(span!.startTimeUnixNano).toBe(nanos(record.startedAt));
+        expect(span!.endTimeUnixNano).toBe(nanos(record.completedAt));
+        expect(span!.attributes).toEqual({
+          ...EXPECTED[name as keyof typeof OUTCOMES],
+          'gen_ai.agent.id': 'support-agent',
+          'evalon.evaluator.version': '1',
+          'evalon.evaluation.attempts': 1,
+        });
+        expect(span!.events).toEqual([
+          {
+            name: 'gen_ai.evaluation.result',
+            timeUnixNano: nanos(record.completedAt),
+            attributes: EXPECTED[name as keyof typeof OUTCOMES],
+          },
+        ]);
+        expect(span!.origin.scopeName).toBe('evalon.collector');
+      }
+    },
+  );
 
   it('sets status ERROR, with the error, on the span of a failed evaluation only', async () => {
     await emitAll();

@@ -85,88 +85,94 @@ function runAgent(url: string, reply: string): Promise<{ traceId: string; spanId
 }
 
 describe('the exporters wired into the collector', () => {
-  it('forwards the agent spans, and sends a verdict event and an evaluation span per outcome, parented to the interaction span', async () => {
-    const long = await runAgent(wired.otlpUrl, 'Your order has shipped and arrives on Tuesday.');
-    const short = await runAgent(wired.otlpUrl, 'Shipped.');
-    const outcomes = await pollUntil(
-      async () => {
-        await wired.telemetry.flush();
-        return downstream.logs.length >= 4 &&
-          downstream.spans.filter((span) => span.name.startsWith('evaluate ')).length >= 4
-          ? downstream.logs
-          : undefined;
-      },
-      { what: 'four verdict events and evaluation spans', timeoutMs: 20_000 },
-    );
-
-    // The agent's own spans went downstream unchanged.
-    const forwarded = downstream.spans.filter((span) => !span.name.startsWith('evaluate '));
-    expect(forwarded.map((span) => span.name).sort()).toEqual([
-      'chat claude',
-      'chat claude',
-      'invoke_agent support-agent',
-      'invoke_agent support-agent',
-    ]);
-    expect(forwarded.every((span) => span.origin.resource['service.name'] === 'support')).toBe(true);
-
-    for (const interaction of [long, short]) {
-      const events = outcomes.filter((log) => log.traceId === interaction.traceId);
-      expect(events.map((log) => log.spanId)).toEqual([interaction.spanId, interaction.spanId]);
-      expect(events.every((log) => log.eventName === 'gen_ai.evaluation.result')).toBe(true);
-      const spans = downstream.spans.filter(
-        (span) => span.name.startsWith('evaluate ') && span.traceId === interaction.traceId,
+  it(
+    'forwards the agent spans, and sends a verdict event and an evaluation span per outcome, parented to the ' +
+      'interaction span',
+    async () => {
+      const long = await runAgent(wired.otlpUrl, 'Your order has shipped and arrives on Tuesday.');
+      const short = await runAgent(wired.otlpUrl, 'Shipped.');
+      const outcomes = await pollUntil(
+        async () => {
+          await wired.telemetry.flush();
+          return downstream.logs.length >= 4 &&
+            downstream.spans.filter((span) => span.name.startsWith('evaluate ')).length >= 4
+            ? downstream.logs
+            : undefined;
+        },
+        { what: 'four verdict events and evaluation spans', timeoutMs: 20_000 },
       );
-      expect(spans.map((span) => span.parentSpanId)).toEqual([interaction.spanId, interaction.spanId]);
-    }
-    const byKey = (traceId: string, evaluator: string) =>
-      outcomes.find((log) => log.traceId === traceId && log.attributes['gen_ai.evaluation.name'] === evaluator)!
-        .attributes;
-    expect(byKey(long.traceId, 'reply-length')).toMatchObject({
-      'evalon.evaluation.outcome': 'pass',
-      'gen_ai.evaluation.score.label': 'pass',
-      'evalon.control.id': 'QA-7',
-      length: 46,
-    });
-    expect(byKey(short.traceId, 'reply-length')).toMatchObject({
-      'evalon.evaluation.outcome': 'fail',
-      'gen_ai.evaluation.score.label': 'fail',
-    });
-    // json-schema without its required `schema` property: a failed evaluation.
-    expect(byKey(short.traceId, 'json-schema')).toMatchObject({
-      'evalon.evaluation.outcome': 'error',
-      'error.type': expect.any(String),
-    });
-    const failedSpan = downstream.spans.find(
-      (span) => span.name === 'evaluate json-schema' && span.traceId === short.traceId,
-    )!;
-    expect(failedSpan.status.code).toBe(2);
 
-    const { samples } = await scrape(wired.telemetry.prometheusAddress()!);
-    expect(
-      sampleValue(samples, 'evalon_evaluations_total', {
-        evaluator: 'reply-length',
-        agent: 'support-agent',
-        outcome: 'pass',
-      }),
-    ).toBe(1);
-    expect(
-      sampleValue(samples, 'evalon_evaluations_total', {
-        evaluator: 'reply-length',
-        agent: 'support-agent',
-        outcome: 'fail',
-      }),
-    ).toBe(1);
-    expect(
-      sampleValue(samples, 'evalon_evaluations_total', {
-        evaluator: 'json-schema',
-        agent: 'support-agent',
-        outcome: 'error',
-      }),
-    ).toBe(2);
-    expect(sampleValue(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(2);
-    expect(sampleValue(samples, 'evalon_spans_received_total')).toBe(4);
-    expect(sampleValue(samples, 'evalon_evaluation_lag_count', { evaluator: 'reply-length', outcome: 'pass' })).toBe(1);
-    expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(0);
-    expect(sampleValue(samples, 'evalon_pending_traces')).toBe(0);
-  });
+      // The agent's own spans went downstream unchanged.
+      const forwarded = downstream.spans.filter((span) => !span.name.startsWith('evaluate '));
+      expect(forwarded.map((span) => span.name).sort()).toEqual([
+        'chat claude',
+        'chat claude',
+        'invoke_agent support-agent',
+        'invoke_agent support-agent',
+      ]);
+      expect(forwarded.every((span) => span.origin.resource['service.name'] === 'support')).toBe(true);
+
+      for (const interaction of [long, short]) {
+        const events = outcomes.filter((log) => log.traceId === interaction.traceId);
+        expect(events.map((log) => log.spanId)).toEqual([interaction.spanId, interaction.spanId]);
+        expect(events.every((log) => log.eventName === 'gen_ai.evaluation.result')).toBe(true);
+        const spans = downstream.spans.filter(
+          (span) => span.name.startsWith('evaluate ') && span.traceId === interaction.traceId,
+        );
+        expect(spans.map((span) => span.parentSpanId)).toEqual([interaction.spanId, interaction.spanId]);
+      }
+      const byKey = (traceId: string, evaluator: string) =>
+        outcomes.find((log) => log.traceId === traceId && log.attributes['gen_ai.evaluation.name'] === evaluator)!
+          .attributes;
+      expect(byKey(long.traceId, 'reply-length')).toMatchObject({
+        'evalon.evaluation.outcome': 'pass',
+        'gen_ai.evaluation.score.label': 'pass',
+        'evalon.control.id': 'QA-7',
+        length: 46,
+      });
+      expect(byKey(short.traceId, 'reply-length')).toMatchObject({
+        'evalon.evaluation.outcome': 'fail',
+        'gen_ai.evaluation.score.label': 'fail',
+      });
+      // json-schema without its required `schema` property: a failed evaluation.
+      expect(byKey(short.traceId, 'json-schema')).toMatchObject({
+        'evalon.evaluation.outcome': 'error',
+        'error.type': expect.any(String),
+      });
+      const failedSpan = downstream.spans.find(
+        (span) => span.name === 'evaluate json-schema' && span.traceId === short.traceId,
+      )!;
+      expect(failedSpan.status.code).toBe(2);
+
+      const { samples } = await scrape(wired.telemetry.prometheusAddress()!);
+      expect(
+        sampleValue(samples, 'evalon_evaluations_total', {
+          evaluator: 'reply-length',
+          agent: 'support-agent',
+          outcome: 'pass',
+        }),
+      ).toBe(1);
+      expect(
+        sampleValue(samples, 'evalon_evaluations_total', {
+          evaluator: 'reply-length',
+          agent: 'support-agent',
+          outcome: 'fail',
+        }),
+      ).toBe(1);
+      expect(
+        sampleValue(samples, 'evalon_evaluations_total', {
+          evaluator: 'json-schema',
+          agent: 'support-agent',
+          outcome: 'error',
+        }),
+      ).toBe(2);
+      expect(sampleValue(samples, 'evalon_interactions_total', { agent: 'support-agent', failed: 'false' })).toBe(2);
+      expect(sampleValue(samples, 'evalon_spans_received_total')).toBe(4);
+      expect(sampleValue(samples, 'evalon_evaluation_lag_count', { evaluator: 'reply-length', outcome: 'pass' })).toBe(
+        1,
+      );
+      expect(sampleValue(samples, 'evalon_evaluation_queue_size')).toBe(0);
+      expect(sampleValue(samples, 'evalon_pending_traces')).toBe(0);
+    },
+  );
 });

@@ -88,31 +88,34 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
       expect(c.seq!).toBeGreaterThan(b.seq!);
     });
 
-    it('saves durable progress, replacing the last, across a reopen; the outcome removes it with the evaluation', async () => {
-      const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
-      const first = {
-        step: 'judge',
-        input: { criterion: 0 },
-        completedSteps: 1,
-        firstStartedAt: '2026-03-01T10:00:01.000Z',
-      };
-      const second = {
-        step: 'combine',
-        state: { verdicts: [true, false], note: 'ünïcode' },
-        completedSteps: 3,
-        firstStartedAt: '2026-03-01T10:00:01.000Z',
-      };
-      await current().saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
-      await current().saveEvaluationProgress([{ seq: a.seq!, progress: second }]);
-      const store = await reopen();
-      const [loadedA, loadedB] = await store.loadQueuedEvaluations();
-      expect(loadedA.progress).toStrictEqual(second);
-      expect(loadedB.progress).toBeUndefined();
-      await store.recordEvaluations([recordOf(a)]);
-      // Progress of an evaluation no longer queued is ignored, not an error.
-      await store.saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
-      expect((await store.loadQueuedEvaluations()).map((q) => q.evaluationId)).toEqual([b.evaluationId]);
-    });
+    it(
+      'saves durable progress, replacing the last, across ' + 'a reopen; the outcome removes it with the evaluation',
+      async () => {
+        const [a, b] = await current().enqueueEvaluations([queued('i-1'), queued('i-2')]);
+        const first = {
+          step: 'judge',
+          input: { criterion: 0 },
+          completedSteps: 1,
+          firstStartedAt: '2026-03-01T10:00:01.000Z',
+        };
+        const second = {
+          step: 'combine',
+          state: { verdicts: [true, false], note: 'ünïcode' },
+          completedSteps: 3,
+          firstStartedAt: '2026-03-01T10:00:01.000Z',
+        };
+        await current().saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
+        await current().saveEvaluationProgress([{ seq: a.seq!, progress: second }]);
+        const store = await reopen();
+        const [loadedA, loadedB] = await store.loadQueuedEvaluations();
+        expect(loadedA.progress).toStrictEqual(second);
+        expect(loadedB.progress).toBeUndefined();
+        await store.recordEvaluations([recordOf(a)]);
+        // Progress of an evaluation no longer queued is ignored, not an error.
+        await store.saveEvaluationProgress([{ seq: a.seq!, progress: first }]);
+        expect((await store.loadQueuedEvaluations()).map((q) => q.evaluationId)).toEqual([b.evaluationId]);
+      },
+    );
 
     it('counts attempts and keeps the last start, across a reopen', async () => {
       const [a] = await current().enqueueEvaluations([queued('i-1')]);
@@ -271,31 +274,35 @@ export function describeEvaluationStoreContract(current: () => LedgerStore, reop
   });
 
   describe('intake mark', () => {
-    it('starts a new ledger with nothing awaiting intake, then returns recorded interactions in order until taken in', async () => {
-      expect(await current().loadInteractionsAwaitingIntake(10)).toEqual([]);
-      const records = [
-        makeRecord({ endTime: '2026-03-01T10:00:05Z' }),
-        makeRecord({ endTime: '2026-03-01T10:00:01Z' }),
-        makeRecord({ endTime: '2026-03-01T10:00:03Z' }),
-      ];
-      await current().putInteractions(records.slice(0, 2));
-      await current().putInteractions(records.slice(2));
-      expect((await current().loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual(
-        records.map((r) => r.interactionId),
-      );
-      expect(await current().loadInteractionsAwaitingIntake(1)).toHaveLength(1);
-      // Taking in the first two (they triggered nothing) moves the mark past them, across a reopen.
-      expect(
-        await current().enqueueEvaluations([], { intake: records.slice(0, 2).map((r) => r.interactionId) }),
-      ).toEqual([]);
-      const store = await reopen();
-      expect((await store.loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual([
-        records[2].interactionId,
-      ]);
-      await store.enqueueEvaluations([queued(records[2].interactionId)], { intake: [records[2].interactionId] });
-      expect(await store.loadInteractionsAwaitingIntake(10)).toEqual([]);
-      expect(await store.countQueuedEvaluations()).toBe(1);
-    });
+    it(
+      'starts a new ledger with nothing awaiting intake, then returns recorded interactions in order until ' +
+        'taken in',
+      async () => {
+        expect(await current().loadInteractionsAwaitingIntake(10)).toEqual([]);
+        const records = [
+          makeRecord({ endTime: '2026-03-01T10:00:05Z' }),
+          makeRecord({ endTime: '2026-03-01T10:00:01Z' }),
+          makeRecord({ endTime: '2026-03-01T10:00:03Z' }),
+        ];
+        await current().putInteractions(records.slice(0, 2));
+        await current().putInteractions(records.slice(2));
+        expect((await current().loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual(
+          records.map((r) => r.interactionId),
+        );
+        expect(await current().loadInteractionsAwaitingIntake(1)).toHaveLength(1);
+        // Taking in the first two (they triggered nothing) moves the mark past them, across a reopen.
+        expect(
+          await current().enqueueEvaluations([], { intake: records.slice(0, 2).map((r) => r.interactionId) }),
+        ).toEqual([]);
+        const store = await reopen();
+        expect((await store.loadInteractionsAwaitingIntake(10)).map((r) => r.interactionId)).toEqual([
+          records[2].interactionId,
+        ]);
+        await store.enqueueEvaluations([queued(records[2].interactionId)], { intake: [records[2].interactionId] });
+        expect(await store.loadInteractionsAwaitingIntake(10)).toEqual([]);
+        expect(await store.countQueuedEvaluations()).toBe(1);
+      },
+    );
   });
 
   describe('interaction reads for backfill and explain', () => {

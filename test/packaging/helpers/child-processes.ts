@@ -11,7 +11,10 @@ export interface Run {
   stderr: string;
 }
 
-/** The environment without the npm_* variables of an enclosing `npm test`, which would point nested npm runs at the checkout. */
+/**
+ * The environment without the npm_* variables of an enclosing `npm test`, which would point nested
+ * npm runs at the checkout.
+ */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
@@ -37,7 +40,8 @@ export function run(
       child.kill('SIGKILL');
       reject(
         new Error(
-          `${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ms:\n${stdout}\n${stderr}`,
+          `${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ` +
+            `ms:\n${stdout}\n${stderr}`,
         ),
       );
     }, options.timeoutMs ?? 120_000);

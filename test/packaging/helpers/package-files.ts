@@ -17,7 +17,11 @@ export function filesUnder(dir: string): string[] {
 export function importedSpecifiers(code: string): string[] {
   const specifiers: string[] = [];
   for (const match of code.matchAll(
-    /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
+    new RegExp(
+      /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|/.source +
+        /^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/.source,
+      'gm',
+    ),
   )) {
     specifiers.push(match[1] ?? match[2] ?? match[3]);
   }

@@ -45,7 +45,8 @@ describe('durable evaluators in the runtime', () => {
     expect(state.outcome).toEqual({
       type: 'failed',
       error:
-        'evaluator date-state: step "onEvaluation" failed: the new state is not JSON: state.at is a Date, not a plain object (state is saved as JSON after every step)',
+        'evaluator date-state: step "onEvaluation" failed: the new state is not JSON: state.at is a Date, not a ' +
+        'plain object (state is saved as JSON after every step)',
       errorType: 'DurableEffectError',
     });
     const ledger2 = await withLedger();
@@ -81,7 +82,8 @@ describe('durable evaluators in the runtime', () => {
     expect(completed.outcome).toMatchObject({
       type: 'failed',
       error:
-        'evaluator completes: step "onEvaluation" failed: transitionTo after the evaluation was completed (a finished evaluation cannot transition further)',
+        'evaluator completes: step "onEvaluation" failed: transitionTo after the evaluation was completed (a ' +
+        'finished evaluation cannot transition further)',
     });
     const ledger2 = await withLedger();
     const stateOnly = await run(ledger2, [defineEvaluator({ id: 'state-only', create: () => new StateOnly() })]);
@@ -91,44 +93,49 @@ describe('durable evaluators in the runtime', () => {
     });
   });
 
-  it('fails, without retrying, a transition to a step that is not declared, naming the evaluator and the step', async () => {
-    const ledger = await withLedger();
-    const calls: Calls = {};
-    class Misnamed extends DurableEvaluator {
-      override settings() {
-        return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+  it(
+    'fails, without retrying, a transition to a step that ' + 'is not declared, naming the evaluator and the step',
+    async () => {
+      const ledger = await withLedger();
+      const calls: Calls = {};
+      class Misnamed extends DurableEvaluator {
+        override settings() {
+          return DurableSettings.defaults().withRetry({ maximumAttempts: 3, initialInterval: '5ms' });
+        }
+        override steps() {
+          return { judge: this.judge };
+        }
+        onEvaluation() {
+          count(calls, 'onEvaluation');
+          return this.effects().transitionTo('jugde');
+        }
+        judge() {
+          return this.effects().complete(Evaluation.passed('unreachable'));
+        }
       }
-      override steps() {
-        return { judge: this.judge };
+      class Inline extends DurableEvaluator {
+        onEvaluation() {
+          return this.effects().transitionTo(() => this.effects().complete(Evaluation.passed('inline')));
+        }
       }
-      onEvaluation() {
-        count(calls, 'onEvaluation');
-        return this.effects().transitionTo('jugde');
-      }
-      judge() {
-        return this.effects().complete(Evaluation.passed('unreachable'));
-      }
-    }
-    class Inline extends DurableEvaluator {
-      onEvaluation() {
-        return this.effects().transitionTo(() => this.effects().complete(Evaluation.passed('inline')));
-      }
-    }
-    const misnamed = await run(ledger, [defineEvaluator({ id: 'misnamed', create: () => new Misnamed() })]);
-    expect(misnamed.outcome).toEqual({
-      type: 'failed',
-      error:
-        'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a declared step of Misnamed (declared steps: "judge"; declare it in steps())',
-      errorType: 'DurableEffectError',
-    });
-    expect(calls).toEqual({ onEvaluation: 1 });
-    const ledger2 = await withLedger();
-    const inline = await run(ledger2, [defineEvaluator({ id: 'inline', create: () => new Inline() })]);
-    expect(inline.outcome).toMatchObject({
-      type: 'failed',
-      error: expect.stringContaining(
-        'the function is not a declared step of Inline (declare the method in steps(), as in { judge: this.judge }, and pass it or its id; a bound or inline function is not the declared method)',
-      ),
-    });
-  });
+      const misnamed = await run(ledger, [defineEvaluator({ id: 'misnamed', create: () => new Misnamed() })]);
+      expect(misnamed.outcome).toEqual({
+        type: 'failed',
+        error:
+          'evaluator misnamed: step "onEvaluation" failed: step "jugde" is not a declared step of Misnamed ' +
+          '(declared steps: "judge"; declare it in steps())',
+        errorType: 'DurableEffectError',
+      });
+      expect(calls).toEqual({ onEvaluation: 1 });
+      const ledger2 = await withLedger();
+      const inline = await run(ledger2, [defineEvaluator({ id: 'inline', create: () => new Inline() })]);
+      expect(inline.outcome).toMatchObject({
+        type: 'failed',
+        error: expect.stringContaining(
+          'the function is not a declared step of Inline (declare the method in steps(), as in { judge: this.judge ' +
+            '}, and pass it or its id; a bound or inline function is not the declared method)',
+        ),
+      });
+    },
+  );
 });

@@ -139,35 +139,47 @@ describe('durable evaluators in the runtime', () => {
     const error = (record.outcome as { error: string }).error;
     // On a loaded machine the deadline may pass while the progress is saved, before "judge" starts.
     expect(error).toMatch(
-      /^evaluator slow: the evaluation did not finish within 200 ms of its first start at \S+ \(evaluation timeout, step "judge" (while|before) it ran\)$/,
+      new RegExp(
+        /^evaluator slow: the evaluation did not finish within 200 ms of its first start at \S+ /.source +
+          /\(evaluation timeout, step "judge" (while|before) it ran\)$/.source,
+      ),
     );
     expect(calls.judge ?? 0).toBeLessThanOrEqual(1); // the evaluation timeout is not retried
   });
 
-  it('counts the evaluation timeout from the persisted firstStartedAt: a resumed evaluation past it fails without running a step', async () => {
-    const ledger = await withLedger();
-    const calls: Calls = {};
-    const queued = await queue(ledger, undefined, 'chain');
-    const firstStartedAt = new Date(Date.now() - 3_600_000).toISOString();
-    await ledger.store.saveEvaluationProgress([
-      { seq: queued.seq!, progress: { step: 'second', input: { from: 'x', n: 1 }, completedSteps: 2, firstStartedAt } },
-    ]);
-    class TimedChain extends ChainEvaluator {
-      override settings() {
-        return DurableSettings.defaults().withEvaluationTimeout('30m');
+  it(
+    'counts the evaluation timeout from the persisted firstStartedAt: a resumed evaluation past it fails ' +
+      'without running a step',
+    async () => {
+      const ledger = await withLedger();
+      const calls: Calls = {};
+      const queued = await queue(ledger, undefined, 'chain');
+      const firstStartedAt = new Date(Date.now() - 3_600_000).toISOString();
+      await ledger.store.saveEvaluationProgress([
+        {
+          seq: queued.seq!,
+          progress: { step: 'second', input: { from: 'x', n: 1 }, completedSteps: 2, firstStartedAt },
+        },
+      ]);
+      class TimedChain extends ChainEvaluator {
+        override settings() {
+          return DurableSettings.defaults().withEvaluationTimeout('30m');
+        }
       }
-    }
-    const { runtime, recorded } = await startRuntime(ledger, [
-      defineEvaluator({ id: 'chain', create: () => new TimedChain(calls) }),
-    ]);
-    cleanups.push(() => runtime.shutdown());
-    await runtime.idle();
-    expect(recorded).toHaveLength(1);
-    expect(recorded[0].outcome).toEqual({
-      type: 'failed',
-      error: `evaluator chain: the evaluation did not finish within 1800000 ms of its first start at ${firstStartedAt} (evaluation timeout, step "second" before it ran)`,
-      errorType: 'TimeoutError',
-    });
-    expect(calls).toEqual({});
-  });
+      const { runtime, recorded } = await startRuntime(ledger, [
+        defineEvaluator({ id: 'chain', create: () => new TimedChain(calls) }),
+      ]);
+      cleanups.push(() => runtime.shutdown());
+      await runtime.idle();
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0].outcome).toEqual({
+        type: 'failed',
+        error:
+          `evaluator chain: the evaluation did not finish within 1800000 ms of its first start at ` +
+          `${firstStartedAt} (evaluation timeout, step "second" before it ran)`,
+        errorType: 'TimeoutError',
+      });
+      expect(calls).toEqual({});
+    },
+  );
 });

@@ -72,33 +72,37 @@ describe('durable evaluators in the runtime', () => {
     expect(recorded.map((record) => record.outcome.type)).toEqual(['verdict']);
   });
 
-  it('resumes after a restart at the saved step: onEvaluation and completed steps do not run again; the step that was running does', async () => {
-    const ledger = await withLedger();
-    const calls: Calls = {};
-    const never = new Promise<void>(() => {});
-    const first = await startRuntime(ledger, [
-      defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, never) }),
-    ]);
-    await queue(ledger, first.runtime, 'chain');
-    await waitFor(() => (calls.second === 1 ? true : undefined));
-    await first.runtime.shutdown(); // grace 0: the running step is aborted, the evaluation stays queued
-    expect(first.recorded).toEqual([]);
-    const [queued] = await ledger.store.loadQueuedEvaluations();
-    expect(queued.progress).toMatchObject({ step: 'second', completedSteps: 2 });
+  it(
+    'resumes after a restart at the saved step: onEvaluation and completed steps do not run again; the step ' +
+      'that was running does',
+    async () => {
+      const ledger = await withLedger();
+      const calls: Calls = {};
+      const never = new Promise<void>(() => {});
+      const first = await startRuntime(ledger, [
+        defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls, never) }),
+      ]);
+      await queue(ledger, first.runtime, 'chain');
+      await waitFor(() => (calls.second === 1 ? true : undefined));
+      await first.runtime.shutdown(); // grace 0: the running step is aborted, the evaluation stays queued
+      expect(first.recorded).toEqual([]);
+      const [queued] = await ledger.store.loadQueuedEvaluations();
+      expect(queued.progress).toMatchObject({ step: 'second', completedSteps: 2 });
 
-    const second = await startRuntime(ledger, [
-      defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }),
-    ]);
-    cleanups.push(() => second.runtime.shutdown());
-    await second.runtime.idle();
-    expect(calls).toEqual({ onEvaluation: 1, first: 1, second: 2 });
-    expect(second.recorded).toHaveLength(1);
-    expect(second.recorded[0]).toMatchObject({
-      attempts: 2,
-      outcome: { type: 'verdict', evaluation: { explanation: 'start support-agent, first, second got first/2' } },
-    });
-    expect(await ledger.store.countQueuedEvaluations()).toBe(0);
-  });
+      const second = await startRuntime(ledger, [
+        defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }),
+      ]);
+      cleanups.push(() => second.runtime.shutdown());
+      await second.runtime.idle();
+      expect(calls).toEqual({ onEvaluation: 1, first: 1, second: 2 });
+      expect(second.recorded).toHaveLength(1);
+      expect(second.recorded[0]).toMatchObject({
+        attempts: 2,
+        outcome: { type: 'verdict', evaluation: { explanation: 'start support-agent, first, second got first/2' } },
+      });
+      expect(await ledger.store.countQueuedEvaluations()).toBe(0);
+    },
+  );
 
   it('reads config() afresh for every step: a step after a configuration change sees the new one', async () => {
     const ledger = await withLedger();
@@ -129,41 +133,44 @@ describe('durable evaluators in the runtime', () => {
     expect(record.outcome).toMatchObject({ type: 'verdict', evaluation: { explanation: 'judged with v2' } });
   });
 
-  it('holds a run slot only while a step runs: a plain evaluator runs while a durable one saves its progress', async () => {
-    const ledger = await withLedger();
-    const save = gate();
-    let saves = 0;
-    // The store's progress write waits for the test: the durable evaluation sits between its steps.
-    const store: LedgerStore = {
-      ...ledger.store,
-      async saveEvaluationProgress(updates) {
-        if (saves++ === 0) {
-          save.reached();
-          await save.opened;
-        }
-        return ledger.store.saveEvaluationProgress(updates);
-      },
-    };
-    const calls: Calls = {};
-    const plain = defineEvaluator({
-      id: 'plain',
-      create: () => ({ evaluate: () => effects.complete(Evaluation.passed('plain')) }),
-    });
-    const { runtime, recorded } = await startRuntime(
-      ledger,
-      [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }), plain],
-      { concurrency: 1, store },
-    );
-    cleanups.push(() => runtime.shutdown());
-    await queue(ledger, runtime, 'chain');
-    await save.wasReached;
-    expect(runtime.stats.running).toBe(0);
-    await queue(ledger, runtime, 'plain');
-    await waitFor(() => (recorded.length === 1 ? true : undefined));
-    expect(recorded[0].evaluatorId).toBe('plain');
-    expect(calls).toEqual({ onEvaluation: 1 });
-    save.open();
-    await runtime.idle();
-    expect(recorded.map((record) => record.evaluatorId)).toEqual(['plain', 'chain']);
-  });
+  it(
+    'holds a run slot only while a step runs: a plain ' + 'evaluator runs while a durable one saves its progress',
+    async () => {
+      const ledger = await withLedger();
+      const save = gate();
+      let saves = 0;
+      // The store's progress write waits for the test: the durable evaluation sits between its steps.
+      const store: LedgerStore = {
+        ...ledger.store,
+        async saveEvaluationProgress(updates) {
+          if (saves++ === 0) {
+            save.reached();
+            await save.opened;
+          }
+          return ledger.store.saveEvaluationProgress(updates);
+        },
+      };
+      const calls: Calls = {};
+      const plain = defineEvaluator({
+        id: 'plain',
+        create: () => ({ evaluate: () => effects.complete(Evaluation.passed('plain')) }),
+      });
+      const { runtime, recorded } = await startRuntime(
+        ledger,
+        [defineEvaluator({ id: 'chain', create: () => new ChainEvaluator(calls) }), plain],
+        { concurrency: 1, store },
+      );
+      cleanups.push(() => runtime.shutdown());
+      await queue(ledger, runtime, 'chain');
+      await save.wasReached;
+      expect(runtime.stats.running).toBe(0);
+      await queue(ledger, runtime, 'plain');
+      await waitFor(() => (recorded.length === 1 ? true : undefined));
+      expect(recorded[0].evaluatorId).toBe('plain');
+      expect(calls).toEqual({ onEvaluation: 1 });
+      save.open();
+      await runtime.idle();
+      expect(recorded.map((record) => record.evaluatorId)).toEqual(['plain', 'chain']);
+    },
+  );
 });

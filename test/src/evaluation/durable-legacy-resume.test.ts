@@ -69,7 +69,10 @@ class MigratedChain extends DurableEvaluator<{ verdicts: string[] }> {
   }
 }
 
-/** Queues one evaluation with `progress` saved, runs the runtime until it is recorded; collects every progress saved. */
+/**
+ * Queues one evaluation with `progress` saved, runs the runtime until it is recorded; collects every
+ * progress saved.
+ */
 async function resume(ledger: Ledger, definition: EvaluatorDefinition, progress: DurableProgress) {
   const queued = await queue(ledger, undefined, definition.id);
   await ledger.store.saveEvaluationProgress([{ seq: queued.seq!, progress }]);
@@ -134,82 +137,91 @@ describe('progress saved before steps had ids', () => {
     });
   });
 
-  it('fails, naming the saved step, when it is neither a declared id nor the name of a method declared as a step', async () => {
-    const ledger = await withLedger();
-    const calls: string[] = [];
-    const definition = defineEvaluator({ id: 'chain', create: () => new MigratedChain(calls) });
-    const { record } = await resume(ledger, definition, { ...legacyProgress(), step: 'judge' });
-    expect(record.outcome).toEqual({
-      type: 'failed',
-      error:
-        'evaluator chain: the saved progress names step "judge", which is neither a declared step id nor the name of a method declared as a step (keep the step\'s id, or its method\'s name, until evaluations saved before the change have finished)',
-      errorType: 'DurableEffectError',
-    });
-    expect(calls).toEqual([]);
-  });
+  it(
+    'fails, naming the saved step, when it is neither a ' + 'declared id nor the name of a method declared as a step',
+    async () => {
+      const ledger = await withLedger();
+      const calls: string[] = [];
+      const definition = defineEvaluator({ id: 'chain', create: () => new MigratedChain(calls) });
+      const { record } = await resume(ledger, definition, { ...legacyProgress(), step: 'judge' });
+      expect(record.outcome).toEqual({
+        type: 'failed',
+        error:
+          'evaluator chain: the saved progress names step "judge", which is neither a declared step id nor the ' +
+          "name of a method declared as a step (keep the step's id, or its method's name, until evaluations " +
+          'saved before the change have finished)',
+        errorType: 'DurableEffectError',
+      });
+      expect(calls).toEqual([]);
+    },
+  );
 
-  it('resumes the built-in criteria-judge from progress naming its judgeCriterion method: criteria already judged are not asked again', async () => {
-    scripted.reset().fixedResponse({
-      toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'states the date' } }],
-      usage: { input_tokens: 100, output_tokens: 10 },
-    });
-    const state: CriteriaJudgeState = {
-      criteria: [
-        {
-          name: 'polite',
-          description: 'The agent is polite',
-          criterionType: 'binary',
-          requireToolCall: false,
-          weight: 1,
-        },
-        {
-          name: 'arrival',
-          description: 'The agent states the arrival date',
-          criterionType: 'binary',
-          requireToolCall: false,
-          weight: 1,
-        },
-      ],
-      promptTemplate: 'Judge the interaction.',
-      modelName: 'claude-criteria',
-      results: [
-        {
-          name: 'polite',
-          description: 'The agent is polite',
-          criterionType: 'binary',
-          weight: 1,
-          passed: true,
-          score: 1,
-          reasoning: 'polite throughout',
-          outcome: 'judged',
-          usage: { input_tokens: 100, output_tokens: 10 },
-        },
-      ],
-      calls: 1,
-    };
-    const record = testInteractionRecord();
-    const ledger = TestLedgerClient.create().seed(record);
-    const definition = createCriteriaJudgeEvaluator({
-      env: { ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: 'test-key', EVALON_MODEL: 'claude-criteria' },
-      client: { retryBaseMs: 1 },
-    });
-    const result = await EvaluatorTestKit.of(definition)
-      .withLedger(ledger)
-      .withProgress({
-        step: 'judgeCriterion',
-        input: 1,
-        state,
-        completedSteps: 2,
-        firstStartedAt: new Date().toISOString(),
-      })
-      .evaluate(Subject.interaction(record.interactionId, record.agentId));
-    expect(result.getEvaluation()).toMatchObject({
-      passed: true,
-      score: 1,
-      explanation: '✓ polite: polite throughout\n✓ arrival: states the date',
-      attributes: { criteria_passed: 2, criteria_total: 2, 'gen_ai.usage.input_tokens': 200 },
-    });
-    expect(scripted.requests).toHaveLength(1);
-    expect(String(scripted.requests[0].body.messages[0].content)).toContain('The agent states the arrival date');
-  });
+  it(
+    'resumes the built-in criteria-judge from progress naming its judgeCriterion method: criteria already ' +
+      'judged are not asked again',
+    async () => {
+      scripted.reset().fixedResponse({
+        toolUse: [{ name: 'record_verdict', input: { passed: true, reasoning: 'states the date' } }],
+        usage: { input_tokens: 100, output_tokens: 10 },
+      });
+      const state: CriteriaJudgeState = {
+        criteria: [
+          {
+            name: 'polite',
+            description: 'The agent is polite',
+            criterionType: 'binary',
+            requireToolCall: false,
+            weight: 1,
+          },
+          {
+            name: 'arrival',
+            description: 'The agent states the arrival date',
+            criterionType: 'binary',
+            requireToolCall: false,
+            weight: 1,
+          },
+        ],
+        promptTemplate: 'Judge the interaction.',
+        modelName: 'claude-criteria',
+        results: [
+          {
+            name: 'polite',
+            description: 'The agent is polite',
+            criterionType: 'binary',
+            weight: 1,
+            passed: true,
+            score: 1,
+            reasoning: 'polite throughout',
+            outcome: 'judged',
+            usage: { input_tokens: 100, output_tokens: 10 },
+          },
+        ],
+        calls: 1,
+      };
+      const record = testInteractionRecord();
+      const ledger = TestLedgerClient.create().seed(record);
+      const definition = createCriteriaJudgeEvaluator({
+        env: { ANTHROPIC_BASE_URL: scripted.baseURL, ANTHROPIC_API_KEY: 'test-key', EVALON_MODEL: 'claude-criteria' },
+        client: { retryBaseMs: 1 },
+      });
+      const result = await EvaluatorTestKit.of(definition)
+        .withLedger(ledger)
+        .withProgress({
+          step: 'judgeCriterion',
+          input: 1,
+          state,
+          completedSteps: 2,
+          firstStartedAt: new Date().toISOString(),
+        })
+        .evaluate(Subject.interaction(record.interactionId, record.agentId));
+      expect(result.getEvaluation()).toMatchObject({
+        passed: true,
+        score: 1,
+        explanation: '✓ polite: polite throughout\n✓ arrival: states the date',
+        attributes: { criteria_passed: 2, criteria_total: 2, 'gen_ai.usage.input_tokens': 200 },
+      });
+      expect(scripted.requests).toHaveLength(1);
+      expect(String(scripted.requests[0].body.messages[0].content)).toContain('The agent states the arrival date');
+    },
+  );
 });

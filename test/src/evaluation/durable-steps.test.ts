@@ -116,7 +116,8 @@ describe('durable steps under explicit ids', () => {
     }
     const result = await evaluate(() => new ByMethodName());
     expect(result.getFailureMessage()).toBe(
-      'evaluator stepper: step "onEvaluation" failed: step "scoreReply" is not a declared step of ByMethodName (its method is declared as step "score-reply": transitionTo(\'score-reply\'))',
+      'evaluator stepper: step "onEvaluation" failed: step "scoreReply" is not a declared step of ByMethodName ' +
+        '(its method is declared as step "score-reply": transitionTo(\'score-reply\'))',
     );
   });
 });

@@ -171,24 +171,28 @@ describe('invokeAgent', () => {
     expect(agent.attributes['gen_ai.usage.input_tokens']).toBe(12);
   });
 
-  it('gives a nested agent of another id its own interaction, and a nested call of the same agent the enclosing one', async () => {
-    const outer = await invokeAgent({ id: 'triage-agent' }, async () => {
-      const billing = await invokeAgent({ id: 'billing-agent' }, () => 'billing answer');
-      const again = await invokeAgent({ id: 'triage-agent' }, () => 'recursive answer');
-      return { billing, again };
-    });
-    const spans = agentSpans();
-    const byId = (id: string) => spans.filter((span) => span.attributes['gen_ai.agent.id'] === id);
-    const [outerSpan, innerTriage] = byId('triage-agent').sort(
-      (a, b) => (a.parentSpanContext ? 1 : 0) - (b.parentSpanContext ? 1 : 0),
-    );
-    const [billingSpan] = byId('billing-agent');
-    expect(outer.interactionId).toBe(idOf(outerSpan));
-    expect(outer.result.billing.interactionId).toBe(idOf(billingSpan));
-    expect(billingSpan.parentSpanContext?.spanId).toBe(outerSpan.spanContext().spanId);
-    expect(outer.result.again.interactionId).toBe(outer.interactionId);
-    expect(innerTriage.parentSpanContext?.spanId).toBe(outerSpan.spanContext().spanId);
-  });
+  it(
+    'gives a nested agent of another id its own interaction, and a nested call of the same agent the enclosing ' +
+      'one',
+    async () => {
+      const outer = await invokeAgent({ id: 'triage-agent' }, async () => {
+        const billing = await invokeAgent({ id: 'billing-agent' }, () => 'billing answer');
+        const again = await invokeAgent({ id: 'triage-agent' }, () => 'recursive answer');
+        return { billing, again };
+      });
+      const spans = agentSpans();
+      const byId = (id: string) => spans.filter((span) => span.attributes['gen_ai.agent.id'] === id);
+      const [outerSpan, innerTriage] = byId('triage-agent').sort(
+        (a, b) => (a.parentSpanContext ? 1 : 0) - (b.parentSpanContext ? 1 : 0),
+      );
+      const [billingSpan] = byId('billing-agent');
+      expect(outer.interactionId).toBe(idOf(outerSpan));
+      expect(outer.result.billing.interactionId).toBe(idOf(billingSpan));
+      expect(billingSpan.parentSpanContext?.spanId).toBe(outerSpan.spanContext().spanId);
+      expect(outer.result.again.interactionId).toBe(outer.interactionId);
+      expect(innerTriage.parentSpanContext?.spanId).toBe(outerSpan.spanContext().spanId);
+    },
+  );
 
   it('runs the agent when the tracer provider throws, and returns no interaction id', async () => {
     const broken: ApiTracerProvider = {

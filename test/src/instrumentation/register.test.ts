@@ -63,19 +63,23 @@ describe('register', () => {
     expect(telemetry.stats()).toMatchObject({ exportedSpans: 1, failedSpans: 0, droppedSpans: 0, queuedSpans: 0 });
   });
 
-  it('sends OTLP/protobuf by default, and honours OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME and OTEL_EXPORTER_OTLP_HEADERS', async () => {
-    vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', sink.url);
-    vi.stubEnv('OTEL_SERVICE_NAME', 'from-env');
-    vi.stubEnv('OTEL_EXPORTER_OTLP_HEADERS', 'authorization=Bearer s3cret');
-    telemetry = register({ shutdownOnExit: false });
-    expect(telemetry.endpoint).toBe(`${sink.url}/v1/traces`);
-    await invokeAgent({ id: 'a' }, () => 'x');
-    await telemetry.forceFlush();
-    expect(sink.requests).toHaveLength(1);
-    expect(sink.requests[0].contentType).toBe('application/x-protobuf');
-    expect(sink.requests[0].headers.authorization).toBe('Bearer s3cret');
-    expect(sink.requests[0].body.includes(Buffer.from('from-env'))).toBe(true);
-  });
+  it(
+    'sends OTLP/protobuf by default, and honours OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME and ' +
+      'OTEL_EXPORTER_OTLP_HEADERS',
+    async () => {
+      vi.stubEnv('OTEL_EXPORTER_OTLP_ENDPOINT', sink.url);
+      vi.stubEnv('OTEL_SERVICE_NAME', 'from-env');
+      vi.stubEnv('OTEL_EXPORTER_OTLP_HEADERS', 'authorization=Bearer s3cret');
+      telemetry = register({ shutdownOnExit: false });
+      expect(telemetry.endpoint).toBe(`${sink.url}/v1/traces`);
+      await invokeAgent({ id: 'a' }, () => 'x');
+      await telemetry.forceFlush();
+      expect(sink.requests).toHaveLength(1);
+      expect(sink.requests[0].contentType).toBe('application/x-protobuf');
+      expect(sink.requests[0].headers.authorization).toBe('Bearer s3cret');
+      expect(sink.requests[0].body.includes(Buffer.from('from-env'))).toBe(true);
+    },
+  );
 
   it('is idempotent: a second call returns the first registration; shutdown can be called again', async () => {
     telemetry = register({ exporter: new InMemorySpanExporter(), shutdownOnExit: false });
@@ -94,18 +98,21 @@ describe('register', () => {
     expect(exporter.getFinishedSpans().map((span) => span.attributes['gen_ai.agent.id'])).toEqual(['again']);
   });
 
-  it('with captureContent, records agent content and turns on the Anthropic SDK content mode until shutdown', async () => {
-    vi.stubEnv(ANTHROPIC_CONTENT_MODE_ENV, undefined);
-    const exporter = new InMemorySpanExporter();
-    telemetry = register({ exporter, captureContent: true, shutdownOnExit: false });
-    expect(process.env[ANTHROPIC_CONTENT_MODE_ENV]).toBe('content');
-    expect(telemetry.captureContent).toBe(true);
-    await invokeAgent({ id: 'a', input: 'question' }, () => 'answer');
-    await telemetry.forceFlush();
-    expect(exporter.getFinishedSpans()[0].attributes['gen_ai.input.messages']).toContain('question');
-    await telemetry.shutdown();
-    expect(process.env[ANTHROPIC_CONTENT_MODE_ENV]).toBeUndefined();
-  });
+  it(
+    'with captureContent, records agent content and turns ' + 'on the Anthropic SDK content mode until shutdown',
+    async () => {
+      vi.stubEnv(ANTHROPIC_CONTENT_MODE_ENV, undefined);
+      const exporter = new InMemorySpanExporter();
+      telemetry = register({ exporter, captureContent: true, shutdownOnExit: false });
+      expect(process.env[ANTHROPIC_CONTENT_MODE_ENV]).toBe('content');
+      expect(telemetry.captureContent).toBe(true);
+      await invokeAgent({ id: 'a', input: 'question' }, () => 'answer');
+      await telemetry.forceFlush();
+      expect(exporter.getFinishedSpans()[0].attributes['gen_ai.input.messages']).toContain('question');
+      await telemetry.shutdown();
+      expect(process.env[ANTHROPIC_CONTENT_MODE_ENV]).toBeUndefined();
+    },
+  );
 
   it('leaves an explicit Anthropic content mode alone, and captures nothing by default', async () => {
     vi.stubEnv(ANTHROPIC_CONTENT_MODE_ENV, 'metadata_only');

@@ -26,22 +26,28 @@ describe('register options and the standard environment variables', () => {
     });
   });
 
-  it('builds the traces URL: option, then OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, then OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces', () => {
-    expect(tracesUrlOf('http://127.0.0.1:4318', {})).toBe('http://127.0.0.1:4318/v1/traces');
-    expect(tracesUrlOf('http://127.0.0.1:4318/', {})).toBe('http://127.0.0.1:4318/v1/traces');
-    expect(tracesUrlOf('http://127.0.0.1:4318/v1/traces', {})).toBe('http://127.0.0.1:4318/v1/traces');
-    expect(tracesUrlOf('https://gw.example/evalon', {})).toBe('https://gw.example/evalon/v1/traces');
-    expect(
-      tracesUrlOf(undefined, {
-        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h:1/custom',
-        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2',
-      }),
-    ).toBe('http://h:1/custom');
-    expect(tracesUrlOf(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2' })).toBe('http://other:2/v1/traces');
-    expect(tracesUrlOf('http://code:3', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2' })).toBe(
-      'http://code:3/v1/traces',
-    );
-  });
+  it(
+    'builds the traces URL: option, then OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is, then ' +
+      'OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces',
+    () => {
+      expect(tracesUrlOf('http://127.0.0.1:4318', {})).toBe('http://127.0.0.1:4318/v1/traces');
+      expect(tracesUrlOf('http://127.0.0.1:4318/', {})).toBe('http://127.0.0.1:4318/v1/traces');
+      expect(tracesUrlOf('http://127.0.0.1:4318/v1/traces', {})).toBe('http://127.0.0.1:4318/v1/traces');
+      expect(tracesUrlOf('https://gw.example/evalon', {})).toBe('https://gw.example/evalon/v1/traces');
+      expect(
+        tracesUrlOf(undefined, {
+          OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h:1/custom',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2',
+        }),
+      ).toBe('http://h:1/custom');
+      expect(tracesUrlOf(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2' })).toBe(
+        'http://other:2/v1/traces',
+      );
+      expect(tracesUrlOf('http://code:3', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:2' })).toBe(
+        'http://code:3/v1/traces',
+      );
+    },
+  );
 
   it('warns about an endpoint that is not an http(s) URL and falls back', () => {
     const warnings: string[] = [];

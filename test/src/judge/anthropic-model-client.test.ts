@@ -39,35 +39,46 @@ function client(extra: Parameters<typeof createAnthropicModelClient>[0] = {}) {
 }
 
 describe('judge model client', () => {
-  it('strips /bedrock from ANTHROPIC_BASE_URL, sends the key, uses EVALON_MODEL (else the default) and reports usage per call', async () => {
-    scripted.fixedResponse({ text: 'hi', usage: { input_tokens: 12, output_tokens: 3 } });
-    const withModel = createAnthropicModelClient({
-      env: { ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock/`, ANTHROPIC_API_KEY: 'k-1', EVALON_MODEL: 'claude-env' },
-    });
-    const response = await withModel.createMessage(hello);
-    expect(response.usage).toEqual({ input_tokens: 12, output_tokens: 3 });
-    expect(scripted.requests[0].body.model).toBe('claude-env');
-    expect(JSON.stringify(scripted.requests[0].headers)).toContain('k-1');
-    const fallback = createAnthropicModelClient({ env: { ANTHROPIC_BASE_URL: scripted.baseURL } });
-    expect(fallback.defaultModel).toBe(DEFAULT_MODEL);
-    await fallback.createMessage({ ...hello, model: 'claude-request' });
-    expect(scripted.requests[1].body.model).toBe('claude-request');
-  });
+  it(
+    'strips /bedrock from ANTHROPIC_BASE_URL, sends the key, uses EVALON_MODEL (else the default) and reports ' +
+      'usage per call',
+    async () => {
+      scripted.fixedResponse({ text: 'hi', usage: { input_tokens: 12, output_tokens: 3 } });
+      const withModel = createAnthropicModelClient({
+        env: {
+          ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock/`,
+          ANTHROPIC_API_KEY: 'k-1',
+          EVALON_MODEL: 'claude-env',
+        },
+      });
+      const response = await withModel.createMessage(hello);
+      expect(response.usage).toEqual({ input_tokens: 12, output_tokens: 3 });
+      expect(scripted.requests[0].body.model).toBe('claude-env');
+      expect(JSON.stringify(scripted.requests[0].headers)).toContain('k-1');
+      const fallback = createAnthropicModelClient({ env: { ANTHROPIC_BASE_URL: scripted.baseURL } });
+      expect(fallback.defaultModel).toBe(DEFAULT_MODEL);
+      await fallback.createMessage({ ...hello, model: 'claude-request' });
+      expect(scripted.requests[1].body.model).toBe('claude-request');
+    },
+  );
 
-  it('tells a per-call onRetry about each retried attempt, and names the error type when the retries run out', async () => {
-    scripted.enqueue({ errorStatus: 529 }, { errorStatus: 429 });
-    const { model } = client({ maxRetries: 1 });
-    const seen: Array<{ attempt: number; status?: number; errorType: string }> = [];
-    const failure = await model
-      .createMessage(hello, {
-        onRetry: ({ attempt, status, errorType }) =>
-          seen.push({ attempt, ...(status !== undefined ? { status } : {}), errorType }),
-      })
-      .catch((error: unknown) => error);
-    expect(seen).toEqual([{ attempt: 1, status: 529, errorType: 'overloaded_error' }]);
-    expect(failure).toBeInstanceOf(ModelCallError);
-    expect((failure as ModelCallError).errorType).toBe('rate_limit_error');
-  });
+  it(
+    'tells a per-call onRetry about each retried attempt, ' + 'and names the error type when the retries run out',
+    async () => {
+      scripted.enqueue({ errorStatus: 529 }, { errorStatus: 429 });
+      const { model } = client({ maxRetries: 1 });
+      const seen: Array<{ attempt: number; status?: number; errorType: string }> = [];
+      const failure = await model
+        .createMessage(hello, {
+          onRetry: ({ attempt, status, errorType }) =>
+            seen.push({ attempt, ...(status !== undefined ? { status } : {}), errorType }),
+        })
+        .catch((error: unknown) => error);
+      expect(seen).toEqual([{ attempt: 1, status: 529, errorType: 'overloaded_error' }]);
+      expect(failure).toBeInstanceOf(ModelCallError);
+      expect((failure as ModelCallError).errorType).toBe('rate_limit_error');
+    },
+  );
 
   it('retries a 529 with backoff from the injected base, then succeeds', async () => {
     scripted.enqueue({ errorStatus: 529 }, { errorStatus: 529 }, 'ok');

@@ -42,7 +42,8 @@ describe('criterion schema', () => {
     const issues = result.error!.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     expect(issues).toEqual(
       expect.arrayContaining([
-        '0.criterion_type: unknown criterion type "likert" (expected binary, scored or rubric; ordinal is read as rubric)',
+        '0.criterion_type: unknown criterion type "likert" (expected binary, scored or rubric; ordinal is read ' +
+          'as rubric)',
         '1.pass_threshold: expected a threshold between 0 and 1',
         '2: unknown key "wieght" (did you mean "weight"?)',
       ]),

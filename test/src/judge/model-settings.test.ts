@@ -42,23 +42,27 @@ describe('model settings and client', () => {
     expect(addExtraCaCertificates('/nonexistent/ca.pem')).toBe(false);
   });
 
-  it('talks to a Messages endpoint through the SDK with the key, the default model and only text and tool_use blocks', async () => {
-    scripted.reset().fixedResponse({ text: 'hi', toolUse: [{ name: 't', input: { a: 1 }, id: 'x' }] });
-    const client = createAnthropicModelClient({
-      env: {
-        ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock`,
-        ANTHROPIC_API_KEY: 'secret',
-        EVALON_MODEL: 'claude-test',
-      },
-      maxRetries: 0,
-    });
-    const response = await client.createMessage({ max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] });
-    expect(response.content).toEqual([
-      { type: 'text', text: 'hi' },
-      { type: 'tool_use', id: 'x', name: 't', input: { a: 1 } },
-    ]);
-    expect(response.stop_reason).toBe('tool_use');
-    expect(scripted.requests[0].body.model).toBe('claude-test');
-    expect(JSON.stringify(scripted.requests[0].headers)).toContain('secret');
-  });
+  it(
+    'talks to a Messages endpoint through the SDK with the key, the default model and only text and tool_use ' +
+      'blocks',
+    async () => {
+      scripted.reset().fixedResponse({ text: 'hi', toolUse: [{ name: 't', input: { a: 1 }, id: 'x' }] });
+      const client = createAnthropicModelClient({
+        env: {
+          ANTHROPIC_BASE_URL: `${scripted.baseURL}/bedrock`,
+          ANTHROPIC_API_KEY: 'secret',
+          EVALON_MODEL: 'claude-test',
+        },
+        maxRetries: 0,
+      });
+      const response = await client.createMessage({ max_tokens: 10, messages: [{ role: 'user', content: 'hello' }] });
+      expect(response.content).toEqual([
+        { type: 'text', text: 'hi' },
+        { type: 'tool_use', id: 'x', name: 't', input: { a: 1 } },
+      ]);
+      expect(response.stop_reason).toBe('tool_use');
+      expect(scripted.requests[0].body.model).toBe('claude-test');
+      expect(JSON.stringify(scripted.requests[0].headers)).toContain('secret');
+    },
+  );
 });

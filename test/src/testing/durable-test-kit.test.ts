@@ -132,7 +132,10 @@ describe('durable evaluators in the test kit', () => {
       .withLedger(ledger)
       .evaluate(subject);
     expect(unreadable.getFailureMessage()).toMatch(
-      /^evaluator evaluator-under-test: step "judge" failed after 3 attempts: evaluator transcript-judge-durable-evaluator: the judge's reply is not a verdict/,
+      new RegExp(
+        /^evaluator evaluator-under-test: step "judge" failed after 3 attempts: /.source +
+          /evaluator transcript-judge-durable-evaluator: the judge's reply is not a verdict/.source,
+      ),
     );
     expect(scripted.requests).toHaveLength(3);
   });

@@ -143,19 +143,23 @@ function forwardingTelemetry(): TelemetryExporters {
 }
 
 describe('forwarding received spans', () => {
-  it('sends every span downstream as the receiver decoded it: ids, parent, flags, kind, times, attributes, events, links, status, resource, scope', async () => {
-    const received = decodeTraceRequest(Buffer.from(JSON.stringify(REQUEST)), 'json');
-    expect(received.rejectedSpans).toBe(0);
-    expect(received.spans).toHaveLength(3);
-    const t = forwardingTelemetry();
-    t.forwarder!.forward(received.spans);
-    await t.flush();
-    // The one difference: the OpenTelemetry JS exporters always say whether the parent is remote
-    // (flag bit 8), so a span that did not say gains "not remote", which is what it meant.
-    expect(downstream.spans).toEqual(received.spans.map((span) => ({ ...span, flags: span.flags | 0x100 })));
-    expect(downstream.spans.map((span) => span.flags)).toEqual([0x301, 0x101, 0x101]);
-    expect(t.forwarder!.stats).toMatchObject({ forwarded: 3, dropped: 0, failed: 0, queued: 0 });
-  });
+  it(
+    'sends every span downstream as the receiver decoded it: ids, parent, flags, kind, times, attributes, ' +
+      'events, links, status, resource, scope',
+    async () => {
+      const received = decodeTraceRequest(Buffer.from(JSON.stringify(REQUEST)), 'json');
+      expect(received.rejectedSpans).toBe(0);
+      expect(received.spans).toHaveLength(3);
+      const t = forwardingTelemetry();
+      t.forwarder!.forward(received.spans);
+      await t.flush();
+      // The one difference: the OpenTelemetry JS exporters always say whether the parent is remote
+      // (flag bit 8), so a span that did not say gains "not remote", which is what it meant.
+      expect(downstream.spans).toEqual(received.spans.map((span) => ({ ...span, flags: span.flags | 0x100 })));
+      expect(downstream.spans.map((span) => span.flags)).toEqual([0x301, 0x101, 0x101]);
+      expect(t.forwarder!.stats).toMatchObject({ forwarded: 3, dropped: 0, failed: 0, queued: 0 });
+    },
+  );
 
   it('is off unless the traces pipeline says forward: true', async () => {
     telemetry = createTelemetryExporters(telemetryConfig({ otlpEndpoint: downstream.url, traces: ['otlphttp'] }), {

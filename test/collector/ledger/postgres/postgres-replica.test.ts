@@ -98,7 +98,8 @@ describe('PostgreSQL replicas', () => {
     await expect(refused).rejects.toThrow(ReplicaIdInUseError);
     await expect(refused).rejects.toThrow(
       new RegExp(
-        `replica id "shared-id" is in use by process ${process.pid} on ${escapeRegExp(hostname())} .*set processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`,
+        `replica id "shared-id" is in use by process ${process.pid} on ${escapeRegExp(hostname())} .*set ` +
+          `processors::evaluation::ledger::postgres::replica_id or EVALON_REPLICA_ID`,
       ),
     );
     // Told apart by the holder's heartbeat advancing: within a few heartbeats, not the stale window.
@@ -157,7 +158,8 @@ describe('PostgreSQL replicas', () => {
     try {
       await ghost.query('SELECT pg_advisory_lock($1, $2)', [REPLICA_LOCK_CLASS, replicaLockKey('ghost')]);
       await ghost.query(
-        "INSERT INTO replicas VALUES ('ghost', 1, 'gone-host', pg_backend_pid(), now() - interval '1 hour', now() - interval '1 hour')",
+        "INSERT INTO replicas VALUES ('ghost', 1, 'gone-host', pg_backend_pid(), now() - interval '1 hour', " +
+          "now() - interval '1 hour')",
       );
       const store = await open(url, 'ghost');
       await store.appendSpans([plainSpan(TRACE_A, 1)]);

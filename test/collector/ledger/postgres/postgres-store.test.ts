@@ -70,7 +70,8 @@ describe('PostgreSQL store', () => {
     ]);
     const lease = await query(
       url,
-      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND column_name LIKE 'lease%' ORDER BY column_name",
+      "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND " +
+        "column_name LIKE 'lease%' ORDER BY column_name",
     );
     expect(lease).toEqual([
       { column_name: 'lease_owner', data_type: 'text' },
@@ -174,7 +175,8 @@ describe('PostgreSQL store', () => {
     const opening = createPostgresStore({ url });
     await expect(opening).rejects.toThrow(LedgerSchemaError);
     await expect(opening).rejects.toThrow(
-      `ledger ${redactUrl(url)}: schema version ${MIGRATIONS.length + 1} is newer than this Evalon supports (${MIGRATIONS.length}) (upgrade Evalon, or point the ledger at another database)`,
+      `ledger ${redactUrl(url)}: schema version ${MIGRATIONS.length + 1} is newer than this Evalon supports ` +
+        `(${MIGRATIONS.length}) (upgrade Evalon, or point the ledger at another database)`,
     );
   });
 

@@ -71,7 +71,8 @@ it('takes over the lock of a process that is gone', async () => {
   expect(JSON.parse(readFileSync(`${path}.lock`, 'utf8'))).toMatchObject({ pid: process.pid });
 });
 
-it('refuses a second collector on one ledger file, and starts again after the first was killed with SIGKILL', async () => {
+it('refuses a second collector on one ledger file, and ' +
+  'starts again after the first was killed with SIGKILL', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'evalon-lock-cli-'));
   dirs.push(dir);
   const configFile = join(dir, 'otel-config.yaml');

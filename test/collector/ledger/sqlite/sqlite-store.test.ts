@@ -70,25 +70,28 @@ describe('SQLite store', () => {
     db.close();
   });
 
-  it('copies the WAL back into the ledger file on its checkpoint thread, well below the writer’s own threshold', async () => {
-    const { store, path } = open();
-    // ~24 MiB of spans: far below the writer's fallback auto-checkpoint (256 MiB), so only the
-    // checkpoint thread can move these pages into the main file.
-    const big = 'x'.repeat(8 * 1024);
-    for (let batch = 0; batch < 30; batch++) {
-      const spans = Array.from({ length: 100 }, (_, i) => ({
-        ...plainSpan(TRACE_A, batch * 100 + i),
-        attributes: { big, n: i },
-      }));
-      await store.appendSpans(spans);
-    }
-    expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
-    await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), {
-      timeoutMs: 15_000,
-      what: 'the ledger file to receive the WAL',
-    });
-    expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
-  });
+  it(
+    'copies the WAL back into the ledger file on its ' + 'checkpoint thread, well below the writer’s own threshold',
+    async () => {
+      const { store, path } = open();
+      // ~24 MiB of spans: far below the writer's fallback auto-checkpoint (256 MiB), so only the
+      // checkpoint thread can move these pages into the main file.
+      const big = 'x'.repeat(8 * 1024);
+      for (let batch = 0; batch < 30; batch++) {
+        const spans = Array.from({ length: 100 }, (_, i) => ({
+          ...plainSpan(TRACE_A, batch * 100 + i),
+          attributes: { big, n: i },
+        }));
+        await store.appendSpans(spans);
+      }
+      expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
+      await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), {
+        timeoutMs: 15_000,
+        what: 'the ledger file to receive the WAL',
+      });
+      expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
+    },
+  );
 
   it('finds a trace’s spans through an index', async () => {
     const { path } = open();
@@ -97,7 +100,8 @@ describe('SQLite store', () => {
     expect(JSON.stringify(plan)).toMatch(/USING INDEX pending_spans_by_trace/);
     const list = db
       .prepare(
-        'EXPLAIN QUERY PLAN SELECT record FROM interactions WHERE agent_id = ? ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5',
+        'EXPLAIN QUERY PLAN SELECT record FROM interactions WHERE agent_id = ? ORDER BY end_time_ms DESC, ' +
+          'interaction_id DESC LIMIT 5',
       )
       .all('a');
     expect(JSON.stringify(list)).toMatch(/USING INDEX interactions_by_agent/);
@@ -120,7 +124,8 @@ describe('SQLite store', () => {
     db.close();
     expect(() => createSqliteStore({ path })).toThrow(LedgerSchemaError);
     expect(() => createSqliteStore({ path })).toThrow(
-      `ledger ${path}: schema version ${MIGRATIONS.length + 1} is newer than this Evalon supports (${MIGRATIONS.length}) (upgrade Evalon, or point the ledger at another file)`,
+      `ledger ${path}: schema version ${MIGRATIONS.length + 1} is newer than this Evalon supports ` +
+        `(${MIGRATIONS.length}) (upgrade Evalon, or point the ledger at another file)`,
     );
   });
 

@@ -14,8 +14,11 @@ describe('binding configuration errors (reported at startup, all at once, with Y
     }
   };
 
-  it('rejects sampling-ratio and trigger-on-failure on the evaluator entry, control-id on a binding, and a ratio out of range — together', () => {
-    const found = problems(`
+  it(
+    'rejects sampling-ratio and trigger-on-failure on the evaluator entry, control-id on a binding, and a ratio ' +
+      'out of range — together',
+    () => {
+      const found = problems(`
 evaluators:
   e:
     sampling-ratio: 0.5
@@ -23,20 +26,21 @@ evaluators:
     agents:
       a: { control-id: QA-1, sampling-ratio: 1.5 }
 `);
-    expect(found).toHaveLength(4);
-    expect(found.join('\n')).toMatch(
-      /processors::evaluation::evaluators::e: sampling-ratio is not allowed on an evaluator entry/,
-    );
-    expect(found.join('\n')).toMatch(
-      /processors::evaluation::evaluators::e: trigger-on-failure is not allowed on an evaluator entry/,
-    );
-    expect(found.join('\n')).toMatch(
-      /processors::evaluation::evaluators::e::agents::a: control-id is not allowed on a binding/,
-    );
-    expect(found.join('\n')).toMatch(
-      /processors::evaluation::evaluators::e::agents::a: sampling-ratio must be between 0 and 1/,
-    );
-  });
+      expect(found).toHaveLength(4);
+      expect(found.join('\n')).toMatch(
+        /processors::evaluation::evaluators::e: sampling-ratio is not allowed on an evaluator entry/,
+      );
+      expect(found.join('\n')).toMatch(
+        /processors::evaluation::evaluators::e: trigger-on-failure is not allowed on an evaluator entry/,
+      );
+      expect(found.join('\n')).toMatch(
+        /processors::evaluation::evaluators::e::agents::a: control-id is not allowed on a binding/,
+      );
+      expect(found.join('\n')).toMatch(
+        /processors::evaluation::evaluators::e::agents::a: sampling-ratio must be between 0 and 1/,
+      );
+    },
+  );
 
   it('rejects a property under defaults (an evaluator property has no default)', () => {
     expect(

@@ -19,7 +19,9 @@ const cases: BindingCase[] = [
     expect: { source: 'agents::support-agent', enabled: true },
   },
   {
-    rule: 'the agent entry wins over its role entry, even when disabled (interaction-quality example: billing-agent with customer-facing)',
+    rule:
+      'the agent entry wins over its role entry, even when disabled (interaction-quality example: ' +
+      'billing-agent with customer-facing)',
     yaml: INTERACTION_QUALITY_BINDINGS,
     evaluator: 'interaction-quality-evaluator',
     agent: 'billing-agent',
@@ -47,7 +49,9 @@ const cases: BindingCase[] = [
     expect: { source: '(none)', enabled: false },
   },
   {
-    rule: '* under agent-roles binds an agent that has any role (the *-role hazard: a judge agent with a role is caught by *)',
+    rule:
+      '* under agent-roles binds an agent that has any role (the *-role hazard: a judge agent with a role is ' +
+      'caught by *)',
     yaml: `
 evaluators:
   interaction-quality-evaluator:

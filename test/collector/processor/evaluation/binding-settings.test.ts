@@ -84,7 +84,9 @@ evaluators:
   },
   // Properties and config().
   {
-    rule: 'a property on the entry applies to every bound agent (reply-length example: min-length 20 for support-agent)',
+    rule:
+      'a property on the entry applies to every bound agent (reply-length example: min-length 20 for ' +
+      'support-agent)',
     yaml: REPLY_LENGTH_PROPERTIES,
     evaluator: 'reply-length-evaluator',
     agent: 'support-agent',

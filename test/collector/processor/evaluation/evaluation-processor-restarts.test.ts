@@ -15,46 +15,49 @@ import { recordingEvaluator, type Seen } from './helpers/test-evaluators.ts';
 const harness = processorHarnesses();
 
 describe('evaluation processor across restarts', () => {
-  it('stops within its grace period with evaluations still queued, and runs each of them once after the restart', async () => {
-    let release = false;
-    const ran: string[] = [];
-    const stubborn = defineEvaluator({
-      id: 'stubborn',
-      create: () => ({
-        async evaluate(context) {
-          ran.push(context.evaluationId);
-          while (!release && !context.signal.aborted) await sleep(5);
-          return effects.complete(Evaluation.passed('done'));
-        },
-      }),
-    });
-    // The default grace period, on a manual clock.
-    const clock = createManualClock();
-    const h = await harness({
-      yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`,
-      evaluators: [stubborn],
-      processor: { clock },
-    });
-    const records = Array.from({ length: 20 }, () => interaction('support-agent'));
-    await h.record(records);
-    await pollUntil(() => (ran.length > 0 ? true : undefined), { what: 'the first evaluation to start' });
-    const t0 = performance.now();
-    let stopped = false;
-    const stopping = h.processor.shutdown().then(() => (stopped = true));
-    // The running evaluation is stuck: shutdown waits out the grace period, then stops it.
-    await clock.whenTimeout(DEFAULT_SHUTDOWN_GRACE_MS);
-    await clock.advance(DEFAULT_SHUTDOWN_GRACE_MS - 1);
-    expect(stopped).toBe(false);
-    await clock.advance(1);
-    await stopping;
-    expect(performance.now() - t0).toBeLessThan(2_000);
-    expect(await h.store.countQueuedEvaluations()).toBe(20);
-    release = true;
-    await h.restart();
-    await h.processor.idle();
-    const recorded = await Promise.all(records.map((r) => h.store.getEvaluations(r.interactionId)));
-    expect(recorded.map((list) => list.length)).toEqual(records.map(() => 1));
-  });
+  it(
+    'stops within its grace period with evaluations still ' + 'queued, and runs each of them once after the restart',
+    async () => {
+      let release = false;
+      const ran: string[] = [];
+      const stubborn = defineEvaluator({
+        id: 'stubborn',
+        create: () => ({
+          async evaluate(context) {
+            ran.push(context.evaluationId);
+            while (!release && !context.signal.aborted) await sleep(5);
+            return effects.complete(Evaluation.passed('done'));
+          },
+        }),
+      });
+      // The default grace period, on a manual clock.
+      const clock = createManualClock();
+      const h = await harness({
+        yaml: `concurrency: 1\nevaluators:\n  stubborn:\n    agents:\n      support-agent: {}\n`,
+        evaluators: [stubborn],
+        processor: { clock },
+      });
+      const records = Array.from({ length: 20 }, () => interaction('support-agent'));
+      await h.record(records);
+      await pollUntil(() => (ran.length > 0 ? true : undefined), { what: 'the first evaluation to start' });
+      const t0 = performance.now();
+      let stopped = false;
+      const stopping = h.processor.shutdown().then(() => (stopped = true));
+      // The running evaluation is stuck: shutdown waits out the grace period, then stops it.
+      await clock.whenTimeout(DEFAULT_SHUTDOWN_GRACE_MS);
+      await clock.advance(DEFAULT_SHUTDOWN_GRACE_MS - 1);
+      expect(stopped).toBe(false);
+      await clock.advance(1);
+      await stopping;
+      expect(performance.now() - t0).toBeLessThan(2_000);
+      expect(await h.store.countQueuedEvaluations()).toBe(20);
+      release = true;
+      await h.restart();
+      await h.processor.idle();
+      const recorded = await Promise.all(records.map((r) => h.store.getEvaluations(r.interactionId)));
+      expect(recorded.map((list) => list.length)).toEqual(records.map(() => 1));
+    },
+  );
 
   it('runs after a restart the evaluations left queued, and records them once', async () => {
     let blocking = true;
@@ -95,48 +98,51 @@ describe('evaluation processor across restarts', () => {
     expect(new Set(attemptsSeen).size).toBe(2);
   });
 
-  it('records as failed, without running it again, an evaluation whose attempts all died with the collector', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: `evaluators:\n  e:\n    control-id: QA-9\n    agents:\n      support-agent: {}\n`,
-      evaluators: [recordingEvaluator('e', seen)],
-    });
-    const record = interaction('support-agent');
-    await h.store.putInteractions([record]);
-    const [queued] = await h.store.enqueueEvaluations(
-      [
+  it(
+    'records as failed, without running it again, an ' + 'evaluation whose attempts all died with the collector',
+    async () => {
+      const seen: Seen[] = [];
+      const h = await harness({
+        yaml: `evaluators:\n  e:\n    control-id: QA-9\n    agents:\n      support-agent: {}\n`,
+        evaluators: [recordingEvaluator('e', seen)],
+      });
+      const record = interaction('support-agent');
+      await h.store.putInteractions([record]);
+      const [queued] = await h.store.enqueueEvaluations(
+        [
+          {
+            evaluationId: 'poison',
+            interactionId: record.interactionId,
+            evaluatorId: 'e',
+            evaluatorVersion: '1',
+            agentId: 'support-agent',
+            roles: [],
+            triggeredAt: new Date().toISOString(),
+            source: 'interaction',
+            attempts: 0,
+          },
+        ],
+        { intake: [record.interactionId] },
+      );
+      for (let i = 0; i < 3; i++)
+        await h.store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }]);
+      await h.restart();
+      await h.processor.idle();
+      expect(seen).toEqual([]);
+      expect(await h.store.getEvaluations(record.interactionId)).toMatchObject([
         {
           evaluationId: 'poison',
-          interactionId: record.interactionId,
-          evaluatorId: 'e',
-          evaluatorVersion: '1',
-          agentId: 'support-agent',
-          roles: [],
-          triggeredAt: new Date().toISOString(),
-          source: 'interaction',
-          attempts: 0,
+          controlId: 'QA-9',
+          attempts: 3,
+          outcome: {
+            type: 'failed',
+            errorType: 'EvaluationAbandonedError',
+            error: expect.stringMatching(/3 attempts started and none finished/),
+          },
         },
-      ],
-      { intake: [record.interactionId] },
-    );
-    for (let i = 0; i < 3; i++)
-      await h.store.startEvaluations([{ seq: queued.seq!, startedAt: new Date().toISOString() }]);
-    await h.restart();
-    await h.processor.idle();
-    expect(seen).toEqual([]);
-    expect(await h.store.getEvaluations(record.interactionId)).toMatchObject([
-      {
-        evaluationId: 'poison',
-        controlId: 'QA-9',
-        attempts: 3,
-        outcome: {
-          type: 'failed',
-          errorType: 'EvaluationAbandonedError',
-          error: expect.stringMatching(/3 attempts started and none finished/),
-        },
-      },
-    ]);
-  });
+      ]);
+    },
+  );
 
   it('takes in, at start, interactions recorded before their evaluations were queued', async () => {
     const seen: Seen[] = [];

@@ -76,29 +76,32 @@ describe('evaluation processor', () => {
     expect(configOf('billing-agent')).toEqual({ 'min-length': 50, trigger: 'interaction' });
   });
 
-  it('never evaluates an interaction inside an evaluation, nor one nested in it, whatever the bindings say', async () => {
-    const seen: Seen[] = [];
-    const h = await harness({
-      yaml: `
+  it(
+    'never evaluates an interaction inside an evaluation, ' + 'nor one nested in it, whatever the bindings say',
+    async () => {
+      const seen: Seen[] = [];
+      const h = await harness({
+        yaml: `
 evaluators:
   quality:
     agent-roles:
       "*": { trigger: interaction }
 `,
-      evaluators: [recordingEvaluator('quality', seen)],
-    });
-    const judge = interaction('quality-judge', {
-      roles: ['judge'],
-      attributes: { 'evalon.evaluation.id': 'evaluation-1' },
-    });
-    const nested = interaction('helper-agent', { roles: ['judge'], flowId: judge.interactionId });
-    const normal = interaction('support-agent', { roles: ['customer-facing'] });
-    await h.record([judge]);
-    await h.record([nested, normal]);
-    await h.processor.idle();
-    expect(seen.map((s) => s.agentId)).toEqual(['support-agent']);
-    expect(h.processor.stats.insideEvaluation).toBe(2);
-  });
+        evaluators: [recordingEvaluator('quality', seen)],
+      });
+      const judge = interaction('quality-judge', {
+        roles: ['judge'],
+        attributes: { 'evalon.evaluation.id': 'evaluation-1' },
+      });
+      const nested = interaction('helper-agent', { roles: ['judge'], flowId: judge.interactionId });
+      const normal = interaction('support-agent', { roles: ['customer-facing'] });
+      await h.record([judge]);
+      await h.record([nested, normal]);
+      await h.processor.idle();
+      expect(seen.map((s) => s.agentId)).toEqual(['support-agent']);
+      expect(h.processor.stats.insideEvaluation).toBe(2);
+    },
+  );
 
   it('evaluates failed interactions only for bindings with trigger-on-failure', async () => {
     const seen: Seen[] = [];
@@ -182,47 +185,50 @@ evaluators:
     expect(h.processor.stats.recorded).toBe(12);
   });
 
-  it('records a throw as failed and a missing property as failed, per evaluation, without stopping others', async () => {
-    const lines: string[] = [];
-    const throwing = defineEvaluator({
-      id: 'throwing',
-      create: () => ({
-        evaluate: () => {
-          throw new RangeError('judge said no');
-        },
-      }),
-    });
-    const needsProperty = defineEvaluator({
-      id: 'needs-property',
-      create: () => ({
-        evaluate: (c) => effects.complete(Evaluation.passed(`min ${c.config().getInt('min-length')}`)),
-      }),
-    });
-    const h = await harness({
-      yaml: `
+  it(
+    'records a throw as failed and a missing property ' + 'as failed, per evaluation, without stopping others',
+    async () => {
+      const lines: string[] = [];
+      const throwing = defineEvaluator({
+        id: 'throwing',
+        create: () => ({
+          evaluate: () => {
+            throw new RangeError('judge said no');
+          },
+        }),
+      });
+      const needsProperty = defineEvaluator({
+        id: 'needs-property',
+        create: () => ({
+          evaluate: (c) => effects.complete(Evaluation.passed(`min ${c.config().getInt('min-length')}`)),
+        }),
+      });
+      const h = await harness({
+        yaml: `
 evaluators:
   throwing: { agents: { support-agent: {} } }
   needs-property: { agents: { support-agent: {} } }
 `,
-      evaluators: [throwing, needsProperty],
-      logger: createLogger({ write: (line) => lines.push(line) }),
-    });
-    const record = interaction('support-agent');
-    await h.record([record]);
-    await h.processor.idle();
-    const outcomes = Object.fromEntries(
-      (await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome]),
-    );
-    expect(outcomes).toEqual({
-      throwing: { type: 'failed', error: 'judge said no', errorType: 'RangeError' },
-      'needs-property': {
-        type: 'failed',
-        error: expect.stringMatching(/config property "min-length" is not set/),
-        errorType: 'MissingConfigPropertyError',
-      },
-    });
-    expect(lines.join('\n')).toMatch(/warn .*evaluation .* failed: judge said no/);
-  });
+        evaluators: [throwing, needsProperty],
+        logger: createLogger({ write: (line) => lines.push(line) }),
+      });
+      const record = interaction('support-agent');
+      await h.record([record]);
+      await h.processor.idle();
+      const outcomes = Object.fromEntries(
+        (await h.store.getEvaluations(record.interactionId)).map((e) => [e.evaluatorId, e.outcome]),
+      );
+      expect(outcomes).toEqual({
+        throwing: { type: 'failed', error: 'judge said no', errorType: 'RangeError' },
+        'needs-property': {
+          type: 'failed',
+          error: expect.stringMatching(/config property "min-length" is not set/),
+          errorType: 'MissingConfigPropertyError',
+        },
+      });
+      expect(lines.join('\n')).toMatch(/warn .*evaluation .* failed: judge said no/);
+    },
+  );
 
   it('records each key once when the same interactions are handed over twice', async () => {
     const seen: Seen[] = [];
@@ -261,7 +267,9 @@ describe('evaluation processor isolation', () => {
       }),
     });
     const h = await harness({
-      yaml: `concurrency: 1\nevaluators:\n  vandal: { agents: { support-agent: {} } }\n  reader: { agents: { support-agent: {} } }\n`,
+      yaml:
+        `concurrency: 1\nevaluators:\n  vandal: { agents: { support-agent: {} } }\n  reader: { agents: { ` +
+        `support-agent: {} } }\n`,
       evaluators: [vandal, reader],
     });
     const record = interaction('support-agent', { finalResponseText: 'original' });

@@ -189,123 +189,133 @@ describe('judge calls in the trace', () => {
   let first: Awaited<ReturnType<typeof judged>>;
   let interaction: Awaited<ReturnType<typeof runAgent>>;
 
-  it('exports each model call of llm-judge as a chat span under the evaluate span, a 529 retry showing as an event', async () => {
-    scripted.enqueue({ errorStatus: 529 }, verdict({ input_tokens: 321, output_tokens: 42 }));
-    interaction = await runAgent('Order A-17 has shipped and arrives Friday.');
-    first = await judged(interaction, 1);
-    const { record, evaluate, calls } = first;
-    expect(record.outcome.type).toBe('verdict');
-    expect(scripted.requests).toHaveLength(2);
+  it(
+    'exports each model call of llm-judge as a chat span under the evaluate span, a 529 retry showing as an ' + 'event',
+    async () => {
+      scripted.enqueue({ errorStatus: 529 }, verdict({ input_tokens: 321, output_tokens: 42 }));
+      interaction = await runAgent('Order A-17 has shipped and arrives Friday.');
+      first = await judged(interaction, 1);
+      const { record, evaluate, calls } = first;
+      expect(record.outcome.type).toBe('verdict');
+      expect(scripted.requests).toHaveLength(2);
 
-    // The evaluate span: child of the interaction span, its id derived from the evaluation id.
-    expect(evaluate.parentSpanId).toBe(interaction.spanId);
-    expect(evaluate.spanId).toBe(evaluationSpanId(record.evaluationId));
-    expect(Math.round(evaluate.startTimeUnixNano / 1e6)).toBe(Date.parse(record.startedAt));
+      // The evaluate span: child of the interaction span, its id derived from the evaluation id.
+      expect(evaluate.parentSpanId).toBe(interaction.spanId);
+      expect(evaluate.spanId).toBe(evaluationSpanId(record.evaluationId));
+      expect(Math.round(evaluate.startTimeUnixNano / 1e6)).toBe(Date.parse(record.startedAt));
 
-    // One span for the call, its two HTTP attempts visible: the 529 as an event, attempts = 2.
-    expect(calls).toHaveLength(1);
-    const [call] = calls;
-    expect(call.name).toBe(`chat ${JUDGE_MODEL}`);
-    expect(call.traceId).toBe(interaction.traceId);
-    expect(call.parentSpanId).toBe(evaluate.spanId);
-    expect(call.kind).toBe(3); // CLIENT
-    expect(call.attributes).toMatchObject({
-      'gen_ai.operation.name': 'chat',
-      'gen_ai.provider.name': 'anthropic',
-      'gen_ai.request.model': JUDGE_MODEL,
-      'gen_ai.response.model': JUDGE_MODEL,
-      'gen_ai.usage.input_tokens': 321,
-      'gen_ai.usage.output_tokens': 42,
-      'gen_ai.response.finish_reasons': ['tool_use'],
-      'evalon.evaluation.id': record.evaluationId,
-      'evalon.evaluator.id': 'llm-judge',
-      'evalon.model.attempts': 2,
-    });
-    expect(call.status.code).not.toBe(2);
-    expect(call.events.map((event) => event.name)).toEqual(['evalon.model.retry']);
-    expect(call.events[0].attributes).toMatchObject({
-      'evalon.model.attempt': 1,
-      'http.response.status_code': 529,
-      'error.type': 'overloaded_error',
-    });
-    // No message content by default: neither the prompt nor the reply travel.
-    for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'])
-      expect(call.attributes[key]).toBeUndefined();
-    expect(JSON.stringify(call.attributes)).not.toContain('A-17');
+      // One span for the call, its two HTTP attempts visible: the 529 as an event, attempts = 2.
+      expect(calls).toHaveLength(1);
+      const [call] = calls;
+      expect(call.name).toBe(`chat ${JUDGE_MODEL}`);
+      expect(call.traceId).toBe(interaction.traceId);
+      expect(call.parentSpanId).toBe(evaluate.spanId);
+      expect(call.kind).toBe(3); // CLIENT
+      expect(call.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'anthropic',
+        'gen_ai.request.model': JUDGE_MODEL,
+        'gen_ai.response.model': JUDGE_MODEL,
+        'gen_ai.usage.input_tokens': 321,
+        'gen_ai.usage.output_tokens': 42,
+        'gen_ai.response.finish_reasons': ['tool_use'],
+        'evalon.evaluation.id': record.evaluationId,
+        'evalon.evaluator.id': 'llm-judge',
+        'evalon.model.attempts': 2,
+      });
+      expect(call.status.code).not.toBe(2);
+      expect(call.events.map((event) => event.name)).toEqual(['evalon.model.retry']);
+      expect(call.events[0].attributes).toMatchObject({
+        'evalon.model.attempt': 1,
+        'http.response.status_code': 529,
+        'error.type': 'overloaded_error',
+      });
+      // No message content by default: neither the prompt nor the reply travel.
+      for (const key of ['gen_ai.input.messages', 'gen_ai.output.messages', 'gen_ai.system_instructions'])
+        expect(call.attributes[key]).toBeUndefined();
+      expect(JSON.stringify(call.attributes)).not.toContain('A-17');
 
-    expect(await judgeTokens('input')).toEqual({ sum: 321, count: 1 });
-  });
+      expect(await judgeTokens('input')).toEqual({ sum: 321, count: 1 });
+    },
+  );
 
-  it('records a judge that fails on an unreadable reply twice as failed, with the tokens it spent; the token metric counts them', async () => {
-    const unreadable: ScriptedReply = {
-      text: '{"passed": true, "score": 0.9, "explanation": ',
-      usage: { input_tokens: 50, output_tokens: 7 },
-    };
-    scripted.enqueue(unreadable, unreadable);
-    const failedInteraction = await runAgent('Order A-17 is on its way.');
-    const { record, event, evaluate, calls } = await judged(failedInteraction, 2);
+  it(
+    'records a judge that fails on an unreadable reply twice as failed, with the tokens it spent; the token ' +
+      'metric counts them',
+    async () => {
+      const unreadable: ScriptedReply = {
+        text: '{"passed": true, "score": 0.9, "explanation": ',
+        usage: { input_tokens: 50, output_tokens: 7 },
+      };
+      scripted.enqueue(unreadable, unreadable);
+      const failedInteraction = await runAgent('Order A-17 is on its way.');
+      const { record, event, evaluate, calls } = await judged(failedInteraction, 2);
 
-    expect(record.outcome).toMatchObject({
-      type: 'failed',
-      error: expect.stringMatching(/unreadable after 2 attempt\(s\)/),
-      attributes: {
+      expect(record.outcome).toMatchObject({
+        type: 'failed',
+        error: expect.stringMatching(/unreadable after 2 attempt\(s\)/),
+        attributes: {
+          'gen_ai.usage.input_tokens': 100,
+          'gen_ai.usage.output_tokens': 14,
+          'gen_ai.request.model': JUDGE_MODEL,
+          'gen_ai.provider.name': 'anthropic',
+          judge_calls: 2,
+        },
+      });
+      // The event and the span carry the usage too.
+      expect(event?.attributes).toMatchObject({
+        'evalon.evaluation.outcome': 'error',
         'gen_ai.usage.input_tokens': 100,
         'gen_ai.usage.output_tokens': 14,
-        'gen_ai.request.model': JUDGE_MODEL,
-        'gen_ai.provider.name': 'anthropic',
-        judge_calls: 2,
-      },
-    });
-    // The event and the span carry the usage too.
-    expect(event?.attributes).toMatchObject({
-      'evalon.evaluation.outcome': 'error',
-      'gen_ai.usage.input_tokens': 100,
-      'gen_ai.usage.output_tokens': 14,
-    });
-    expect(evaluate.status.code).toBe(2);
-    expect(evaluate.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 100 });
-    // Both calls answered (the replies were unreadable, not the calls): two spans, no error status.
-    expect(calls.map((call) => call.parentSpanId)).toEqual([evaluate.spanId, evaluate.spanId]);
-    expect(calls.map((call) => call.attributes['gen_ai.usage.input_tokens'])).toEqual([50, 50]);
-    expect(calls.every((call) => call.status.code !== 2)).toBe(true);
+      });
+      expect(evaluate.status.code).toBe(2);
+      expect(evaluate.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 100 });
+      // Both calls answered (the replies were unreadable, not the calls): two spans, no error status.
+      expect(calls.map((call) => call.parentSpanId)).toEqual([evaluate.spanId, evaluate.spanId]);
+      expect(calls.map((call) => call.attributes['gen_ai.usage.input_tokens'])).toEqual([50, 50]);
+      expect(calls.every((call) => call.status.code !== 2)).toBe(true);
 
-    // First test's 321 plus the failed judge's 100, in three records (one per outcome).
-    expect(await judgeTokens('input')).toEqual({ sum: 421, count: 2 });
-    expect((await judgeTokens('output')).sum).toBe(56);
-  });
+      // First test's 321 plus the failed judge's 100, in three records (one per outcome).
+      expect(await judgeTokens('input')).toEqual({ sum: 421, count: 2 });
+      expect((await judgeTokens('output')).sum).toBe(56);
+    },
+  );
 
-  it('records the judge’s spans when they come back to the collector, and triggers no evaluation with them', async () => {
-    const judgeSpans: SpanData[] = downstream.spans.filter((span) => span.traceId === interaction.traceId);
-    expect(judgeSpans.map((span) => span.name).sort()).toEqual([`chat ${JUDGE_MODEL}`, 'evaluate llm-judge']);
-    expect(judgeSpans.every((span) => span.attributes['evalon.evaluation.id'] === first.record.evaluationId)).toBe(
-      true,
-    );
+  it(
+    'records the judge’s spans when they come back to ' + 'the collector, and triggers no evaluation with them',
+    async () => {
+      const judgeSpans: SpanData[] = downstream.spans.filter((span) => span.traceId === interaction.traceId);
+      expect(judgeSpans.map((span) => span.name).sort()).toEqual([`chat ${JUDGE_MODEL}`, 'evaluate llm-judge']);
+      expect(judgeSpans.every((span) => span.attributes['evalon.evaluation.id'] === first.record.evaluationId)).toBe(
+        true,
+      );
 
-    const before = { ...wired.processor.stats };
-    const evaluationsBefore = wired.evaluation.runtime.stats.started;
-    const exporter = new JsonExporter({ url: wired.otlpUrl });
-    const adapt = createReadableSpanAdapter();
-    const result = await new Promise<{ code: ExportResultCode }>((resolve) =>
-      exporter.export(judgeSpans.map(adapt), resolve),
-    );
-    expect(result.code).toBe(ExportResultCode.SUCCESS);
-    await exporter.shutdown();
+      const before = { ...wired.processor.stats };
+      const evaluationsBefore = wired.evaluation.runtime.stats.started;
+      const exporter = new JsonExporter({ url: wired.otlpUrl });
+      const adapt = createReadableSpanAdapter();
+      const result = await new Promise<{ code: ExportResultCode }>((resolve) =>
+        exporter.export(judgeSpans.map(adapt), resolve),
+      );
+      expect(result.code).toBe(ExportResultCode.SUCCESS);
+      await exporter.shutdown();
 
-    // Acknowledged means stored. In the order they were exported (the call before its evaluate
-    // span), a span may wait for its parent until decision_wait; none of them is an invocation, so
-    // once nothing is pending no interaction was recorded and no evaluation started.
-    expect(wired.processor.stats.spansReceived).toBe(before.spansReceived + judgeSpans.length);
-    await pollUntil(() => (wired.processor.assembler.pendingTraces() === 0 ? true : undefined), {
-      what: 'nothing pending',
-      timeoutMs: 20_000,
-    });
-    await wired.evaluation.idle();
-    expect(wired.processor.stats.interactions).toBe(before.interactions);
-    expect(wired.evaluation.runtime.stats.started).toBe(evaluationsBefore);
-    expect(await wired.store.countQueuedEvaluations()).toBe(0);
-    const records: EvaluationRecord[] = await wired.store.getEvaluations(interaction.interactionId);
-    expect(records).toHaveLength(1);
-  });
+      // Acknowledged means stored. In the order they were exported (the call before its evaluate
+      // span), a span may wait for its parent until decision_wait; none of them is an invocation, so
+      // once nothing is pending no interaction was recorded and no evaluation started.
+      expect(wired.processor.stats.spansReceived).toBe(before.spansReceived + judgeSpans.length);
+      await pollUntil(() => (wired.processor.assembler.pendingTraces() === 0 ? true : undefined), {
+        what: 'nothing pending',
+        timeoutMs: 20_000,
+      });
+      await wired.evaluation.idle();
+      expect(wired.processor.stats.interactions).toBe(before.interactions);
+      expect(wired.evaluation.runtime.stats.started).toBe(evaluationsBefore);
+      expect(await wired.store.countQueuedEvaluations()).toBe(0);
+      const records: EvaluationRecord[] = await wired.store.getEvaluations(interaction.interactionId);
+      expect(records).toHaveLength(1);
+    },
+  );
 });
 
 describe('two collectors in one process', () => {

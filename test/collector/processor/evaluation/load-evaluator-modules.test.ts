@@ -27,7 +27,10 @@ function moduleFile(name: string, source: string): string {
 const good = moduleFile(
   'good.ts',
   `import { defineEvaluator, effects, Evaluation } from '${api}';
-export const politeness = defineEvaluator({ id: 'politeness', create: () => ({ evaluate: () => effects.complete(Evaluation.passed('polite')) }) });
+export const politeness = defineEvaluator({
+  id: 'politeness',
+  create: () => ({ evaluate: () => effects.complete(Evaluation.passed('polite')) }),
+});
 export const all = [politeness];
 export default politeness;`,
 );
@@ -37,7 +40,10 @@ const exportsNothing = moduleFile('nothing.ts', 'export const answer = 42;\n');
 const duplicate = moduleFile(
   'duplicate.ts',
   `import { defineEvaluator, effects } from '${api}';
-export const mine = defineEvaluator({ id: 'reply-length', create: () => ({ evaluate: () => effects.inconclusive('n/a') }) });`,
+export const mine = defineEvaluator({
+  id: 'reply-length',
+  create: () => ({ evaluate: () => effects.inconclusive('n/a') }),
+});`,
 );
 
 async function problems(modules: string[], configuredIds: string[] = []): Promise<string[]> {
@@ -81,26 +87,32 @@ describe('loading evaluator modules', () => {
       ),
     );
     expect(found[1]).toBe(
-      `${throwsAtImport}: processors::evaluation::modules[1]: cannot load the evaluator module: Error: missing API key for the judge`,
+      `${throwsAtImport}: processors::evaluation::modules[1]: cannot load the evaluator module: Error: missing ` +
+        `API key for the judge`,
     );
   });
 
   it('names a module that exports no evaluator', async () => {
     expect(await problems([exportsNothing])).toEqual([
-      `${exportsNothing}: processors::evaluation::modules[0]: exports no evaluator (exports: answer; export the result of defineEvaluator({ id, create }) from evalon/evaluation)`,
+      `${exportsNothing}: processors::evaluation::modules[0]: exports no evaluator (exports: answer; export the ` +
+        `result of defineEvaluator({ id, create }) from evalon/evaluation)`,
     ]);
   });
 
   it('names both places an id is defined twice', async () => {
     expect(await problems([duplicate])).toEqual([
-      `${duplicate}: processors::evaluation::modules: evaluator id "reply-length" is defined twice: by built-in and by ${duplicate} (ids must be unique; rename one)`,
+      `${duplicate}: processors::evaluation::modules: evaluator id "reply-length" is defined twice: by built-in ` +
+        `and by ${duplicate} (ids must be unique; rename one)`,
     ]);
   });
 
   it('reports a configured evaluator that nothing defines, with a suggestion', async () => {
     expect(await problems([good], ['politenes', 'quality-evaluator'])).toEqual([
-      'processors::evaluation::evaluators::politenes: no evaluator with id "politenes" is defined by a built-in or by a module in processors::evaluation::modules (did you mean "politeness"?)',
-      'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, criteria-judge, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
+      'processors::evaluation::evaluators::politenes: no evaluator with id "politenes" is defined by a built-in ' +
+        'or by a module in processors::evaluation::modules (did you mean "politeness"?)',
+      'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is ' +
+        'defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, ' +
+        'criteria-judge, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
     ]);
   });
 
@@ -116,7 +128,8 @@ describe('the collector at startup', () => {
       configFile,
       testConfigYaml(dir).replace(
         '  evaluation:\n',
-        `  evaluation:\n    modules: [ ./throws.ts ]\n    evaluators:\n      quality: { agents: { support-agent: {} } }\n`,
+        `  evaluation:\n    modules: [ ./throws.ts ]\n    evaluators:\n      quality: { agents: { support-agent: ` +
+          `{} } }\n`,
       ),
     );
     expect(loadConfig([configFile]).config.processors.evaluation.modules).toEqual([throwsAtImport]);
@@ -124,7 +137,8 @@ describe('the collector at startup', () => {
     const code = await main(['collector', '--config', configFile], { out: () => {}, err: (line) => errors.push(line) });
     expect(code).toBe(2);
     expect(errors.join('\n')).toContain(
-      `${throwsAtImport}: processors::evaluation::modules[0]: cannot load the evaluator module: Error: missing API key for the judge`,
+      `${throwsAtImport}: processors::evaluation::modules[0]: cannot load the evaluator module: Error: missing ` +
+        `API key for the judge`,
     );
     expect(errors.join('\n')).toContain('processors::evaluation::evaluators::quality: no evaluator with id "quality"');
   });

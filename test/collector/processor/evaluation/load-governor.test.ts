@@ -34,20 +34,23 @@ it('does not limit while the event loop has room', async () => {
   governor.stop();
 });
 
-it('halves the starts per window while the loop is saturated, never below the minimum, and doubles them back', async () => {
-  const { governor, clock } = governed([0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.5, 0.5]);
-  startUpTo(governor, 400);
-  await clock.advance(WINDOW_MS);
-  expect(governor.budget()).toBe(200);
-  for (let i = 0; i < 8; i++) {
-    startUpTo(governor, 1_000);
+it(
+  'halves the starts per window while the loop is ' + 'saturated, never below the minimum, and doubles them back',
+  async () => {
+    const { governor, clock } = governed([0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.95, 0.5, 0.5]);
+    startUpTo(governor, 400);
     await clock.advance(WINDOW_MS);
-  }
-  expect(governor.budget()).toBe(10);
-  await clock.advance(WINDOW_MS);
-  expect(governor.budget()).toBe(20);
-  governor.stop();
-});
+    expect(governor.budget()).toBe(200);
+    for (let i = 0; i < 8; i++) {
+      startUpTo(governor, 1_000);
+      await clock.advance(WINDOW_MS);
+    }
+    expect(governor.budget()).toBe(10);
+    await clock.advance(WINDOW_MS);
+    expect(governor.budget()).toBe(20);
+    governor.stop();
+  },
+);
 
 it('tells a refused runtime that the window is over even when the budget grew at that moment', async () => {
   // Saturated, then room: the window that refused starts ends with a larger budget.

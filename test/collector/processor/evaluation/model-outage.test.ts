@@ -142,7 +142,8 @@ it('tells an outage (a retryable model error in the cause chain) from other fail
   expect(isModelUnavailable('overloaded')).toBe(false);
 });
 
-it('waits out a 529 outage and completes every evaluation once the model recovers, none failed, none twice', async () => {
+it('waits out a 529 outage and completes every evaluation ' +
+  'once the model recovers, none failed, none twice', async () => {
   const setup = await setUp({ interactions: 6 });
   let outage = true;
   setup.model.respondWith((request) => (outage ? { errorStatus: 529 } : verdict(String(request.body.system))));

@@ -184,29 +184,32 @@ describe('run scheduler', () => {
     expect(s.stats()).toEqual({ claimed: 0, running: 2, started: 4, takenElsewhere: 1 });
   });
 
-  it('runs again after an outage wait without a new claim, unless shutdown began; stops granting slots when halted', async () => {
-    const { queue, scheduler: s, runs, clock, stop } = scheduler(() => true);
-    queue.submit([queued(1)]);
-    s.pump();
-    await flush();
-    runs[0].finish();
-    await flush();
-    await clock.advance(1_000);
-    s.rerun(queued(1));
-    expect(runs).toHaveLength(2);
-    expect(runs[1].claimed.startedAt).toBe(new Date(clock.now()).toISOString());
-    // A durable step asks for its slot again; once stopped, the answer is no.
-    runs[1].slot.release();
-    runs[1].slot.held = false;
-    stop.abort();
-    const granted = runs[1].slot.acquire();
-    s.halt();
-    expect(await granted).toBe(false);
-    s.stopClaiming();
-    s.rerun(queued(1));
-    expect(runs).toHaveLength(2);
-    expect(s.stats().claimed).toBe(0);
-  });
+  it(
+    'runs again after an outage wait without a new claim, unless shutdown began; stops granting slots when ' + 'halted',
+    async () => {
+      const { queue, scheduler: s, runs, clock, stop } = scheduler(() => true);
+      queue.submit([queued(1)]);
+      s.pump();
+      await flush();
+      runs[0].finish();
+      await flush();
+      await clock.advance(1_000);
+      s.rerun(queued(1));
+      expect(runs).toHaveLength(2);
+      expect(runs[1].claimed.startedAt).toBe(new Date(clock.now()).toISOString());
+      // A durable step asks for its slot again; once stopped, the answer is no.
+      runs[1].slot.release();
+      runs[1].slot.held = false;
+      stop.abort();
+      const granted = runs[1].slot.acquire();
+      s.halt();
+      expect(await granted).toBe(false);
+      s.stopClaiming();
+      s.rerun(queued(1));
+      expect(runs).toHaveLength(2);
+      expect(s.stats().claimed).toBe(0);
+    },
+  );
 });
 
 describe('outcome recording', () => {

@@ -23,17 +23,20 @@ const ids = (d: Decisions) => d.interactions.map((i) => i.interactionId);
 const id = (n: number, trace = TRACE_A) => `${trace}-${spanId(n)}`;
 
 describe('interaction assembly', () => {
-  it('completes an interaction when its invocation span and all children have arrived and the settle window passed', () => {
-    const a = assembler();
-    a.add([span({ id: 2, parent: 1 }), span({ id: 3, parent: 2 }), agentSpan({ id: 1, agent: 'support-agent' })], 0);
-    expect(ids(a.collectDue(1_900))).toEqual([]);
-    const done = a.collectDue(2_000);
-    expect(done.interactions).toHaveLength(1);
-    expect(done.interactions[0]).toMatchObject({ interactionId: id(1), completion: 'structural', flowId: undefined });
-    expect(done.interactions[0].memberSpanIds.sort()).toEqual([spanId(1), spanId(2), spanId(3)]);
-    expect(done.releasedTraces).toEqual([TRACE_A]);
-    expect(a.pendingTraces()).toBe(0);
-  });
+  it(
+    'completes an interaction when its invocation span and all children have arrived and the settle window ' + 'passed',
+    () => {
+      const a = assembler();
+      a.add([span({ id: 2, parent: 1 }), span({ id: 3, parent: 2 }), agentSpan({ id: 1, agent: 'support-agent' })], 0);
+      expect(ids(a.collectDue(1_900))).toEqual([]);
+      const done = a.collectDue(2_000);
+      expect(done.interactions).toHaveLength(1);
+      expect(done.interactions[0]).toMatchObject({ interactionId: id(1), completion: 'structural', flowId: undefined });
+      expect(done.interactions[0].memberSpanIds.sort()).toEqual([spanId(1), spanId(2), spanId(3)]);
+      expect(done.releasedTraces).toEqual([TRACE_A]);
+      expect(a.pendingTraces()).toBe(0);
+    },
+  );
 
   it('restarts the settle window when a new span of the interaction arrives', () => {
     const a = assembler();
@@ -61,23 +64,27 @@ describe('interaction assembly', () => {
     expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
   });
 
-  it('merges a nested invocation without agent identity into the enclosing interaction, waiting for the enclosing span', () => {
-    const a = assembler();
-    // The tool runner (no identity) ends first; the application's invoke_agent span arrives later.
-    a.add(
-      [
-        agentSpan({ id: 2, parent: 1 }),
-        span({ id: 3, parent: 2, name: 'chat' }),
-        span({ id: 4, parent: 2, name: 'execute_tool' }),
-      ],
-      0,
-    );
-    expect(ids(a.collectDue(20_000))).toEqual([]);
-    a.add([agentSpan({ id: 1, agent: 'support-agent' })], 20_000);
-    const done = a.collectDue(22_000);
-    expect(ids(done)).toEqual([id(1)]);
-    expect(done.interactions[0].memberSpanIds.sort()).toEqual([1, 2, 3, 4].map(spanId));
-  });
+  it(
+    'merges a nested invocation without agent identity into the enclosing interaction, waiting for the ' +
+      'enclosing span',
+    () => {
+      const a = assembler();
+      // The tool runner (no identity) ends first; the application's invoke_agent span arrives later.
+      a.add(
+        [
+          agentSpan({ id: 2, parent: 1 }),
+          span({ id: 3, parent: 2, name: 'chat' }),
+          span({ id: 4, parent: 2, name: 'execute_tool' }),
+        ],
+        0,
+      );
+      expect(ids(a.collectDue(20_000))).toEqual([]);
+      a.add([agentSpan({ id: 1, agent: 'support-agent' })], 20_000);
+      const done = a.collectDue(22_000);
+      expect(ids(done)).toEqual([id(1)]);
+      expect(done.interactions[0].memberSpanIds.sort()).toEqual([1, 2, 3, 4].map(spanId));
+    },
+  );
 
   it('merges a nested invocation of the same agent', () => {
     const a = assembler();

@@ -26,39 +26,42 @@ function agentTrace(n: number) {
   });
 }
 
-it('refuses new batches with 429 and Retry-After at 90% of max_pending_traces, and takes them again once recorded', async () => {
-  const store = createSqliteStore({ path: ':memory:' });
-  let now = 1_000_000;
-  const processor = createInteractionsProcessor({
-    store,
-    config: { settleMs: 1_000, decisionWaitMs: 5_000, maxPendingTraces: 10, tickMs: 3_600_000 },
-    clock: () => now,
-    logger: silentLogger,
-  });
-  stops.push(
-    () => store.close(),
-    () => processor.shutdown(),
-  );
-  await processor.start();
-  for (let n = 1; n <= 9; n++) await processor.consume([agentTrace(n)]);
-  expect(processor.assembler.pendingTraces()).toBe(9);
-  const refused = await processor.consume([agentTrace(10)]).then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-  expect(refused).toBeInstanceOf(BackpressureError);
-  expect(refused).toMatchObject({
-    status: 429,
-    retryAfterSeconds: 1,
-    message: expect.stringContaining('9 traces are pending (max_pending_traces 10)'),
-  });
-  // Recording catches up: the same batch is accepted, and every accepted trace is recorded.
-  now += 6_000;
-  await processor.tick();
-  expect(processor.assembler.pendingTraces()).toBe(0);
-  await processor.consume([agentTrace(10)]);
-  now += 6_000;
-  await processor.tick();
-  expect(processor.stats.interactions).toBe(10);
-  expect(processor.stats.evictedTraces).toBe(0);
-});
+it(
+  'refuses new batches with 429 and Retry-After at 90% of ' + 'max_pending_traces, and takes them again once recorded',
+  async () => {
+    const store = createSqliteStore({ path: ':memory:' });
+    let now = 1_000_000;
+    const processor = createInteractionsProcessor({
+      store,
+      config: { settleMs: 1_000, decisionWaitMs: 5_000, maxPendingTraces: 10, tickMs: 3_600_000 },
+      clock: () => now,
+      logger: silentLogger,
+    });
+    stops.push(
+      () => store.close(),
+      () => processor.shutdown(),
+    );
+    await processor.start();
+    for (let n = 1; n <= 9; n++) await processor.consume([agentTrace(n)]);
+    expect(processor.assembler.pendingTraces()).toBe(9);
+    const refused = await processor.consume([agentTrace(10)]).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(BackpressureError);
+    expect(refused).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 1,
+      message: expect.stringContaining('9 traces are pending (max_pending_traces 10)'),
+    });
+    // Recording catches up: the same batch is accepted, and every accepted trace is recorded.
+    now += 6_000;
+    await processor.tick();
+    expect(processor.assembler.pendingTraces()).toBe(0);
+    await processor.consume([agentTrace(10)]);
+    now += 6_000;
+    await processor.tick();
+    expect(processor.stats.interactions).toBe(10);
+    expect(processor.stats.evictedTraces).toBe(0);
+  },
+);

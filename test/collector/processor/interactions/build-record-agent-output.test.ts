@@ -148,22 +148,26 @@ describe("buildInteractionRecord: tool results from the agent span's own message
 });
 
 describe("buildInteractionRecord: transcript order of the agent span's own messages", () => {
-  it('places a tool call before the final answer, as the messages state, and does not repeat its result as a message', () => {
-    const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0006', plainFetchTurn());
-    const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
-    expect(record.transcript).toEqual([
-      question,
-      {
-        type: 'tool_call',
-        name: 'get_weather',
-        callId: 'toolu_1',
-        arguments: { city: 'Lisbon' },
-        result: forecast,
-        time: isoAt(1000),
-      },
-      answer,
-    ]);
-  });
+  it(
+    'places a tool call before the final answer, as the messages state, and does not repeat its result as a ' +
+      'message',
+    () => {
+      const { t, root } = agentTrace('cccc0000cccc0000cccc0000cccc0006', plainFetchTurn());
+      const record = buildInteractionRecord({ root, spans: t.spans, nested: [], completion: 'structural' });
+      expect(record.transcript).toEqual([
+        question,
+        {
+          type: 'tool_call',
+          name: 'get_weather',
+          callId: 'toolu_1',
+          arguments: { city: 'Lisbon' },
+          result: forecast,
+          time: isoAt(1000),
+        },
+        answer,
+      ]);
+    },
+  );
 
   it('keeps the stated order across several rounds, text before a call included', () => {
     const output: Message[] = [

@@ -162,7 +162,8 @@ describe('the OTLP/JSON decoder', () => {
     expect(spans.map((span) => span.spanId)).toEqual(['1111111111111111']);
     expect(rejectedSpans).toBe(4);
     expect(rejectionMessage).toContain(
-      'resourceSpans[0].scopeSpans[0].spans[1]: attributes[1].value.intValue must be an integer as a decimal string or a number (got "12abc")',
+      'resourceSpans[0].scopeSpans[0].spans[1]: attributes[1].value.intValue must be an integer as a decimal ' +
+        'string or a number (got "12abc")',
     );
     expect(rejectionMessage).toContain(
       'spans[2]: traceId must be 32 hex characters (OTLP/JSON ids are hex, not base64)',

@@ -83,36 +83,40 @@ describe('outputs', () => {
     ]);
   });
 
-  it('writes the dataset entry to <out>/<scenario>/<scenario>_<UTC stamp>.json with plan, transcript and evaluation', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'evalon-dataset-'));
-    try {
-      const result = {
-        runId: 'r1',
-        scenarioName: 'demo',
-        trial: 1,
-        transcript,
-        endReason: { type: 'stalled' },
-        evaluation: combineResults([]),
-        passed: true,
-        finalContext: {},
-        recording: [],
-        durationMs: 1,
-      } as ScenarioRunResult;
-      const when = new Date(Date.UTC(2026, 2, 23, 14, 5, 9));
-      const first = await saveDatasetEntry(result, dir, when);
-      const second = await saveDatasetEntry(result, dir, when);
-      expect(first).toBe(join(dir, 'demo', 'demo_20260323T140509Z.json'));
-      expect(second).toBe(join(dir, 'demo', 'demo_20260323T140509Z_2.json'));
-      const saved = JSON.parse(await readFile(first, 'utf8'));
-      expect(saved.plan).toEqual([{ step: 1, tool: 'lookup', arguments: { id: 1 } }]);
-      expect(saved.transcript).toEqual(transcript);
-      expect(saved.evaluation).toMatchObject({ scenario_name: 'demo', passed: true, overall_score: 0, criteria: [] });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-    expect(utcStamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)))).toBe('20260102T030405Z');
-    expect(toPlan([])).toEqual([]);
-  });
+  it(
+    'writes the dataset entry to <out>/<scenario>/<scenario>_<UTC stamp>.json with plan, transcript and ' +
+      'evaluation',
+    async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'evalon-dataset-'));
+      try {
+        const result = {
+          runId: 'r1',
+          scenarioName: 'demo',
+          trial: 1,
+          transcript,
+          endReason: { type: 'stalled' },
+          evaluation: combineResults([]),
+          passed: true,
+          finalContext: {},
+          recording: [],
+          durationMs: 1,
+        } as ScenarioRunResult;
+        const when = new Date(Date.UTC(2026, 2, 23, 14, 5, 9));
+        const first = await saveDatasetEntry(result, dir, when);
+        const second = await saveDatasetEntry(result, dir, when);
+        expect(first).toBe(join(dir, 'demo', 'demo_20260323T140509Z.json'));
+        expect(second).toBe(join(dir, 'demo', 'demo_20260323T140509Z_2.json'));
+        const saved = JSON.parse(await readFile(first, 'utf8'));
+        expect(saved.plan).toEqual([{ step: 1, tool: 'lookup', arguments: { id: 1 } }]);
+        expect(saved.transcript).toEqual(transcript);
+        expect(saved.evaluation).toMatchObject({ scenario_name: 'demo', passed: true, overall_score: 0, criteria: [] });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      expect(utcStamp(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)))).toBe('20260102T030405Z');
+      expect(toPlan([])).toEqual([]);
+    },
+  );
 
   it('computes pass^k as C(c,k)/C(n,k)', () => {
     expect(passHatK(10, 10, 10)).toBe(1);

@@ -42,7 +42,8 @@ describe('simulated participant prompt and signals', () => {
     expect(prompt).toContain('You are responding in the "support_chat" conversation with end_user.');
     expect(prompt).toContain('[END]');
     expect(prompt).toContain(
-      'You also have an ongoing conversation in "agent_assist" with agent. Recent messages there:\n[agent]: Offer a full refund.',
+      'You also have an ongoing conversation in "agent_assist" with agent. Recent messages there:\n[agent]: ' +
+        'Offer a full refund.',
     );
     expect(prompt).not.toContain('"empty"');
     const custom = participantSystemPrompt(

@@ -82,7 +82,8 @@ describe('scenario loader', () => {
     expect(scenario.participants.find((p) => p.name === 'representative')?.responseSpeed).toBe('medium');
     const withSource = parseScenario(
       ok.replace('agent: { type: evaluated }', 'agent: { type: evaluated, endpoint: "http://localhost:8080" }') +
-        '\nevent_sources:\n  case_events:\n    description: cases\n    emits:\n      - event: case_created\n        schema: { case_id: string }\n',
+        '\nevent_sources:\n  case_events:\n    description: cases\n    emits:\n      - event: case_created\n     ' +
+        '   schema: { case_id: string }\n',
     );
     expect(withSource.participants[1].endpoint).toBe('http://localhost:8080');
     expect(withSource.eventSources).toEqual([
@@ -120,7 +121,8 @@ describe('scenario loader', () => {
         ),
       ),
     ).toEqual([
-      'bad.yaml:5:10: participants.agent: the evaluated participant "agent" is in no conversation (add it to a between list)',
+      'bad.yaml:5:10: participants.agent: the evaluated participant "agent" is in no conversation (add it to a ' +
+        'between list)',
       'bad.yaml:7:39: conversations[0].between[1]: unknown participant "agnt" (known: end_user, agent)',
     ]);
     expect(
@@ -146,8 +148,10 @@ describe('scenario loader', () => {
       ),
     );
     expect(lines).toEqual([
-      'bad.yaml:4:9: participants.user: participant name "user" is reserved (it conflicts with model API roles; choose another name)',
-      'bad.yaml:6:16: participants.bot.type: a second evaluated participant (only one agent is evaluated per scenario; "agent" already is)',
+      'bad.yaml:4:9: participants.user: participant name "user" is reserved (it conflicts with model API roles; ' +
+        'choose another name)',
+      'bad.yaml:6:16: participants.bot.type: a second evaluated participant (only one agent is evaluated per ' +
+        'scenario; "agent" already is)',
       'bad.yaml:8:57: conversations[0].initiated_by: "bot" is not in between (user, agent)',
       'bad.yaml:9:13: conversations[1].name: duplicate conversation name "chat" (first used at conversations[0])',
       'bad.yaml:11:38: observations[0].observes[0]: unknown conversation or event source "nowhere" (known: chat)',
@@ -164,7 +168,8 @@ describe('scenario loader', () => {
 
   it('reads expect_context assertions with dotted or list paths', () => {
     const scenario = parseScenario(
-      `${ok}\nexpect_context:\n  - { path: bookings.B1.status, equals: cancelled }\n  - { name: mail, path: [contacts, a.b@c.d, email], absent: false, weight: 2 }\n`,
+      `${ok}\nexpect_context:\n  - { path: bookings.B1.status, equals: cancelled }\n  - { name: mail, path: ` +
+        `[contacts, a.b@c.d, email], absent: false, weight: 2 }\n`,
     );
     expect(scenario.expectContext).toEqual([
       { name: 'context bookings.B1.status', path: ['bookings', 'B1', 'status'], equals: 'cancelled', weight: 1 },

@@ -84,68 +84,71 @@ describe('mock tools', () => {
     expect((context.payment_methods as JsonObject)['PM-001']).toMatchObject({ status: 'Active' });
   });
 
-  it('blocks a pending transaction, after which the card has no pending transactions and can be deactivated', async () => {
-    const context = contextOf('comprehensive_payment_issue');
-    const card = { verification_status: 'Verified', email: 'john.martinez@example.com', last_four_digits: '1234' };
-    expect(await call(context, 'check_no_pending_transactions', card)).toEqual({
-      check_status: 'Warning: Found pending transactions for payment method ending in 1234',
-    });
-    expect(await call(context, 'deactivate_payment_method', { ...card, check_status: 'x' })).toEqual({
-      deactivation_status: 'Error: Cannot deactivate - pending transactions exist',
-    });
-    expect(await call(context, 'block_fraud_transaction', { transaction_number: 'TXN-001' })).toEqual({
-      block_status: 'Successfully blocked transaction TXN-001',
-    });
-    expect(await call(context, 'block_fraud_transaction', { transaction_number: 'TXN-001' })).toEqual({
-      block_status: 'Error: Cannot block transaction - status is Blocked. Only Pending transactions can be blocked.',
-    });
-    const check = (await call(context, 'check_no_pending_transactions', card)) as { check_status: string };
-    expect(check.check_status).toBe('Confirmed: No pending transactions for payment method ending in 1234');
-    // The reference refused this because the confirmation text contains the word "pending".
-    expect(await call(context, 'deactivate_payment_method', { ...card, check_status: check.check_status })).toEqual({
-      deactivation_status: 'Successfully deactivated payment method ending in 1234',
-    });
-    expect(
-      await call(context, 'retrieve_transaction', {
-        ...card,
-        transaction_date: '2026-04-09',
-        transaction_amount: 499.99,
-      }),
-    ).toMatchObject({
-      retrieve_status: 'Transaction found',
-      transaction_number: 'TXN-001',
-      status: 'Blocked',
-    });
-    expect(
-      await call(context, 'initiate_refund_transaction', {
+  it(
+    'blocks a pending transaction, after which the card ' + 'has no pending transactions and can be deactivated',
+    async () => {
+      const context = contextOf('comprehensive_payment_issue');
+      const card = { verification_status: 'Verified', email: 'john.martinez@example.com', last_four_digits: '1234' };
+      expect(await call(context, 'check_no_pending_transactions', card)).toEqual({
+        check_status: 'Warning: Found pending transactions for payment method ending in 1234',
+      });
+      expect(await call(context, 'deactivate_payment_method', { ...card, check_status: 'x' })).toEqual({
+        deactivation_status: 'Error: Cannot deactivate - pending transactions exist',
+      });
+      expect(await call(context, 'block_fraud_transaction', { transaction_number: 'TXN-001' })).toEqual({
+        block_status: 'Successfully blocked transaction TXN-001',
+      });
+      expect(await call(context, 'block_fraud_transaction', { transaction_number: 'TXN-001' })).toEqual({
+        block_status: 'Error: Cannot block transaction - status is Blocked. Only Pending transactions can be blocked.',
+      });
+      const check = (await call(context, 'check_no_pending_transactions', card)) as { check_status: string };
+      expect(check.check_status).toBe('Confirmed: No pending transactions for payment method ending in 1234');
+      // The reference refused this because the confirmation text contains the word "pending".
+      expect(await call(context, 'deactivate_payment_method', { ...card, check_status: check.check_status })).toEqual({
+        deactivation_status: 'Successfully deactivated payment method ending in 1234',
+      });
+      expect(
+        await call(context, 'retrieve_transaction', {
+          ...card,
+          transaction_date: '2026-04-09',
+          transaction_amount: 499.99,
+        }),
+      ).toMatchObject({
+        retrieve_status: 'Transaction found',
         transaction_number: 'TXN-001',
-        refund_amount: 499.99,
-        refund_reason: 'fraud',
-      }),
-    ).toEqual({
-      refund_status: 'Refund of $499.99 initiated for transaction TXN-001. Reason: fraud',
-    });
-    expect(
-      await call(context, 'confirm_mailing_address', {
-        email: 'john.martinez@example.com',
-        mailing_address: '1 New St',
-      }),
-    ).toEqual({ confirmation_status: 'Mailing address updated to: 1 New St' });
-    expect(
-      await call(context, 'escalate_customer_case', { case_number: 'CASE-001', escalation_reason: 'fraud' }),
-    ).toEqual({
-      escalation_status: 'Case CASE-001 escalated to senior agent. Reason: fraud',
-    });
-    expect((context.cases as JsonObject)['CASE-001']).toMatchObject({ status: 'Escalated' });
-    await call(context, 'notify_customer_contact', {
-      contact_email: 'john.martinez@example.com',
-      subject: 'Done',
-      body: 'All fixed',
-    });
-    expect(context.notifications).toEqual([
-      { contact_email: 'john.martinez@example.com', subject: 'Done', body: 'All fixed' },
-    ]);
-  });
+        status: 'Blocked',
+      });
+      expect(
+        await call(context, 'initiate_refund_transaction', {
+          transaction_number: 'TXN-001',
+          refund_amount: 499.99,
+          refund_reason: 'fraud',
+        }),
+      ).toEqual({
+        refund_status: 'Refund of $499.99 initiated for transaction TXN-001. Reason: fraud',
+      });
+      expect(
+        await call(context, 'confirm_mailing_address', {
+          email: 'john.martinez@example.com',
+          mailing_address: '1 New St',
+        }),
+      ).toEqual({ confirmation_status: 'Mailing address updated to: 1 New St' });
+      expect(
+        await call(context, 'escalate_customer_case', { case_number: 'CASE-001', escalation_reason: 'fraud' }),
+      ).toEqual({
+        escalation_status: 'Case CASE-001 escalated to senior agent. Reason: fraud',
+      });
+      expect((context.cases as JsonObject)['CASE-001']).toMatchObject({ status: 'Escalated' });
+      await call(context, 'notify_customer_contact', {
+        contact_email: 'john.martinez@example.com',
+        subject: 'Done',
+        body: 'All fixed',
+      });
+      expect(context.notifications).toEqual([
+        { contact_email: 'john.martinez@example.com', subject: 'Done', body: 'All fixed' },
+      ]);
+    },
+  );
 
   it('runs the order refund workflow through eligibility, calculation, initiation and processing', async () => {
     const context = contextOf('order_refund');
@@ -161,7 +164,8 @@ describe('mock tools', () => {
     ).toEqual({ verification_status: 'Verified' });
     expect(await call(context, 'retrieve_customer_order_information', { order_number: 'ORD-2024-001' })).toEqual({
       order_info:
-        'Order Details:\nOrder Name: Laptop Order\nOrder Number: ORD-2024-001\nDescription: Dell XPS 15 Laptop - Silver, 16GB RAM, 512GB SSD\nTotal Price: $899.99\nStatus: Delivered',
+        'Order Details:\nOrder Name: Laptop Order\nOrder Number: ORD-2024-001\nDescription: Dell XPS 15 Laptop - ' +
+        'Silver, 16GB RAM, 512GB SSD\nTotal Price: $899.99\nStatus: Delivered',
     });
     expect(
       await call(context, 'verify_customer_refund_eligibility', {
