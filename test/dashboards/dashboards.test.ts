@@ -1,7 +1,7 @@
 /**
  * The dashboards built as code: the committed JSON is what the generator writes, the dashboard
- * has the variables and panels issue 5 lists, and every query reads metrics that a real scrape of
- * the collector's Prometheus endpoint carries, with labels it has.
+ * has the variables and panels docs/grafana.md describes, and every query reads metrics that a
+ * real scrape of the collector's Prometheus endpoint carries, with labels it has.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * Fuzzing the OTLP door (spec §10): thousands of mutated, once-valid OTLP bodies — protobuf and
- * JSON, as the official serializers write them — sent to a running collector. Every reply must be
+ * Fuzzing the OTLP door: thousands of mutated, once-valid OTLP bodies — protobuf and JSON, as the
+ * official serializers write them — sent to a running collector. Every reply must be
  * a 2xx or a 4xx with a message that says what is wrong (never a 5xx, never a dropped
  * connection), and afterwards the collector is healthy and still turns spans into interactions.
  *

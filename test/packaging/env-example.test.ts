@@ -1,5 +1,5 @@
 /**
- * `.env.example` lists every environment variable the product reads (spec §1 "Packaging"): each
+ * `.env.example` lists every environment variable the product reads (docs/packaging.md): each
  * name the shipped code reads from the environment (`process.env.NAME`, `env.NAME`,
  * `env['NAME']`, an `OTEL_*` / `EVALON_*` / `ANTHROPIC_*` name passed as a string) and each
  * `${env:NAME}` of the shipped `otel-config.yaml` has a `NAME=` line, commented out or not.

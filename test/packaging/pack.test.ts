@@ -1,5 +1,5 @@
 /**
- * The npm package as a user gets it (spec §1 "Packaging"): `npm pack` builds dist/ (the prepack
+ * The npm package as a user gets it (docs/packaging.md): `npm pack` builds dist/ (the prepack
  * script) and yields a tarball that installs into an empty project, where every public entry
  * imports, the `evalon` bin runs (help, version, validate, and the collector itself, whose ledger
  * writer is a worker script loaded by URL) and the declarations type-check a TypeScript consumer.

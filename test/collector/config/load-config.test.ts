@@ -191,7 +191,7 @@ describe('loadConfig', () => {
     });
   });
 
-  it('reads the complete example of the spec into the normalised shape', () => {
+  it('reads the complete configuration example into the normalised shape', () => {
     const { config } = loadConfig([join(fixtures, 'good/spec-example.yaml')], {
       env: { EVALON_INGEST_TOKEN: 'ingest-secret' },
     });
@@ -218,8 +218,8 @@ describe('loadConfig', () => {
     });
   });
 
-  it("keeps the seed's binding examples as properties and raw maps", () => {
-    const { config } = loadConfig([join(fixtures, 'good/seed-bindings.yaml')], { env: {} });
+  it('keeps the documented binding examples as properties and raw maps', () => {
+    const { config } = loadConfig([join(fixtures, 'good/binding-examples.yaml')], { env: {} });
     const evaluators = config.processors.evaluation.evaluators;
     expect(evaluators['interaction-quality-evaluator']).toEqual({
       properties: {},
@@ -250,36 +250,40 @@ describe('loadConfig', () => {
     });
   });
 
-  it('keeps reserved keys in raw and out of properties, and takes the settings of the spec example', () => {
-    const { config } = loadConfig([join(fixtures, 'good/postgres-replica.yaml')], { env: {} });
-    const judge = config.processors.evaluation.evaluators['criteria-judge']!;
-    expect(judge.enabled).toBe(true);
-    expect(judge.raw).toMatchObject({ enabled: true, 'control-id': 'SAFE-2', model: 'claude-sonnet-4-5' });
-    expect(Object.keys(judge.properties)).toEqual(['model', 'criteria']);
-    expect(judge.agents['judge-agent']).toEqual({
-      trigger: 'interaction',
-      enabled: false,
-      properties: {},
-      raw: { enabled: false },
-    });
-    expect(judge.agentRoles['*']).toMatchObject({
-      samplingRatio: 0.05,
-      raw: { trigger: 'interaction', 'sampling-ratio': 0.05 },
-    });
-    expect(config.processors.interactions).toEqual({
-      settleMs: 1_500,
-      decisionWaitMs: 90_000,
-      maxPendingTraces: 5_000,
-    });
-    expect(config.receivers.otlp?.http).toEqual({
-      host: '0.0.0.0',
-      port: 4318,
-      maxRequestBodyBytes: 8_000_000,
-      bearerToken: 'replica-token',
-    });
-    expect(config.exporters.prometheus).toEqual({ host: '::', port: 9464 });
-    expect(config.exporters.otlphttp?.endpoint).toBe('https://otlp.example.com/otlp');
-  });
+  it(
+    'keeps reserved keys in raw and out of properties, ' +
+      'and takes the settings of the complete configuration example',
+    () => {
+      const { config } = loadConfig([join(fixtures, 'good/postgres-replica.yaml')], { env: {} });
+      const judge = config.processors.evaluation.evaluators['criteria-judge']!;
+      expect(judge.enabled).toBe(true);
+      expect(judge.raw).toMatchObject({ enabled: true, 'control-id': 'SAFE-2', model: 'claude-sonnet-4-5' });
+      expect(Object.keys(judge.properties)).toEqual(['model', 'criteria']);
+      expect(judge.agents['judge-agent']).toEqual({
+        trigger: 'interaction',
+        enabled: false,
+        properties: {},
+        raw: { enabled: false },
+      });
+      expect(judge.agentRoles['*']).toMatchObject({
+        samplingRatio: 0.05,
+        raw: { trigger: 'interaction', 'sampling-ratio': 0.05 },
+      });
+      expect(config.processors.interactions).toEqual({
+        settleMs: 1_500,
+        decisionWaitMs: 90_000,
+        maxPendingTraces: 5_000,
+      });
+      expect(config.receivers.otlp?.http).toEqual({
+        host: '0.0.0.0',
+        port: 4318,
+        maxRequestBodyBytes: 8_000_000,
+        bearerToken: 'replica-token',
+      });
+      expect(config.exporters.prometheus).toEqual({ host: '::', port: 9464 });
+      expect(config.exporters.otlphttp?.endpoint).toBe('https://otlp.example.com/otlp');
+    },
+  );
 
   it('reports every problem of a file at once, each with its file, line, column and path, one per line', () => {
     const [file] = writeConfigFiles({

@@ -1,4 +1,7 @@
-/** The built-in evaluators (spec §8), each run through the test kit as the collector runs it. */
+/**
+ * The built-in evaluators (docs/evaluators.md, "Built-in evaluators"), each run through the test
+ * kit as the collector runs it.
+ */
 import { describe, expect, it } from 'vitest';
 import { Subject } from '../../../src/evaluation/index.ts';
 import { EvaluatorTestKit, TestLedgerClient, testInteractionRecord } from '../../../src/testing/index.ts';

@@ -13,7 +13,7 @@ import {
 } from '../../../src/evaluation/index.ts';
 
 describe('Evaluation', () => {
-  it('builds the seed’s example fluently', () => {
+  it('builds the documented example verdict fluently', () => {
     const evaluation = Evaluation.passed('Response was accurate and helpful')
       .withScore(0.92)
       .withLabel('excellent')

@@ -15,28 +15,32 @@ describe('model settings and client', () => {
   });
   afterAll(() => scripted.close());
 
-  it('reads the seed environment variables, stripping a /bedrock suffix', () => {
-    expect(modelSettingsFromEnv({})).toEqual({
-      baseURL: 'https://api.anthropic.com',
-      apiKey: '',
-      model: DEFAULT_MODEL,
-    });
-    expect(
-      modelSettingsFromEnv({
-        ANTHROPIC_BASE_URL: 'https://proxy.example/bedrock',
-        ANTHROPIC_API_KEY: 'k',
-        EVALON_MODEL: 'm',
-        EVALON_CA_CERTS: '/etc/ca.pem',
-      }),
-    ).toEqual({
-      baseURL: 'https://proxy.example',
-      apiKey: 'k',
-      model: 'm',
-      caCertsPath: '/etc/ca.pem',
-    });
-    expect(stripBedrockSuffix('https://x/bedrock/')).toBe('https://x');
-    expect(stripBedrockSuffix('https://x/bedrock-runtime')).toBe('https://x/bedrock-runtime');
-  });
+  it(
+    'reads the model environment variables (ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, EVALON_MODEL, ' +
+      'EVALON_CA_CERTS), stripping a /bedrock suffix',
+    () => {
+      expect(modelSettingsFromEnv({})).toEqual({
+        baseURL: 'https://api.anthropic.com',
+        apiKey: '',
+        model: DEFAULT_MODEL,
+      });
+      expect(
+        modelSettingsFromEnv({
+          ANTHROPIC_BASE_URL: 'https://proxy.example/bedrock',
+          ANTHROPIC_API_KEY: 'k',
+          EVALON_MODEL: 'm',
+          EVALON_CA_CERTS: '/etc/ca.pem',
+        }),
+      ).toEqual({
+        baseURL: 'https://proxy.example',
+        apiKey: 'k',
+        model: 'm',
+        caCertsPath: '/etc/ca.pem',
+      });
+      expect(stripBedrockSuffix('https://x/bedrock/')).toBe('https://x');
+      expect(stripBedrockSuffix('https://x/bedrock-runtime')).toBe('https://x/bedrock-runtime');
+    },
+  );
 
   it('ignores a CA bundle that does not exist', () => {
     expect(addExtraCaCertificates('/nonexistent/ca.pem')).toBe(false);

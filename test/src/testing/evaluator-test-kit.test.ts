@@ -1,5 +1,5 @@
 /**
- * The seed's "Unit testing an evaluator", in TypeScript: EvaluatorTestKit over a chosen subject,
+ * "Unit testing an evaluator" (docs/testing.md), in TypeScript: EvaluatorTestKit over a chosen subject,
  * a TestLedgerClient seeded with records, withConfig for evaluators that read config().
  */
 import { describe, expect, it } from 'vitest';
@@ -24,18 +24,21 @@ const sampleRecord = (interactionId: string, overrides = {}) => ({
   interactionId,
 });
 
-describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () => {
-  it('completes with a passing evaluation for an interaction with a final response (the seed’s sample)', async () => {
-    const stubLedger = TestLedgerClient.create().seed(sampleRecord('interaction-1'));
-    const testKit = EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger));
+describe('EvaluatorTestKit with the example InteractionQualityEvaluator', () => {
+  it(
+    'completes with a passing evaluation for an interaction ' + 'with a final response (the documented sample)',
+    async () => {
+      const stubLedger = TestLedgerClient.create().seed(sampleRecord('interaction-1'));
+      const testKit = EvaluatorTestKit.of(() => new InteractionQualityEvaluator(stubLedger));
 
-    const result = await testKit.evaluate(Subject.interaction('interaction-1', 'support-agent'));
+      const result = await testKit.evaluate(Subject.interaction('interaction-1', 'support-agent'));
 
-    expect(result.isComplete()).toBe(true);
-    expect(result.getEvaluation().passed).toBe(true);
-    expect(result.getEvaluation().score).toBe(1.0);
-    expect(result.getEvaluation().attributes).toEqual({ length: '50' });
-  });
+      expect(result.isComplete()).toBe(true);
+      expect(result.getEvaluation().passed).toBe(true);
+      expect(result.getEvaluation().score).toBe(1.0);
+      expect(result.getEvaluation().attributes).toEqual({ length: '50' });
+    },
+  );
 
   it('is inconclusive for a failed interaction', async () => {
     const stubLedger = TestLedgerClient.create().seed(
@@ -83,7 +86,7 @@ describe('EvaluatorTestKit with the seed’s InteractionQualityEvaluator', () =>
   });
 });
 
-describe('EvaluatorTestKit with the seed’s ReplyLengthEvaluator (config())', () => {
+describe('EvaluatorTestKit with the example ReplyLengthEvaluator (config())', () => {
   const stubLedger = TestLedgerClient.create().seed(
     sampleRecord('interaction-1', { finalResponseText: 'Shipped on Monday.' }),
   );

@@ -1,5 +1,6 @@
 /**
- * The seed's `TranscriptJudgeDurableEvaluatorIntegrationTest`, on the integration harness. There
+ * The integration test of the example TranscriptJudgeDurableEvaluator (docs/testing.md,
+ * "Integration testing with the runtime"), on the integration harness. There
  * is no unit test kit for a durable evaluator, and its binding comes from configuration, so the
  * test runs it in a collector: bind the evaluator to the agent and replace both models with
  * scripted ones; call the agent and get the interaction id; poll the ledger for the evaluation.
@@ -55,7 +56,7 @@ it('records the durable judge verdict for the agent interaction', async () => {
   agentModel.fixedResponse('Try the hiking trail by the lake.');
   judgeModel.fixedResponse('{ "passed": true, "score": 0.9, "reason": "relevant and specific" }');
 
-  // Call the agent and get the interaction id (the seed's withDetailedReply()).
+  // Call the agent and get the interaction id (the agent's detailed reply carries it).
   const reply = await queryActivityAgent('What can I do this weekend?', randomUUID());
   const interactionId = reply.interactionId;
 

@@ -1,6 +1,6 @@
 /**
- * Overload at the interactions processor (spec §10: 429/503 with Retry-After, never an unbounded
- * queue): when recording does not keep up and the pending traces reach 90% of
+ * Overload at the interactions processor (backpressure, docs/interactions.md: 429/503 with
+ * Retry-After, never an unbounded queue): when recording does not keep up and the pending traces reach 90% of
  * `max_pending_traces`, new batches are refused with a 429 BackpressureError, and accepted again
  * once the pending traces are recorded. Nothing accepted is lost.
  */

@@ -1,4 +1,4 @@
-/** The OTLP/JSON decoder on the spec's deviations from proto3 JSON and on malformed bodies. */
+/** The OTLP/JSON decoder on the OTLP specification's deviations from proto3 JSON and on malformed bodies. */
 import { describe, expect, it } from 'vitest';
 import { OtlpDecodeError, decodeTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { TRACE_ID, sampleSpan } from '../../../fixtures/otlp/sample-request.ts';
@@ -192,7 +192,7 @@ describe('the OTLP/JSON decoder', () => {
     );
   });
 
-  it('warns (rejecting nothing) when the keys are snake_case, which the spec says to ignore', () => {
+  it('warns (rejecting nothing) when the keys are snake_case, which the OTLP specification says to ignore', () => {
     const result = decode({ resource_spans: [{ scope_spans: [] }] });
     expect(result.spans).toEqual([]);
     expect(result.rejectedSpans).toBe(0);

@@ -49,7 +49,7 @@ describe('remote agent (POST /v1/step)', () => {
     body: JSON.stringify({ action: { type: 'send', message: { sender: 'agent', content }, ...extra } }),
   });
 
-  it('posts the seed wire format, protocol version "1", compact JSON', async () => {
+  it('posts the remote-agent wire format, protocol version "1", compact JSON', async () => {
     const remote = await serve([ok()]);
     await createRemoteAgent({ endpoint: `${remote.url}/` }).step(
       history,

@@ -36,7 +36,7 @@ const ok = base(
 );
 
 describe('scenario loader', () => {
-  it('ships the six seed scenarios, and each loads', async () => {
+  it('ships the six example scenarios, and each loads', async () => {
     expect(
       readdirSync('scenarios')
         .filter((file) => file.endsWith('.yaml'))
@@ -51,7 +51,7 @@ describe('scenario loader', () => {
     }
   });
 
-  it('reads ordinal criteria of the seed as rubric instead of rejecting the file', async () => {
+  it('reads ordinal criteria as rubric (two shipped scenarios have them) instead of rejecting the file', async () => {
     const scenario = await loadScenario('scenarios/comprehensive_payment_issue.yaml');
     expect(scenario.evalCriteria.find((c) => c.name === 'escalate_if_needed')).toMatchObject({
       criterionType: 'rubric',
