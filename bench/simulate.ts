@@ -17,7 +17,7 @@ import { createAnthropicModelClient } from '../src/judge/anthropic-model-client.
 import { runBatch } from '../src/simulation/run/run-batch.ts';
 import { loadScenario } from '../src/simulation/scenario/scenario-loader.ts';
 import { createScriptedModel } from '../src/testing/scripted-model.ts';
-import { SHIPPED_SCRIPTS, shippedScenarioPlayer } from '../test/simulation/shipped-scenario-player.ts';
+import { SHIPPED_SCRIPTS, shippedScenarioPlayer } from '../test/helpers/shipped-scenario-player.ts';
 
 const { values } = parseArgs({
   options: {

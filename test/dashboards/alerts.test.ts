@@ -121,7 +121,9 @@ describe('the alerting rules in promtool', () => {
 
   function run(args: string[]): { ok: boolean; output: string } {
     const result = spawnSync(promtool!, args, { cwd: REPO, encoding: 'utf8', timeout: 60_000 });
-    const output = `$ promtool ${args.join(' ')}\n${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`;
+    const output =
+      `$ promtool ` +
+      `${args.join(' ')}\n${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`;
     return { ok: result.status === 0, output };
   }
 

@@ -1,7 +1,7 @@
 /**
  * The dashboards built as code: the committed JSON is what the generator writes, the dashboard
- * has the variables and panels issue 5 lists, and every query reads metrics that a real scrape of
- * the collector's Prometheus endpoint carries, with labels it has.
+ * has the variables and panels docs/grafana.md describes, and every query reads metrics that a
+ * real scrape of the collector's Prometheus endpoint carries, with labels it has.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +10,8 @@ import { DASHBOARDS_DIR, renderDashboards } from '../../dashboards/build.ts';
 import { createTelemetryExporters, type TelemetryExporters } from '../../collector/exporter/index.ts';
 import { silentLogger } from '../../collector/logger.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
-import { scrape, type Sample } from '../exporter/prometheus-text.ts';
-import { OUTCOMES, interaction, telemetryConfig } from '../exporter/telemetry-fixtures.ts';
+import { scrape, type Sample } from '../helpers/prometheus-text.ts';
+import { OUTCOMES, interaction, telemetryConfig } from '../helpers/telemetry-fixtures.ts';
 import { committedDashboards, labelValuesQuery, metricNames, panelQueries } from './dashboard-queries.ts';
 
 describe('the committed dashboards', () => {

@@ -61,7 +61,8 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
   beforeAll(async () => {
     if (!binary)
       throw new Error(
-        'EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set EVALON_PROMETHEUS_BIN)',
+        'EVALON_REQUIRE_PROMETHEUS=1 but no prometheus binary on PATH (apt-get install prometheus, or set ' +
+          'EVALON_PROMETHEUS_BIN)',
       );
     // Demo traffic, round after round, until the test is done.
     demo = await startDemo({ otlp: 0, api: 0, prometheus: 0 });
@@ -76,7 +77,9 @@ describe.runIf(binary !== undefined || required)('the dashboard queries in a rea
     const target = demo.collector.prometheusAddress!;
     writeFileSync(
       join(dir, 'prometheus.yml'),
-      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nrule_files: [${JSON.stringify(ALERT_RULES)}]\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ targets: ['${target.host}:${target.port}'] }]\n`,
+      `global: { scrape_interval: 1s, evaluation_interval: 1s }\nrule_files: ` +
+        `[${JSON.stringify(ALERT_RULES)}]\nscrape_configs:\n  - job_name: evalon\n    static_configs: [{ ` +
+        `targets: ['${target.host}:${target.port}'] }]\n`,
     );
     const port = await freePort();
     api = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
 /**
- * Bad input at the collector's door (spec §10): each case gets a clear answer, and the collector
+ * Bad input at the collector's door: each case gets a clear answer, and the collector
  * keeps recording interactions afterwards.
  */
 import { gzipSync } from 'node:zlib';

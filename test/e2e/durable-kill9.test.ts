@@ -101,7 +101,8 @@ function readLedger<T>(query: (db: DatabaseSync) => T): T {
   }
 }
 
-it('resumes a durable evaluation at the step that was running when the collector was killed, without repeating earlier steps', async () => {
+it('resumes a durable evaluation at the step that was running when the collector was killed, without repeating ' +
+  'earlier steps', async () => {
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(
     configFile,

@@ -21,7 +21,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const MODULE = fileURLToPath(new URL('../evaluation/fixtures/slow-evaluators.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('./fixtures/slow-evaluators.ts', import.meta.url));
 const EVALUATORS = ['slow-length', 'slow-quality'];
 const INTERACTIONS = 300;
 
@@ -128,7 +128,8 @@ it('loses no queued evaluation and records none twice when killed with SIGKILL m
   db.close();
   const keys = rows.map((row) => `${row.interactionId}/${row.evaluatorId}`);
   expect(new Set(keys).size).toBe(keys.length); // none twice
-  expect(new Set(keys)).toEqual(new Set(ids.flatMap((id) => EVALUATORS.map((evaluator) => `${id}/${evaluator}`)))); // none lost
+  // None lost.
+  expect(new Set(keys)).toEqual(new Set(ids.flatMap((id) => EVALUATORS.map((evaluator) => `${id}/${evaluator}`))));
   expect(rows.every((row) => row.outcome === 'verdict')).toBe(true);
   const retried = rows.filter((row) => (JSON.parse(row.record) as { attempts: number }).attempts > 1);
   // Only the evaluations claimed or running when killed ran twice: a handful, not the queue.

@@ -159,13 +159,16 @@ describe('evaluators bound by configuration, through OTLP', () => {
     expect(records.contains.outcome).toMatchObject({ type: 'verdict', evaluation: { passed: true } });
   });
 
-  it('does not evaluate billing-agent with its disabled entry, despite its role, and uses its own min-length', async () => {
-    const records = byEvaluator(await evaluationsOf(ids.billing, 2));
-    expect(Object.keys(records).sort()).toEqual(['contains', 'reply-length-evaluator']);
-    expect(records['reply-length-evaluator'].outcome).toMatchObject({
-      evaluation: { passed: false, explanation: 'reply of 34 characters, minimum 50' },
-    });
-  });
+  it(
+    'does not evaluate billing-agent with its disabled ' + 'entry, despite its role, and uses its own min-length',
+    async () => {
+      const records = byEvaluator(await evaluationsOf(ids.billing, 2));
+      expect(Object.keys(records).sort()).toEqual(['contains', 'reply-length-evaluator']);
+      expect(records['reply-length-evaluator'].outcome).toMatchObject({
+        evaluation: { passed: false, explanation: 'reply of 34 characters, minimum 50' },
+      });
+    },
+  );
 
   it('binds an agent through its role, and a failed interaction only where trigger-on-failure is set', async () => {
     expect(Object.keys(byEvaluator(await evaluationsOf(ids.shop, 2))).sort()).toEqual([
@@ -177,24 +180,28 @@ describe('evaluators bound by configuration, through OTLP', () => {
     expect(failed[0].outcome).toMatchObject({ evaluation: { passed: false } });
   });
 
-  it('never evaluates an interaction inside an evaluation or one no entry binds, and answers 404 for an unknown interaction', async () => {
-    await evaluationsOf(ids.support, 4); // by now every earlier interaction has been taken in
-    const stats = (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as {
-      evaluation: { insideEvaluation: number; waiting: number };
-    };
-    expect(stats.evaluation.insideEvaluation).toBe(1);
-    await collector.collector.evaluation.idle();
-    for (const id of [ids.judge, ids.unbound]) {
-      const response = await fetch(`${collector.apiUrl}/api/v1/interactions/${id}/evaluations`);
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ evaluations: [] });
-    }
-    const unknown = await fetch(
-      `${collector.apiUrl}/api/v1/interactions/${'0'.repeat(32)}-${'0'.repeat(16)}/evaluations`,
-    );
-    expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: `interaction ${'0'.repeat(32)}-${'0'.repeat(16)} not found` });
-  });
+  it(
+    'never evaluates an interaction inside an evaluation or one no entry binds, and answers 404 for an unknown ' +
+      'interaction',
+    async () => {
+      await evaluationsOf(ids.support, 4); // by now every earlier interaction has been taken in
+      const stats = (await (await fetch(`${collector.apiUrl}/api/v1/stats`)).json()) as {
+        evaluation: { insideEvaluation: number; waiting: number };
+      };
+      expect(stats.evaluation.insideEvaluation).toBe(1);
+      await collector.collector.evaluation.idle();
+      for (const id of [ids.judge, ids.unbound]) {
+        const response = await fetch(`${collector.apiUrl}/api/v1/interactions/${id}/evaluations`);
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ evaluations: [] });
+      }
+      const unknown = await fetch(
+        `${collector.apiUrl}/api/v1/interactions/${'0'.repeat(32)}-${'0'.repeat(16)}/evaluations`,
+      );
+      expect(unknown.status).toBe(404);
+      expect(await unknown.json()).toEqual({ error: `interaction ${'0'.repeat(32)}-${'0'.repeat(16)} not found` });
+    },
+  );
 
   it('shows the evaluations with evalon ledger evaluations, as a table and as JSON', async () => {
     await evaluationsOf(ids.billing, 2);

@@ -1,6 +1,6 @@
 /**
- * Fuzzing the OTLP door (spec §10): thousands of mutated, once-valid OTLP bodies — protobuf and
- * JSON, as the official serializers write them — sent to a running collector. Every reply must be
+ * Fuzzing the OTLP door: thousands of mutated, once-valid OTLP bodies — protobuf and JSON, as the
+ * official serializers write them — sent to a running collector. Every reply must be
  * a 2xx or a 4xx with a message that says what is wrong (never a 5xx, never a dropped
  * connection), and afterwards the collector is healthy and still turns spans into interactions.
  *
@@ -105,11 +105,17 @@ function mutateJsonTree(body: Uint8Array, rng: Rng): Uint8Array {
   const root = JSON.parse(Buffer.from(body).toString('utf8')) as unknown;
   const containers: Array<{ parent: Record<string, unknown> | unknown[]; key: string | number }> = [];
   const walk = (node: unknown) => {
-    if (Array.isArray(node))
-      node.forEach((child, index) => (containers.push({ parent: node, key: index }), walk(child)));
-    else if (node && typeof node === 'object')
-      for (const [key, child] of Object.entries(node))
-        containers.push({ parent: node as Record<string, unknown>, key }), walk(child);
+    if (Array.isArray(node)) {
+      for (const [index, child] of node.entries()) {
+        containers.push({ parent: node, key: index });
+        walk(child);
+      }
+    } else if (node && typeof node === 'object') {
+      for (const [key, child] of Object.entries(node)) {
+        containers.push({ parent: node as Record<string, unknown>, key });
+        walk(child);
+      }
+    }
   };
   walk(root);
   for (let i = 0, n = 1 + pick(rng, 3); i < n && containers.length > 0; i++) {
@@ -128,7 +134,10 @@ function mutateJsonTree(body: Uint8Array, rng: Rng): Uint8Array {
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
   let at = 0;
-  for (const part of parts) out.set(part, at), (at += part.length);
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
   return out;
 }
 

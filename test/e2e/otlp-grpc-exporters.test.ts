@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestCollector, testConfigYaml, type TestCollector } from '../helpers/collector.ts';
 import { encodeOtlpProtobuf } from '../fixtures/otlp/encode-otlp-protobuf.ts';
-import { createRawTraceClient } from '../receiver/grpc-client.ts';
+import { createRawTraceClient } from '../helpers/grpc-client.ts';
 
 /** The test collector's config with the gRPC receiver on an ephemeral loopback port. */
 function grpcConfigYaml(dir: string): string {

@@ -13,7 +13,7 @@ import { encodeOtlpProtobuf, type OtlpJsonSpan } from '../fixtures/otlp/encode-o
 import { testConfigYaml } from '../helpers/collector.ts';
 import { spawnCollector, type CollectorProcess } from '../helpers/collector-process.ts';
 import { pollUntil } from '../helpers/poll.ts';
-import { createRawTraceClient, type RawTraceClient } from '../receiver/grpc-client.ts';
+import { createRawTraceClient, type RawTraceClient } from '../helpers/grpc-client.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-grpc-kill9-'));
 const processes: CollectorProcess[] = [];
@@ -84,7 +84,8 @@ function grpcPort(collector: CollectorProcess): number {
   return Number(match[1]);
 }
 
-it('loses no span acknowledged over gRPC when killed with SIGKILL, and completes pending interactions on restart', async () => {
+it('loses no span acknowledged over gRPC when killed with ' +
+  'SIGKILL, and completes pending interactions on restart', async () => {
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(
     configFile,

@@ -1,10 +1,11 @@
 /**
  * Two replicas on one PostgreSQL ledger under sustained ingest, one killed with SIGKILL mid-run
- * and restarted with the same replica id (spec §9–10). Traces are routed to a replica by trace id,
- * as the OpenTelemetry Collector's `loadbalancing` exporter does. Afterwards: every acknowledged
- * interaction is recorded with all of its spans, and every interaction has exactly one outcome per
- * bound evaluator — the killed replica's started evaluations were resumed after their leases
- * expired, and its acknowledged pending spans were replayed by its restart.
+ * and restarted with the same replica id (docs/scale-out.md, "When a replica dies"). Traces are
+ * routed to a replica by trace id, as the OpenTelemetry Collector's `loadbalancing` exporter does.
+ * Afterwards: every acknowledged interaction is recorded with all of its spans, and every
+ * interaction has exactly one outcome per bound evaluator — the killed replica's started
+ * evaluations were resumed after their leases expired, and its acknowledged pending spans were
+ * replayed by its restart.
  *
  * Bounded: about 2,000 interactions, loopback only; the senders stop by themselves.
  */
@@ -19,7 +20,7 @@ import { spawnCollector, type CollectorProcess } from '../helpers/collector-proc
 import { pollUntil } from '../helpers/poll.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
-const MODULE = fileURLToPath(new URL('../evaluation/fixtures/slow-evaluators.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('./fixtures/slow-evaluators.ts', import.meta.url));
 const EVALUATORS = ['slow-length', 'slow-quality'];
 const TRACES_PER_BODY = 20;
 const TARGET_INTERACTIONS = 2_000;

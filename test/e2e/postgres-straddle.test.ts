@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../collector/config/index.ts';
 import type { Logger } from '../../collector/logger.ts';
 import { startCollector, type RunningCollector } from '../../collector/service.ts';
-import { scrape, valueOf } from '../exporter/prometheus-text.ts';
+import { scrape, sampleValue } from '../helpers/prometheus-text.ts';
 import { pollUntil } from '../helpers/poll.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../helpers/postgres.ts';
 
@@ -116,7 +116,7 @@ afterAll(async () => {
 
 const count = async (sql: string) => Number((await adminQuery(database.url, sql)).rows[0].n);
 const splitCounter = async (replica: Replica) =>
-  valueOf((await scrape(replica.collector.prometheusAddress!)).samples, 'evalon_traces_split_total') ?? 0;
+  sampleValue((await scrape(replica.collector.prometheusAddress!)).samples, 'evalon_traces_split_total') ?? 0;
 
 describe('a trace split across two replicas', () => {
   it('is reported by both replicas and loses no span', async () => {
@@ -177,7 +177,8 @@ describe('a trace split across two replicas', () => {
     expect(b.warnings).toEqual([
       expect.stringMatching(
         new RegExp(
-          `trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by "replica-a"; 2 spans received here kept as late spans of ${interactionId}`,
+          `trace ${TRACE} was split across replicas: this one \\("replica-b"\\) and interactions recorded by ` +
+            `"replica-a"; 2 spans received here kept as late spans of ${interactionId}`,
         ),
       ),
     ]);

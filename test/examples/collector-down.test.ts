@@ -93,8 +93,10 @@ describe('with the collector stopped', () => {
       const end = heapUsed();
       const stats = telemetry.stats();
       console.log(
-        `collector down, 2 × 400 calls: heap ${((middle - baseline) / MB).toFixed(1)} MB then ${((end - middle) / MB).toFixed(1)} MB, ` +
-          `rss +${((rssMiddle - rssBaseline) / MB).toFixed(1)} MB then +${((process.memoryUsage().rss - rssMiddle) / MB).toFixed(1)} MB; ` +
+        `collector down, 2 × 400 calls: heap ${((middle - baseline) / MB).toFixed(1)} MB then ` +
+          `${((end - middle) / MB).toFixed(1)} MB, ` +
+          `rss +${((rssMiddle - rssBaseline) / MB).toFixed(1)} MB then ` +
+          `+${((process.memoryUsage().rss - rssMiddle) / MB).toFixed(1)} MB; ` +
           `external ${(process.memoryUsage().external / MB).toFixed(1)} MB; ${JSON.stringify(stats)}`,
       );
       // A call makes 6 spans, two of them carrying the 65 kB question: 400 calls would hold over

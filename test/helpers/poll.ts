@@ -14,7 +14,8 @@ export async function pollUntil<T>(
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out waiting for ${options.what ?? 'a condition'}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
+        `timed out waiting for ` +
+          `${options.what ?? 'a condition'}${lastError ? ` (last error: ${String(lastError)})` : ''}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50));

@@ -64,17 +64,17 @@ function nanos([seconds, nanoseconds]: HrTime): number {
 function attributesOf(attributes: OtelAttributes): Attributes {
   const converted: Attributes = {};
   for (const [key, value] of Object.entries(attributes)) {
-    const kept = valueOf(value);
+    const kept = attributeValueOf(value);
     if (kept !== undefined) converted[key] = kept;
   }
   return converted;
 }
 
-function valueOf(value: unknown): AttributeValue | undefined {
+function attributeValueOf(value: unknown): AttributeValue | undefined {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
     // OTel JS allows null / undefined holes in homogeneous arrays; OTLP carries them as empty values.
-    return value.map((item) => valueOf(item) ?? null);
+    return value.map((item) => attributeValueOf(item) ?? null);
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * `.env.example` lists every environment variable the product reads (spec §1 "Packaging"): each
+ * `.env.example` lists every environment variable the product reads (docs/packaging.md): each
  * name the shipped code reads from the environment (`process.env.NAME`, `env.NAME`,
  * `env['NAME']`, an `OTEL_*` / `EVALON_*` / `ANTHROPIC_*` name passed as a string) and each
  * `${env:NAME}` of the shipped `otel-config.yaml` has a `NAME=` line, commented out or not.
@@ -27,8 +27,11 @@ function variablesRead(): Map<string, string> {
   const note = (name: string, where: string) => {
     if (!found.has(name)) found.set(name, where);
   };
-  const code =
-    /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/g;
+  const code = new RegExp(
+    /\benv\.([A-Z][A-Z0-9_]+)\b|\benv\[\s*['"]([A-Z][A-Z0-9_]+)['"]\s*\]|/.source +
+      /['"`]((?:OTEL|EVALON|ANTHROPIC)_[A-Z0-9_]+)['"`]/.source,
+    'g',
+  );
   for (const file of SHIPPED_CODE.flatMap((dir) => tsFiles(join(REPO, dir)))) {
     for (const match of readFileSync(file, 'utf8').matchAll(code))
       note(match[1] ?? match[2] ?? match[3], file.slice(REPO.length));

@@ -1,5 +1,5 @@
 /**
- * The npm package as a user gets it (spec §1 "Packaging"): `npm pack` builds dist/ (the prepack
+ * The npm package as a user gets it (docs/packaging.md): `npm pack` builds dist/ (the prepack
  * script) and yields a tarball that installs into an empty project, where every public entry
  * imports, the `evalon` bin runs (help, version, validate, and the collector itself, whose ledger
  * writer is a worker script loaded by URL) and the declarations type-check a TypeScript consumer.
@@ -9,7 +9,7 @@
  * 10 s with a warm npm cache) but stays in the suite with long timeouts: CI runs `npm test`, and
  * this is the only check of what `npm publish` would ship.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
 import {
   cpSync,
@@ -28,93 +28,14 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../helpers/poll.ts';
+import { cleanEnv, listeningAddresses, run, runOk } from './helpers/child-processes.ts';
 import { modulesLoadedBy, packagesIn } from './helpers/loaded-modules.ts';
+import { filesUnder, importedSpecifiers, packageNameOf } from './helpers/package-files.ts';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** Top-level entries of the checkout that are not inputs of the package (or are large and local). */
 const NOT_COPIED = new Set(['node_modules', 'dist', '.git', 'data', '.bench', 'evalon-runs', 'coverage']);
 const SETUP_TIMEOUT_MS = 240_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment without the npm_* variables of an enclosing `npm test`, which would point nested npm runs at the checkout. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(key) && key !== 'INIT_CWD') env[key] = value;
-  }
-  return { ...env, ...extra };
-}
-
-function run(
-  command: string,
-  args: string[],
-  cwd: string,
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(
-        new Error(
-          `${command} ${args.join(' ')} did not finish within ${options.timeoutMs ?? 120_000} ms:\n${stdout}\n${stderr}`,
-        ),
-      );
-    }, options.timeoutMs ?? 120_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function runOk(
-  command: string,
-  args: string[],
-  cwd: string,
-  options?: { env?: Record<string, string>; timeoutMs?: number },
-): Promise<Run> {
-  const result = await run(command, args, cwd, options);
-  if (result.code !== 0)
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.code}:\n${result.stdout}\n${result.stderr}`);
-  return result;
-}
-
-function filesUnder(dir: string): string[] {
-  const files: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) files.push(...filesUnder(path));
-    else files.push(path);
-  }
-  return files;
-}
-
-/** Module specifiers of the static imports, re-exports and string-literal dynamic imports of a compiled file. */
-function importedSpecifiers(code: string): string[] {
-  const specifiers: string[] = [];
-  for (const match of code.matchAll(
-    /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|\bimport\(\s*['"]([^'"]+)['"]\s*\)/gm,
-  )) {
-    specifiers.push(match[1] ?? match[2] ?? match[3]);
-  }
-  return specifiers;
-}
-
-function packageNameOf(specifier: string): string {
-  const parts = specifier.split('/');
-  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
-}
 
 let root: string;
 let consumer: string;
@@ -159,7 +80,8 @@ beforeAll(async () => {
   timings.installMs = performance.now() - started;
   installed = join(consumer, 'node_modules', repoPackage.name);
   console.log(
-    `packaging: npm pack ${Math.round(timings.packMs)} ms, tarball ${statSync(tarball).size} bytes (${basename(tarball)}), npm install ${Math.round(timings.installMs)} ms`,
+    `packaging: npm pack ${Math.round(timings.packMs)} ms, tarball ${statSync(tarball).size} bytes ` +
+      `(${basename(tarball)}), npm install ${Math.round(timings.installMs)} ms`,
   );
 }, SETUP_TIMEOUT_MS);
 
@@ -168,24 +90,28 @@ afterAll(() => {
 });
 
 describe('the npm tarball', () => {
-  it('holds the compiled JS and declarations under dist/, the bin, .env.example, the licence and no TypeScript sources', () => {
-    const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
-    expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
-      '.env.example',
-      'LICENSE',
-      'README.md',
-      'bin/evalon.js',
-      'package.json',
-    ]);
-    expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
-    // The CLI and the worker script the SQLite ledger loads by URL.
-    expect(files).toEqual(
-      expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
-    );
-    for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
-      expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
-    }
-  });
+  it(
+    'holds the compiled JS and declarations under dist/, the bin, .env.example, the licence and no TypeScript ' +
+      'sources',
+    () => {
+      const files = filesUnder(installed).map((file) => relative(installed, file).split('\\').join('/'));
+      expect(files.filter((file) => !file.startsWith('dist/')).sort()).toEqual([
+        '.env.example',
+        'LICENSE',
+        'README.md',
+        'bin/evalon.js',
+        'package.json',
+      ]);
+      expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+      // The CLI and the worker script the SQLite ledger loads by URL.
+      expect(files).toEqual(
+        expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
+      );
+      for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
+        expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
+      }
+    },
+  );
 
   it('has a compiled file and a declaration file for every entry of `exports`', () => {
     const entries = Object.entries(repoPackage.exports).filter(([, target]) => typeof target !== 'string');
@@ -224,7 +150,14 @@ describe('the npm tarball', () => {
 describe('installed into an empty project', () => {
   it('imports every public entry', async () => {
     const script = `
-      const entries = ['evalon', 'evalon/instrumentation', 'evalon/evaluation', 'evalon/judge', 'evalon/simulation', 'evalon/testing'];
+      const entries = [
+        'evalon',
+        'evalon/instrumentation',
+        'evalon/evaluation',
+        'evalon/judge',
+        'evalon/simulation',
+        'evalon/testing',
+      ];
       for (const entry of entries) {
         const module = await import(entry);
         if (Object.keys(module).length === 0) throw new Error(entry + ' exports nothing');
@@ -363,7 +296,10 @@ import * as simulation from 'evalon/simulation';
 import 'evalon/register';
 
 const options: InvokeAgentOptions = { id: 'support-agent', roles: ['customer-facing'] };
-export const reply: Promise<{ result: number; interactionId: string | undefined }> = invokeAgent(options, async () => 42);
+export const reply: Promise<{ result: number; interactionId: string | undefined }> = invokeAgent(
+  options,
+  async () => 42,
+);
 export const answer = (record: InteractionRecord): string => record.finalResponseText;
 export const model: Promise<ScriptedModel> = createScriptedModel();
 export const loaded = [register, evaluation, judge, simulation];
@@ -404,31 +340,6 @@ void invokeAgent({}, async () => 1);
     expect(result.code).toBe(0);
   });
 });
-
-function listeningAddresses(child: ChildProcess): Promise<{ otlpUrl: string; apiUrl: string }> {
-  return new Promise((resolve, reject) => {
-    let log = '';
-    const timer = setTimeout(
-      () => reject(new Error(`the packaged collector did not start within 20 s:\n${log}`)),
-      20_000,
-    );
-    const onData = (chunk: Buffer) => {
-      log += chunk.toString();
-      const otlpUrl = /receiver listening on (http:\/\/\S+\/v1\/traces)/.exec(log)?.[1];
-      const apiUrl = /API listening on (http:\/\/\S+)/.exec(log)?.[1];
-      if (otlpUrl && apiUrl) {
-        clearTimeout(timer);
-        resolve({ otlpUrl, apiUrl });
-      }
-    };
-    child.stderr!.on('data', onData);
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the packaged collector exited with ${code} before listening:\n${log}`));
-    });
-  });
-}
 
 /** One finished `invoke_agent` span as OTLP/JSON, as in the README. */
 function agentSpan(traceId: string, spanId: string): string {

@@ -1,5 +1,5 @@
 /**
- * The release workflow (spec §1 "Packaging"), which cannot run here: it publishes on `v*` tags
+ * The release workflow (docs/packaging.md, "Publish"), which cannot run here: it publishes on `v*` tags
  * only, with `npm ci && npm test && npm publish` authenticated by the NPM_TOKEN secret, and its
  * tag check (run here with bash) refuses a tag that does not name package.json's version.
  */

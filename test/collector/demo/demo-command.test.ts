@@ -1,0 +1,50 @@
+/**
+ * `evalon demo` runs the whole loop offline: a collector with evaluators, the instrumented example
+ * agent against a scripted model, and verdicts printed as they are recorded.
+ */
+import { expect, it } from 'vitest';
+import { runDemoCommand } from '../../../collector/demo/demo-command.ts';
+
+it('records interactions, evaluates them and prints passing ' +
+  'and failing verdicts, the failed interaction included', async () => {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runDemoCommand(['--ephemeral', '--rounds', '1'], {
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  });
+  const text = out.join('\n');
+  expect(err).toEqual([]);
+  expect(code).toBe(0);
+  expect(text).toMatch(/✓ reply-length\s+pass/);
+  expect(text).toMatch(/✗ tool-call-required\s+fail\s+Has my parcel shipped yet\?/);
+  // The question whose model call failed is still an interaction, evaluated (trigger-on-failure).
+  expect(text).toMatch(/reply-length\s+fail\s+\[failed\] My order A-17 has not arrived/);
+  expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail, [1-9]\d* inconclusive, [1-9]\d* error/);
+  expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
+}, 60_000);
+
+it('refuses a bad --rounds with a clear message', async () => {
+  await expect(runDemoCommand(['--rounds', 'x'], { out: () => {}, err: () => {} })).rejects.toThrow(
+    'evalon demo: --rounds must be a positive integer (got x)',
+  );
+});
+
+it('stops cleanly on Ctrl-C while it keeps running', async () => {
+  const { spawn } = await import('node:child_process');
+  const main = new URL('../../../collector/cli/main.ts', import.meta.url).pathname;
+  const child = spawn(process.execPath, [main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 50_000;
+  while (!out.includes('Ctrl-C stops it') && Date.now() < deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  expect(out).toContain('Ctrl-C stops it');
+  child.kill('SIGINT');
+  expect(await exited).toBe(0);
+  expect(out).not.toMatch(/Error|at .*\.ts:\d+/);
+}, 60_000);

@@ -1,0 +1,216 @@
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkMigrationList } from '../../../../collector/ledger/core/migrations.ts';
+import { LedgerSchemaError, LedgerStoreError } from '../../../../collector/ledger/errors.ts';
+import { migrate, MIGRATIONS } from '../../../../collector/ledger/sqlite/schema.ts';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, PAGE_SIZE_BYTES } from '../../../../collector/ledger/sqlite/open-database.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
+import {
+  createSqliteStore,
+  type SqliteLedgerStore,
+  type SqliteStoreOptions,
+} from '../../../../collector/ledger/sqlite/sqlite-store.ts';
+import { plainSpan, TRACE_A } from '../../../helpers/ledger-fixtures.ts';
+import { describeLedgerStoreContract } from '../store-contract.ts';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'evalon-ledger-'));
+}
+
+function fileHarness(options: Omit<SqliteStoreOptions, 'path'>) {
+  return async () => {
+    const dir = tempDir();
+    const path = join(dir, 'nested', 'ledger.db');
+    let current: SqliteLedgerStore = createSqliteStore({ path, ...options });
+    return {
+      store: current,
+      async reopen() {
+        current = createSqliteStore({ path, ...options });
+        return current;
+      },
+      async cleanup() {
+        await current.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+}
+
+describeLedgerStoreContract('SQLite file, writer thread', fileHarness({}));
+describeLedgerStoreContract(
+  'SQLite file, inline writer, synchronous=full',
+  fileHarness({ writer: 'inline', synchronous: 'full' }),
+);
+
+describe('SQLite store', () => {
+  const dirs: string[] = [];
+  const stores: SqliteLedgerStore[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  function open(options: Partial<SqliteStoreOptions> = {}): { store: SqliteLedgerStore; path: string } {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = options.path ?? join(dir, 'a', 'b', 'ledger.db');
+    const store = createSqliteStore({ ...options, path });
+    stores.push(store);
+    return { store, path };
+  }
+
+  it('creates the folder, and the file in WAL mode at the last schema version', async () => {
+    const { store, path } = open();
+    await store.appendSpans([plainSpan(TRACE_A, 1)]);
+    const db = new DatabaseSync(path, { readOnly: true });
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
+    expect(db.prepare('SELECT version FROM schema_version').all()).toEqual([{ version: MIGRATIONS.length }]);
+    db.close();
+  });
+
+  it(
+    'copies the WAL back into the ledger file on its ' + 'checkpoint thread, well below the writer’s own threshold',
+    async () => {
+      const { store, path } = open();
+      // ~24 MiB of spans: far below the writer's fallback auto-checkpoint (256 MiB), so only the
+      // checkpoint thread can move these pages into the main file.
+      const big = 'x'.repeat(8 * 1024);
+      for (let batch = 0; batch < 30; batch++) {
+        const spans = Array.from({ length: 100 }, (_, i) => ({
+          ...plainSpan(TRACE_A, batch * 100 + i),
+          attributes: { big, n: i },
+        }));
+        await store.appendSpans(spans);
+      }
+      expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
+      await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), {
+        timeoutMs: 15_000,
+        what: 'the ledger file to receive the WAL',
+      });
+      expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
+    },
+  );
+
+  it('finds a trace’s spans through an index', async () => {
+    const { path } = open();
+    const db = new DatabaseSync(path, { readOnly: true });
+    const plan = db.prepare('EXPLAIN QUERY PLAN SELECT spans FROM pending_spans WHERE trace_id = ?').all('x');
+    expect(JSON.stringify(plan)).toMatch(/USING INDEX pending_spans_by_trace/);
+    const list = db
+      .prepare(
+        'EXPLAIN QUERY PLAN SELECT record FROM interactions WHERE agent_id = ? ORDER BY end_time_ms DESC, ' +
+          'interaction_id DESC LIMIT 5',
+      )
+      .all('a');
+    expect(JSON.stringify(list)).toMatch(/USING INDEX interactions_by_agent/);
+    db.close();
+  });
+
+  it('works in memory, writing inline', async () => {
+    const { store } = open({ path: ':memory:' });
+    await store.appendSpans([plainSpan(TRACE_A, 1)]);
+    expect(await store.loadTraceSpans(TRACE_A)).toHaveLength(1);
+  });
+
+  it('refuses a file whose schema is newer than this build, with a clear message', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir, 'ledger.db');
+    await createSqliteStore({ path }).close();
+    const db = new DatabaseSync(path);
+    db.exec(`UPDATE schema_version SET version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => createSqliteStore({ path })).toThrow(LedgerSchemaError);
+    expect(() => createSqliteStore({ path })).toThrow(
+      `ledger ${path}: schema version ${MIGRATIONS.length + 1} is newer than this Evalon supports ` +
+        `(${MIGRATIONS.length}) (upgrade Evalon, or point the ledger at another file)`,
+    );
+  });
+
+  it('applies only the migrations a file has not had yet', () => {
+    const db = new DatabaseSync(':memory:');
+    const first = { version: 1, description: 'one', sql: 'CREATE TABLE one (x INTEGER)' };
+    const second = { version: 2, description: 'two', sql: 'CREATE TABLE two (y INTEGER)' };
+    expect(migrate(db, 'test', [first])).toBe(1);
+    expect(migrate(db, 'test', [first, second])).toBe(2);
+    expect(migrate(db, 'test', [first, second])).toBe(2);
+    expect(
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .all()
+        .map((r) => r.name),
+    ).toEqual(['one', 'schema_version', 'two']);
+    db.close();
+  });
+
+  it('rolls back a failing migration and names it', () => {
+    const db = new DatabaseSync(':memory:');
+    const broken = [
+      { version: 1, description: 'one', sql: 'CREATE TABLE one (x INTEGER)' },
+      { version: 2, description: 'broken', sql: 'CREATE TABLE one (x INTEGER)' },
+    ];
+    expect(() => migrate(db, 'test', broken)).toThrow(/ledger test: migration 2 \(broken\) failed: .*already exists/);
+    expect(db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name IN ('one', 'schema_version')").get()).toEqual(
+      { n: 0 },
+    );
+    db.close();
+  });
+
+  it('checks that migration versions run 1, 2, 3 in order', () => {
+    expect(() => checkMigrationList(MIGRATIONS)).not.toThrow();
+    expect(() => checkMigrationList([{ version: 2, description: 'x', sql: '' }])).toThrow(/versions must be 1, 2, 3/);
+  });
+
+  it('names the file when it is not an SQLite database', () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const path = join(dir, 'not-a-db.db');
+    writeFileSync(path, 'this is not sqlite, just text that is long enough to fill a header '.repeat(20));
+    expect(() => createSqliteStore({ path })).toThrow(LedgerStoreError);
+    expect(() => createSqliteStore({ path })).toThrow(new RegExp(`ledger ${path}: cannot use the ledger file`));
+  });
+
+  it('rejects an unknown synchronous mode', () => {
+    expect(() => open({ synchronous: 'off' as 'full' })).toThrow(/synchronous must be 'normal' or 'full'/);
+  });
+
+  it('rejects a span without trace id and a record without a valid end time, naming them', async () => {
+    const { store } = open();
+    await expect(store.appendSpans([{ ...plainSpan(TRACE_A, 1), traceId: '' }])).rejects.toThrow(
+      /a span has no traceId/,
+    );
+    const record = { interactionId: 'i-1', traceId: TRACE_A, agentId: 'a', endTime: 'later' };
+    await expect(store.putInteractions([record as never])).rejects.toThrow(
+      /record i-1 has endTime "later" \(expected ISO-8601\)/,
+    );
+  });
+
+  it('reads what another store on the same file wrote once it resolved', async () => {
+    const { store, path } = open();
+    const other = createSqliteStore({ path });
+    stores.push(other);
+    await store.appendSpans([plainSpan(TRACE_A, 1)]);
+    expect(await other.loadTraceSpans(TRACE_A)).toHaveLength(1);
+  });
+
+  it('rejects a failed write with the SQLite error, and keeps writing afterwards', async () => {
+    for (const writer of ['thread', 'inline'] as const) {
+      const { store, path } = open({ writer });
+      await store.putInteractions([]); // a no-op
+      await store.releaseTraces([TRACE_A]); // the writer is up and has prepared its statements
+      const other = new DatabaseSync(path);
+      other.exec('ALTER TABLE pending_spans RENAME TO pending_spans_away');
+      const failed = store.appendSpans([plainSpan(TRACE_A, 1)]);
+      await expect(failed).rejects.toThrow(LedgerStoreError);
+      await expect(failed).rejects.toThrow(
+        new RegExp(`ledger ${path}: write failed: .*no such table: (main\\.)?pending_spans`),
+      );
+      other.exec('ALTER TABLE pending_spans_away RENAME TO pending_spans');
+      other.close();
+      await store.appendSpans([plainSpan(TRACE_A, 2)]);
+      expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([2]);
+    }
+  });
+});

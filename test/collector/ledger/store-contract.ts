@@ -1,0 +1,322 @@
+/**
+ * The ledger store contract: one suite that every `LedgerStore` must pass (SQLite and PostgreSQL).
+ * A store's test file calls `describeLedgerStoreContract` with a factory for a fresh, empty store
+ * on its own storage.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LedgerStore } from '../../../collector/ledger/store.ts';
+import type { InteractionRecord } from '../../../src/model/records.ts';
+import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
+import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
+
+export interface StoreHarness<S extends LedgerStore = LedgerStore> {
+  store: S;
+  /** A new store on the same storage (the caller has closed the previous one). */
+  reopen(): Promise<S>;
+  /** Closes what is still open and removes the storage. */
+  cleanup(): Promise<void>;
+}
+
+const byId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId);
+
+export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>(
+  name: string,
+  createStore: () => Promise<StoreHarness<S>>,
+): void {
+  describe(`LedgerStore contract: ${name}`, () => {
+    let harness: StoreHarness<S>;
+    let store: S;
+
+    beforeEach(async () => {
+      harness = await createStore();
+      store = harness.store;
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    async function reopen(): Promise<S> {
+      await store.close();
+      store = await harness.reopen();
+      return store;
+    }
+
+    async function putAll(records: InteractionRecord[]): Promise<void> {
+      await store.putInteractions(records);
+    }
+
+    describe('spans', () => {
+      it('returns appended spans exactly, with every attribute value type', async () => {
+        const spans = [richSpan(TRACE_A, '1'.repeat(16)), richSpan(TRACE_A, '2'.repeat(16), '1'.repeat(16))];
+        await store.appendSpans(spans);
+        const loaded = await store.loadPendingSpans();
+        expect(loaded).toStrictEqual(spans);
+        expect(loaded[0].attributes.bytes).toBeInstanceOf(Uint8Array);
+        expect(loaded[0].attributes.bytes).toStrictEqual(new Uint8Array([0, 1, 2, 127, 128, 254, 255]));
+        expect('parentSpanId' in loaded[0]).toBe(false);
+        expect(await store.loadTraceSpans(TRACE_A)).toStrictEqual(spans);
+      });
+
+      it('keeps each trace in the order its spans were appended, across calls', async () => {
+        await store.appendSpans([plainSpan(TRACE_A, 1), plainSpan(TRACE_B, 2), plainSpan(TRACE_A, 3)]);
+        await store.appendSpans([plainSpan(TRACE_B, 4), plainSpan(TRACE_A, 5)]);
+        const pending = await store.loadPendingSpans();
+        expect(pending).toHaveLength(5);
+        expect(pending.filter((s) => s.traceId === TRACE_A).map((s) => s.attributes.n)).toEqual([1, 3, 5]);
+        expect(pending.filter((s) => s.traceId === TRACE_B).map((s) => s.attributes.n)).toEqual([2, 4]);
+        expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([1, 3, 5]);
+        expect((await store.loadTraceSpans(TRACE_B)).map((s) => s.attributes.n)).toEqual([2, 4]);
+        const both = await store.loadSpansOfTraces([TRACE_B, TRACE_A, TRACE_C, TRACE_A]);
+        expect([...both.keys()].sort()).toEqual([TRACE_A, TRACE_B].sort());
+        expect(both.get(TRACE_A)!.map((s) => s.attributes.n)).toEqual([1, 3, 5]);
+        expect(both.get(TRACE_B)!.map((s) => s.attributes.n)).toEqual([2, 4]);
+        expect(await store.loadSpansOfTraces([])).toEqual(new Map());
+      });
+
+      it('stores a span sent twice twice (deduplication is the processor’s job)', async () => {
+        await store.appendSpans([plainSpan(TRACE_A, 1)]);
+        await store.appendSpans([plainSpan(TRACE_A, 1)]);
+        expect(await store.loadTraceSpans(TRACE_A)).toHaveLength(2);
+      });
+
+      it('answers empty for an empty store, an empty append and an unknown trace', async () => {
+        await store.appendSpans([]);
+        expect(await store.loadPendingSpans()).toEqual([]);
+        expect(await store.loadTraceSpans(TRACE_C)).toEqual([]);
+      });
+
+      it('takes a large batch in one call', async () => {
+        const spans = Array.from({ length: 5000 }, (_, i) => plainSpan([TRACE_A, TRACE_B, TRACE_C][i % 3], i));
+        await store.appendSpans(spans);
+        const pending = await store.loadPendingSpans();
+        expect(pending).toHaveLength(5000);
+        expect([...pending].sort(byId)).toStrictEqual([...spans].sort(byId));
+        expect(await store.loadTraceSpans(TRACE_B)).toHaveLength(1667);
+      });
+
+      it('releases only the traces named, and tolerates unknown and empty lists', async () => {
+        await store.appendSpans([plainSpan(TRACE_A, 1), plainSpan(TRACE_B, 2), plainSpan(TRACE_C, 3)]);
+        await store.releaseTraces([]);
+        await store.releaseTraces([TRACE_A, 'f'.repeat(32)]);
+        expect((await store.loadPendingSpans()).map((s) => s.traceId).sort()).toEqual([TRACE_B, TRACE_C]);
+        expect(await store.loadTraceSpans(TRACE_A)).toEqual([]);
+        await store.releaseTraces([TRACE_B, TRACE_C]);
+        expect(await store.loadPendingSpans()).toEqual([]);
+      });
+
+      it('stores spans of a released trace that arrive later, as pending again', async () => {
+        await store.appendSpans([plainSpan(TRACE_A, 1)]);
+        await store.releaseTraces([TRACE_A]);
+        await store.appendSpans([plainSpan(TRACE_A, 2)]);
+        expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([2]);
+      });
+
+      it('keeps unreleased spans and drops released ones across a close and reopen', async () => {
+        const kept = [richSpan(TRACE_B, '3'.repeat(16)), plainSpan(TRACE_C, 7)];
+        await store.appendSpans([plainSpan(TRACE_A, 1), ...kept]);
+        await store.releaseTraces([TRACE_A]);
+        await reopen();
+        const pending = await store.loadPendingSpans();
+        expect([...pending].sort(byId)).toStrictEqual([...kept].sort(byId));
+        expect(await store.loadTraceSpans(TRACE_A)).toEqual([]);
+        expect(await store.loadTraceSpans(TRACE_B)).toStrictEqual([kept[0]]);
+      });
+    });
+
+    describe('interactions', () => {
+      it('returns a stored record exactly, and undefined for an unknown id', async () => {
+        const record = makeRecord({
+          endTime: '2025-06-01T10:00:00.000Z',
+          failed: true,
+          failureSummary: 'TimeoutError',
+          flowId: 'x-y',
+        });
+        await putAll([record]);
+        expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
+        expect(await store.getInteraction(`${'0'.repeat(32)}-${'0'.repeat(16)}`)).toBeUndefined();
+      });
+
+      it('is idempotent by interaction id: a second put does not rewrite the first', async () => {
+        const first = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', finalResponseText: 'first' });
+        const replay = { ...first, finalResponseText: 'second', failed: true, completion: 'timeout' as const };
+        await putAll([first]);
+        await putAll([replay]);
+        await putAll([replay, replay]);
+        expect(await store.getInteraction(first.interactionId)).toStrictEqual(first);
+        expect(await store.listInteractions({})).toStrictEqual([first]);
+      });
+
+      it('keeps the first of two records with one id in the same call', async () => {
+        const first = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', finalResponseText: 'first' });
+        await putAll([first, { ...first, finalResponseText: 'second' }]);
+        expect((await store.getInteraction(first.interactionId))?.finalResponseText).toBe('first');
+      });
+
+      it('tells which ids are stored', async () => {
+        const a = makeRecord({ endTime: '2025-06-01T10:00:00.000Z' });
+        const b = makeRecord({ endTime: '2025-06-01T11:00:00.000Z' });
+        await putAll([a, b]);
+        expect(await store.existingInteractionIds([])).toEqual(new Set());
+        expect(await store.existingInteractionIds([a.interactionId, 'nope', b.interactionId])).toEqual(
+          new Set([a.interactionId, b.interactionId]),
+        );
+        expect(await store.existingInteractionIds(['nope'])).toEqual(new Set());
+      });
+
+      it('keeps records across a close and reopen', async () => {
+        const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z' });
+        await putAll([record]);
+        await reopen();
+        expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
+        expect(await store.existingInteractionIds([record.interactionId])).toEqual(new Set([record.interactionId]));
+      });
+    });
+
+    describe('listInteractions', () => {
+      const minutes = (n: number) => new Date(Date.parse('2025-06-01T10:00:00.000Z') + n * 60_000).toISOString();
+      let records: InteractionRecord[];
+
+      beforeEach(async () => {
+        records = [
+          makeRecord({ endTime: minutes(0), agentId: 'travel-agent', conversationId: 'conv-1' }),
+          makeRecord({ endTime: minutes(5), agentId: 'refund-agent', conversationId: 'conv-1' }),
+          makeRecord({ endTime: minutes(10), agentId: 'travel-agent', conversationId: 'conv-2' }),
+          makeRecord({ endTime: minutes(15), agentId: 'travel-agent', conversationId: 'conv-1' }),
+          makeRecord({ endTime: minutes(20), agentId: 'refund-agent' }),
+        ];
+        delete records[4].conversationId;
+        // Stored out of order: the order of results comes from end times, not insertion.
+        await putAll([records[2], records[0], records[4]]);
+        await putAll([records[3], records[1]]);
+      });
+
+      const ids = (list: InteractionRecord[]) => list.map((r) => r.interactionId);
+
+      it('lists newest first by end time', async () => {
+        expect(ids(await store.listInteractions({}))).toEqual(ids([...records].reverse()));
+      });
+
+      it('filters by agent, by conversation, and by both', async () => {
+        expect(ids(await store.listInteractions({ agentId: 'refund-agent' }))).toEqual(ids([records[4], records[1]]));
+        expect(ids(await store.listInteractions({ conversationId: 'conv-1' }))).toEqual(
+          ids([records[3], records[1], records[0]]),
+        );
+        expect(ids(await store.listInteractions({ agentId: 'travel-agent', conversationId: 'conv-1' }))).toEqual(
+          ids([records[3], records[0]]),
+        );
+        expect(await store.listInteractions({ agentId: 'nobody' })).toEqual([]);
+      });
+
+      it('filters by end time at or after since, in any ISO-8601 offset', async () => {
+        expect(ids(await store.listInteractions({ since: minutes(10) }))).toEqual(
+          ids([records[4], records[3], records[2]]),
+        );
+        expect(ids(await store.listInteractions({ since: '2025-06-01T12:10:00+02:00' }))).toEqual(
+          ids([records[4], records[3], records[2]]),
+        );
+        expect(ids(await store.listInteractions({ since: minutes(10.001) }))).toEqual(ids([records[4], records[3]]));
+        expect(ids(await store.listInteractions({ agentId: 'travel-agent', since: minutes(1) }))).toEqual(
+          ids([records[3], records[2]]),
+        );
+        expect(await store.listInteractions({ since: minutes(60) })).toEqual([]);
+      });
+
+      it('limits the count, keeping the newest', async () => {
+        expect(ids(await store.listInteractions({ limit: 2 }))).toEqual(ids([records[4], records[3]]));
+        expect(ids(await store.listInteractions({ limit: 1, agentId: 'travel-agent' }))).toEqual(ids([records[3]]));
+      });
+
+      it('returns records exactly as stored', async () => {
+        const listed = await store.listInteractions({ conversationId: 'conv-2' });
+        expect(listed).toStrictEqual([records[2]]);
+      });
+
+      it('rejects a limit that is not a positive integer, and a since that is not ISO-8601', async () => {
+        for (const limit of [0, -1, 1.5, Number.NaN]) {
+          await expect(store.listInteractions({ limit }), `limit ${limit}`).rejects.toThrow(/limit/);
+        }
+        for (const since of ['yesterday', '24h', '2025-13-45T00:00:00Z']) {
+          await expect(store.listInteractions({ since }), `since ${since}`).rejects.toThrow(/since/);
+        }
+      });
+    });
+
+    describe('listInteractions limits', () => {
+      it('returns 100 by default and at most 1000', async () => {
+        const base = Date.parse('2025-06-01T00:00:00.000Z');
+        const many = Array.from({ length: 1005 }, (_, i) =>
+          makeRecord({ endTime: new Date(base + i * 1000).toISOString() }),
+        );
+        await putAll(many);
+        const defaults = await store.listInteractions({});
+        expect(defaults).toHaveLength(100);
+        expect(defaults[0].interactionId).toBe(many[1004].interactionId);
+        expect(await store.listInteractions({ limit: 5000 })).toHaveLength(1000);
+        expect(await store.listInteractions({ limit: 1000 })).toHaveLength(1000);
+      });
+    });
+
+    describe('late spans', () => {
+      const lateSpans = async (interactionId: string) =>
+        (await store.loadLateSpans(interactionId)).map((late) => late.span);
+
+      it('keeps late spans apart from pending spans, across a reopen', async () => {
+        const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', traceId: TRACE_A });
+        await putAll([record]);
+        const late = [richSpan(TRACE_A, '9'.repeat(16), record.spanId), plainSpan(TRACE_A, 42)];
+        await store.putLateSpans([]);
+        await store.putLateSpans(late.map((span) => ({ interactionId: record.interactionId, span })));
+        expect(await store.loadPendingSpans()).toEqual([]);
+        expect(await store.loadTraceSpans(TRACE_A)).toEqual([]);
+        expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
+        expect(await lateSpans(record.interactionId)).toStrictEqual(late);
+        expect(await lateSpans('other')).toEqual([]);
+        await reopen();
+        expect(await lateSpans(record.interactionId)).toStrictEqual(late);
+        expect(await store.loadPendingSpans()).toEqual([]);
+      });
+
+      it('reads back each interaction’s late spans, in the order they arrived, named by interaction', async () => {
+        const first = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', traceId: TRACE_A });
+        const second = makeRecord({ endTime: '2025-06-01T10:01:00.000Z', traceId: TRACE_B });
+        await putAll([first, second]);
+        await store.putLateSpans([
+          { interactionId: first.interactionId, span: plainSpan(TRACE_A, 1) },
+          { interactionId: second.interactionId, span: plainSpan(TRACE_B, 2) },
+          { interactionId: first.interactionId, span: plainSpan(TRACE_A, 3) },
+        ]);
+        await store.putLateSpans([{ interactionId: first.interactionId, span: plainSpan(TRACE_A, 4) }]);
+        const loaded = await store.loadLateSpans(first.interactionId);
+        expect(loaded.map((late) => late.interactionId)).toEqual(Array(3).fill(first.interactionId));
+        expect(loaded.map((late) => late.span.attributes.n)).toEqual([1, 3, 4]);
+        expect(await store.loadLateSpans(second.interactionId)).toStrictEqual([
+          { interactionId: second.interactionId, span: plainSpan(TRACE_B, 2) },
+        ]);
+        // A late span is not pending: releasing its trace leaves it, and it is never replayed.
+        await store.releaseTraces([TRACE_A, TRACE_B]);
+        expect((await lateSpans(first.interactionId)).map((span) => span.attributes.n)).toEqual([1, 3, 4]);
+      });
+    });
+
+    describeEvaluationStoreContract(() => store, reopen);
+
+    describe('close', () => {
+      it('is safe twice, and later calls reject', async () => {
+        await store.close();
+        await store.close();
+        await expect(store.loadPendingSpans()).rejects.toThrow(/closed/);
+        await expect(store.appendSpans([plainSpan(TRACE_A, 1)])).rejects.toThrow(/closed/);
+        await expect(store.getInteraction('x')).rejects.toThrow(/closed/);
+      });
+
+      it('keeps every write that resolved before close', async () => {
+        const writes = Array.from({ length: 20 }, (_, i) => store.appendSpans([plainSpan(TRACE_A, i)]));
+        await Promise.all(writes);
+        await reopen();
+        expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual(
+          Array.from({ length: 20 }, (_, i) => i),
+        );
+      });
+    });
+  });
+}

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import type { SpanData } from '../../../../collector/model/span.ts';
+import {
+  createAssembler,
+  type AssemblerOptions,
+  type Decisions,
+} from '../../../../collector/processor/interactions/assembler.ts';
+import type { Invocation } from '../../../../collector/processor/interactions/classify.ts';
+import { agentSpan, span, spanId, TRACE_A, TRACE_B } from './helpers/span-builder.ts';
+
+// The dialects have their own tests; here an invocation is any span with gen_ai.operation.name = invoke_agent.
+function classify(s: SpanData): Invocation | undefined {
+  if (s.attributes['gen_ai.operation.name'] !== 'invoke_agent') return undefined;
+  const id = s.attributes['gen_ai.agent.id'];
+  return { dialect: 'semconv', agentIdentity: typeof id === 'string' ? id : undefined };
+}
+
+function assembler(overrides: Partial<AssemblerOptions> = {}) {
+  return createAssembler({ settleMs: 2_000, decisionWaitMs: 30_000, maxPendingTraces: 1_000, classify, ...overrides });
+}
+
+const ids = (d: Decisions) => d.interactions.map((i) => i.interactionId);
+const id = (n: number, trace = TRACE_A) => `${trace}-${spanId(n)}`;
+
+describe('interaction assembly', () => {
+  it(
+    'completes an interaction when its invocation span and all children have arrived and the settle window ' + 'passed',
+    () => {
+      const a = assembler();
+      a.add([span({ id: 2, parent: 1 }), span({ id: 3, parent: 2 }), agentSpan({ id: 1, agent: 'support-agent' })], 0);
+      expect(ids(a.collectDue(1_900))).toEqual([]);
+      const done = a.collectDue(2_000);
+      expect(done.interactions).toHaveLength(1);
+      expect(done.interactions[0]).toMatchObject({ interactionId: id(1), completion: 'structural', flowId: undefined });
+      expect(done.interactions[0].memberSpanIds.sort()).toEqual([spanId(1), spanId(2), spanId(3)]);
+      expect(done.releasedTraces).toEqual([TRACE_A]);
+      expect(a.pendingTraces()).toBe(0);
+    },
+  );
+
+  it('restarts the settle window when a new span of the interaction arrives', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, agent: 'x' })], 0);
+    a.add([span({ id: 2, parent: 1 })], 1_500);
+    expect(ids(a.collectDue(2_000))).toEqual([]);
+    expect(ids(a.collectDue(3_500))).toEqual([id(1)]);
+  });
+
+  it('waits for a span whose parent is missing, since it may belong to the interaction', () => {
+    const a = assembler();
+    // The tool span 3 points to the model-call span 2, which has not arrived.
+    a.add([agentSpan({ id: 1, agent: 'x' }), span({ id: 3, parent: 2 })], 0);
+    expect(ids(a.collectDue(10_000))).toEqual([]);
+    a.add([span({ id: 2, parent: 1 })], 10_000);
+    const done = a.collectDue(12_000);
+    expect(ids(done)).toEqual([id(1)]);
+    expect(done.interactions[0].memberSpanIds).toHaveLength(3);
+  });
+
+  it('is not held up by a span hanging off its own ancestors', () => {
+    const a = assembler();
+    // 10 is the application's request span, still running; 11 is a sibling of the agent under it.
+    a.add([agentSpan({ id: 1, parent: 10, agent: 'x' }), span({ id: 11, parent: 10 })], 0);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+  });
+
+  it(
+    'merges a nested invocation without agent identity into the enclosing interaction, waiting for the ' +
+      'enclosing span',
+    () => {
+      const a = assembler();
+      // The tool runner (no identity) ends first; the application's invoke_agent span arrives later.
+      a.add(
+        [
+          agentSpan({ id: 2, parent: 1 }),
+          span({ id: 3, parent: 2, name: 'chat' }),
+          span({ id: 4, parent: 2, name: 'execute_tool' }),
+        ],
+        0,
+      );
+      expect(ids(a.collectDue(20_000))).toEqual([]);
+      a.add([agentSpan({ id: 1, agent: 'support-agent' })], 20_000);
+      const done = a.collectDue(22_000);
+      expect(ids(done)).toEqual([id(1)]);
+      expect(done.interactions[0].memberSpanIds.sort()).toEqual([1, 2, 3, 4].map(spanId));
+    },
+  );
+
+  it('merges a nested invocation of the same agent', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 2, parent: 1, agent: 'a' }), agentSpan({ id: 1, agent: 'a' })], 0);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+  });
+
+  it('makes a nested invocation of another agent an interaction of its own, with the enclosing one as flowId', () => {
+    const a = assembler();
+    a.add(
+      [
+        agentSpan({ id: 3, parent: 2, agent: 'billing-agent' }),
+        span({ id: 4, parent: 3 }),
+        span({ id: 2, parent: 1, name: 'execute_tool ask_billing' }),
+        agentSpan({ id: 1, agent: 'support-agent' }),
+      ],
+      0,
+    );
+    const done = a.collectDue(2_000);
+    const byId = new Map(done.interactions.map((i) => [i.interactionId, i]));
+    expect([...byId.keys()].sort()).toEqual([id(1), id(3)].sort());
+    expect(byId.get(id(3))).toMatchObject({ flowId: id(1) });
+    expect(byId.get(id(3))!.memberSpanIds.sort()).toEqual([3, 4].map(spanId));
+    expect(byId.get(id(1))!.memberSpanIds.sort()).toEqual([1, 2].map(spanId));
+    expect(byId.get(id(1))!.nested).toEqual([{ spanId: spanId(3), interactionId: id(3) }]);
+  });
+
+  it('completes an agent with its own identity whose parent never arrives, after the settle window', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, parent: 99, agent: 'x', parentIs: 'unknown' })], 0);
+    expect(a.collectDue(2_000).interactions).toMatchObject([{ interactionId: id(1), completion: 'structural' }]);
+  });
+
+  it('treats a remote parent as the end of the chain', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, parent: 99, parentIs: 'remote' })], 0);
+    expect(a.collectDue(2_000).interactions).toMatchObject([{ interactionId: id(1), completion: 'structural' }]);
+  });
+
+  it('falls back to decision_wait after the last span, marking the interaction timeout', () => {
+    const a = assembler();
+    // No identity and a local parent that never arrives: it might belong to an enclosing agent.
+    a.add([agentSpan({ id: 2, parent: 1 })], 0);
+    expect(ids(a.collectDue(29_900))).toEqual([]);
+    const done = a.collectDue(30_000);
+    expect(done.interactions).toMatchObject([{ interactionId: id(2), completion: 'timeout' }]);
+    expect(done.releasedTraces).toEqual([TRACE_A]);
+    expect(a.stats.completed).toEqual({ structural: 0, timeout: 1 });
+  });
+
+  it('records spans of an already completed interaction as late, never merging them', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, agent: 'x' })], 0);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+    const result = a.add([span({ id: 5, parent: 1 })], 3_000);
+    expect(result.late.map((l) => [l.span.spanId, l.interactionId])).toEqual([[spanId(5), id(1)]]);
+    const child = a.add([span({ id: 6, parent: 5 })], 3_100);
+    expect(child.late).toHaveLength(1);
+    expect(a.collectDue(60_000).interactions).toEqual([]);
+    expect(a.stats.lateSpans).toBe(2);
+  });
+
+  it('ignores a span delivered twice', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, agent: 'x' }), span({ id: 2, parent: 1 })], 0);
+    expect(a.add([span({ id: 2, parent: 1 })], 100).duplicates).toBe(1);
+    expect(a.collectDue(2_100).interactions[0].memberSpanIds).toHaveLength(2);
+    expect(a.add([span({ id: 2, parent: 1 })], 3_000).duplicates).toBe(1);
+  });
+
+  it('keeps a trace open for a new interaction after an earlier one completed', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, parent: 10, agent: 'x' })], 0);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+    a.add([agentSpan({ id: 2, parent: 10, agent: 'x' })], 5_000);
+    expect(ids(a.collectDue(7_000))).toEqual([id(2)]);
+  });
+
+  it('releases a trace without any invocation once settled, counting its spans as unassigned', () => {
+    const a = assembler();
+    a.add([span({ id: 1 }), span({ id: 2, parent: 1 })], 0);
+    const done = a.collectDue(2_000);
+    expect(done.interactions).toEqual([]);
+    expect(done.releasedTraces).toEqual([TRACE_A]);
+    expect(done.unassignedSpans).toBe(2);
+  });
+
+  it('bounds memory: above max_pending_traces the oldest trace is decided early and counted', () => {
+    const evicted: string[] = [];
+    const a = assembler({ maxPendingTraces: 1, onEvict: (traceId) => evicted.push(traceId) });
+    a.add([agentSpan({ id: 2, parent: 1, traceId: TRACE_A })], 0);
+    a.add([agentSpan({ id: 2, parent: 1, traceId: TRACE_B })], 10);
+    const done = a.collectDue(20);
+    expect(evicted).toEqual([TRACE_A]);
+    expect(done.interactions).toMatchObject([{ interactionId: id(2, TRACE_A), completion: 'timeout' }]);
+    expect(a.pendingTraces()).toBe(1);
+    expect(a.stats.evictedTraces).toBe(1);
+  });
+
+  it('decides every pending trace on flushAll', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 2, parent: 1 })], 0);
+    expect(a.flushAll(5).interactions).toMatchObject([{ completion: 'timeout' }]);
+    expect(a.pendingTraces()).toBe(0);
+  });
+});

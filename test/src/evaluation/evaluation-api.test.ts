@@ -1,0 +1,148 @@
+/** The verdict builders, effects and config() getters of `evalon/evaluation`. */
+import { describe, expect, it } from 'vitest';
+import {
+  ConfigPropertyTypeError,
+  defineEvaluator,
+  effects,
+  Evaluation,
+  EvaluatorConfig,
+  EvaluatorDefinitionError,
+  InvalidEvaluationError,
+  isEffect,
+  MissingConfigPropertyError,
+} from '../../../src/evaluation/index.ts';
+
+describe('Evaluation', () => {
+  it('builds the documented example verdict fluently', () => {
+    const evaluation = Evaluation.passed('Response was accurate and helpful')
+      .withScore(0.92)
+      .withLabel('excellent')
+      .withAttribute('model', 'gpt-4o');
+    expect(evaluation.toJSON()).toEqual({
+      passed: true,
+      explanation: 'Response was accurate and helpful',
+      score: 0.92,
+      label: 'excellent',
+      attributes: { model: 'gpt-4o' },
+    });
+  });
+
+  it('has passed, failed and of', () => {
+    expect(Evaluation.failed('no').passed).toBe(false);
+    expect(Evaluation.of(3 >= 2, 'computed').passed).toBe(true);
+    expect(Evaluation.of(false, 'x').toJSON()).toEqual({ passed: false, explanation: 'x', attributes: {} });
+  });
+
+  it('is immutable: with* returns a new evaluation', () => {
+    const base = Evaluation.passed('ok');
+    const scored = base.withScore(1);
+    expect(base.score).toBeUndefined();
+    expect(scored.score).toBe(1);
+    expect(Object.isFrozen(scored)).toBe(true);
+  });
+
+  it('rejects bad values with InvalidEvaluationError', () => {
+    expect(() => Evaluation.passed('x').withScore(Number.NaN)).toThrow(InvalidEvaluationError);
+    expect(() => Evaluation.passed('x').withLabel('')).toThrow(/label must be a non-empty string/);
+    expect(() => Evaluation.passed('x').withAttribute('k', {} as never)).toThrow(/the value of "k" must be a string/);
+    expect(() => Evaluation.of('yes' as never, 'x')).toThrow(/passed must be a boolean/);
+  });
+
+  it('round-trips through its JSON shape', () => {
+    const evaluation = Evaluation.failed('too short')
+      .withScore(0.2)
+      .withAttribute('length', 12)
+      .withAttribute('strict', true);
+    expect(Evaluation.fromData(evaluation.toJSON()).toJSON()).toEqual(evaluation.toJSON());
+  });
+});
+
+describe('effects', () => {
+  it('completes with an evaluation or is inconclusive with a reason, called or not', () => {
+    expect(effects.complete(Evaluation.passed('ok'))).toMatchObject({ kind: 'complete' });
+    expect(effects().inconclusive('no transcript')).toMatchObject({ kind: 'inconclusive', reason: 'no transcript' });
+    expect(isEffect(effects.inconclusive('r'))).toBe(true);
+    expect(isEffect({ kind: 'inconclusive', reason: 'r' })).toBe(false);
+  });
+
+  it('rejects a complete without an Evaluation and an inconclusive without a reason', () => {
+    expect(() => effects.complete({ passed: true } as never)).toThrow(/expected an Evaluation/);
+    expect(() => effects.inconclusive('')).toThrow(/reason must be a non-empty string/);
+  });
+});
+
+describe('config() getters', () => {
+  const config = new EvaluatorConfig(
+    {
+      'min-length': 20,
+      ratio: 0.5,
+      text: 'hi',
+      strict: true,
+      tools: ['a', 'b'],
+      one: 'x',
+      fromEnv: '42',
+      flag: 'false',
+      nested: { min: 3 },
+      nothing: null,
+    },
+    'evaluator e',
+  );
+
+  it('reads each type', () => {
+    expect(config.getInt('min-length')).toBe(20);
+    expect(config.getNumber('ratio')).toBe(0.5);
+    expect(config.getString('text')).toBe('hi');
+    expect(config.getBoolean('strict')).toBe(true);
+    expect(config.getStringList('tools')).toEqual(['a', 'b']);
+    expect(config.getStringList('one')).toEqual(['x']);
+    expect(config.getObject('nested')).toEqual({ min: 3 });
+    expect(config.getInt('nested.min')).toBe(3);
+  });
+
+  it('reads numbers and booleans that ${env:…} expansion left as text', () => {
+    expect(config.getInt('fromEnv')).toBe(42);
+    expect(config.getNumber('fromEnv')).toBe(42);
+    expect(config.getBoolean('flag')).toBe(false);
+  });
+
+  it('throws MissingConfigPropertyError for a missing (or null) key, naming it and where to set it', () => {
+    expect(() => config.getInt('max-length')).toThrow(MissingConfigPropertyError);
+    expect(() => config.getString('nothing')).toThrow(
+      /evaluator e: config property "nothing" is not set \(set it on the evaluator entry or on the binding/,
+    );
+    expect(config.has('max-length')).toBe(false);
+    expect(config.has('nothing')).toBe(false);
+    expect(config.has('ratio')).toBe(true);
+  });
+
+  it('throws ConfigPropertyTypeError for a value of another type', () => {
+    expect(() => config.getInt('ratio')).toThrow(ConfigPropertyTypeError);
+    expect(() => config.getBoolean('text')).toThrow(/"text" must be a boolean \(got "hi"\)/);
+    expect(() => config.getStringList('nested')).toThrow(/must be a list of strings/);
+  });
+
+  it('cannot be changed through what it returns', () => {
+    const list = config.getStringList('tools');
+    list.push('c');
+    expect(config.getStringList('tools')).toEqual(['a', 'b']);
+    expect(config.keys()).toContain('min-length');
+  });
+});
+
+describe('defineEvaluator', () => {
+  it('defaults the version to 1', () => {
+    const definition = defineEvaluator({ id: 'x', create: () => ({ evaluate: () => effects.inconclusive('n/a') }) });
+    expect(definition.version).toBe('1');
+  });
+
+  it('rejects a bad id, version, create or timeout', () => {
+    expect(() => defineEvaluator({ id: 'Bad Id', create: () => ({}) as never })).toThrow(EvaluatorDefinitionError);
+    expect(() => defineEvaluator({ id: 'x', version: '', create: () => ({}) as never })).toThrow(
+      /version must be a non-empty string/,
+    );
+    expect(() => defineEvaluator({ id: 'x', create: 'no' as never })).toThrow(/create must be a function/);
+    expect(() => defineEvaluator({ id: 'x', timeoutMs: 0, create: () => ({}) as never })).toThrow(
+      /timeoutMs must be an integer/,
+    );
+  });
+});
