@@ -1,7 +1,7 @@
 /**
  * The whole ledger contract: every role a store implements, composed. Two stores implement it
  * (`sqlite/`, `postgres/`), `open-store.ts` opens the configured one, and one contract test suite
- * (`test/ledger/store-contract.ts`) runs against each. Code that needs only part of the ledger
+ * (`test/collector/ledger/store-contract.ts`) runs against each. Code that needs only part of the ledger
  * takes the narrowest role (`SpanStore`, `InteractionStore`, ...); the service holds the whole.
  */
 import type { EvaluationQueue } from './evaluation-queue.ts';

@@ -4,7 +4,7 @@
  * ignores unknown keys. A wrong shape inside a span refuses that span (partial success); a wrong
  * shape around the spans (a resource, a scope, the arrays holding them) fails the body (400).
  * On the body described in decode-protobuf.ts: ~140k spans/s, of which JSON.parse alone is ~190k
- * (test/receiver/measure-decode.ts); the parse, not this mapping, is the cost.
+ * (bench/measure-decode.ts); the parse, not this mapping, is the cost.
  */
 import type { Attributes, SpanData, SpanEvent, SpanLink, SpanOrigin } from '../../model/span.ts';
 import { readAttributes } from './decode-json-values.ts';

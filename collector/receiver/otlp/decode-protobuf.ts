@@ -5,7 +5,7 @@
  * Why a wire reader and not protobufjs reflection (`Root.fromJSON(schema)` + `Type.decode`):
  * reflection builds an intermediate message tree (a `Long` object per timestamp) that must then be
  * walked again to make hex ids and plain attribute objects. Measured with
- * `node test/receiver/measure-decode.ts` on this project's 2-vCPU machine (Node 24, load ~1.5 from
+ * `node bench/measure-decode.ts` on this project's 2-vCPU machine (Node 24, load ~1.5 from
  * other work): one 1000-span body from the OTel JS SDK (15 attributes a span, ~3 KB of message
  * content on 40% of the spans, 1.44 MB), end to end to `SpanData[]`, median of 5 rounds:
  *   wire reader (this file)              425k-455k spans/s  (~2.3 ms a body)
