@@ -1,21 +1,40 @@
+import { execFile } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { runValidateCommand } from '../../../collector/cli/validate-command.ts';
+import { runValidateCommand, type ValidationJson } from '../../../collector/cli/validate-command.ts';
 import { writeConfigFiles } from '../../helpers/config-files.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const fixtures = join(root, 'test/fixtures/config');
 
-async function run(configFiles: string[]) {
+async function run(configFiles: string[], options: { json?: boolean } = {}) {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runValidateCommand(
-    { configFiles },
+    { configFiles, ...options },
     { out: (line) => out.push(line), err: (line) => err.push(line) },
   );
   return { code, out, err };
 }
+
+const WARNING_CONFIG = [
+  'receivers:',
+  '  otlp:',
+  'processors:',
+  '  interactions:',
+  '  evaluation:',
+  '    evaluators:',
+  '      reply-length:',
+  '        min-length: 10',
+  '        agents:',
+  '          support-agent: { trigger: interaction, sampling_ratio: 0.1 }',
+  'service:',
+  '  pipelines:',
+  '    traces: { receivers: [otlp], processors: [interactions, evaluation] }',
+  '',
+].join('\n');
 
 describe('evalon validate', () => {
   it('prints OK with the number of evaluators and bindings, and exits 0', async () => {
@@ -122,4 +141,121 @@ describe('evalon validate', () => {
     const result = await run([join(root, 'otel-config.yaml')]);
     expect(result).toMatchObject({ code: 0, err: [] });
   });
+});
+
+describe('evalon validate --json', () => {
+  it('prints ok and the warnings as JSON on stdout, nothing on stderr, exit 0', async () => {
+    const [file] = writeConfigFiles({ 'otel-config.yaml': WARNING_CONFIG });
+    const result = await run([file!], { json: true });
+    expect({ code: result.code, err: result.err, lines: result.out.length }).toEqual({ code: 0, err: [], lines: 1 });
+    expect(JSON.parse(result.out[0]!)).toEqual({
+      ok: true,
+      problems: [
+        {
+          file,
+          line: 10,
+          column: 50,
+          path: 'processors::evaluation::evaluators::reply-length::agents::support-agent',
+          message: expect.stringMatching(/^sampling_ratio is not a reserved key/),
+          severity: 'warning',
+          hint: 'did you mean "sampling-ratio"?',
+        },
+      ],
+    });
+  });
+
+  it('lists every problem with its file, line, column and YAML path, exit 2', async () => {
+    const file = join(fixtures, 'bad/ledger-and-timing.yaml');
+    const result = await run([file], { json: true });
+    expect({ code: result.code, err: result.err }).toEqual({ code: 2, err: [] });
+    const { ok, problems } = JSON.parse(result.out.join('\n')) as ValidationJson;
+    expect(ok).toBe(false);
+    expect(problems).toEqual([
+      {
+        file,
+        line: 13,
+        column: 3,
+        path: 'service',
+        message: 'pipelines has no traces pipeline: the collector receives no spans',
+        severity: 'warning',
+      },
+      {
+        file,
+        line: 4,
+        column: 5,
+        path: 'processors::interactions',
+        message: 'settle must be shorter than decision_wait',
+        severity: 'error',
+        hint: 'settle 45000ms, decision_wait 30000ms',
+      },
+      {
+        file,
+        line: 6,
+        column: 5,
+        path: 'processors::interactions',
+        message: 'max_pending_traces must be at least 1',
+        severity: 'error',
+        hint: 'got 0',
+      },
+      {
+        file,
+        line: 8,
+        column: 5,
+        path: 'processors::evaluation',
+        message: 'concurrency must be at least 1',
+        severity: 'error',
+        hint: 'got 0',
+      },
+      {
+        file,
+        line: 9,
+        column: 5,
+        path: 'processors::evaluation',
+        message: 'ledger sets both sqlite and postgres',
+        severity: 'error',
+        hint: 'choose one',
+      },
+    ]);
+  });
+
+  it('reports an unreadable file with null line and column', async () => {
+    const file = join(fixtures, 'bad/no-such-file.yaml');
+    const result = await run([file], { json: true });
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.out.join('\n'))).toEqual({
+      ok: false,
+      problems: [
+        {
+          file,
+          line: null,
+          column: null,
+          path: '',
+          message: 'cannot read the configuration file: file not found',
+          severity: 'error',
+        },
+      ],
+    });
+  });
+
+  it('answers through the real CLI: JSON on stdout that parses, exit 2 for problems and 0 for none', async () => {
+    const exec = promisify(execFile);
+    const main = join(root, 'collector/cli/main.ts');
+    const bad = join(fixtures, 'bad/ledger-and-timing.yaml');
+    const failed = await exec(process.execPath, [main, 'validate', '--json', '--config', bad]).then(
+      () => undefined,
+      (error: { code: number; stdout: string; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(2);
+    expect(failed?.stderr).toBe('');
+    const parsed = JSON.parse(failed!.stdout) as ValidationJson;
+    expect(parsed.ok).toBe(false);
+    expect(parsed.problems.filter((problem) => problem.severity === 'error').map((problem) => problem.path)).toEqual([
+      'processors::interactions',
+      'processors::interactions',
+      'processors::evaluation',
+      'processors::evaluation',
+    ]);
+    const good = await exec(process.execPath, [main, 'validate', '--json', '-c', join(root, 'otel-config.yaml')]);
+    expect(JSON.parse(good.stdout)).toEqual({ ok: true, problems: [] });
+  }, 30_000);
 });
