@@ -88,13 +88,15 @@ export async function runBackfillCommand(
           `duration such as 30m, 24h or 7d (got "${values.since}")`,
       );
   }
-  const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
+  const { config, warnings, locate } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
   for (const warning of warnings) io.err(`warning: ${warning}`);
   const evaluation = config.processors.evaluation;
   const registry = await loadEvaluatorRegistry({
     modules: evaluation.modules,
     builtIns: BUILT_IN_EVALUATORS,
     configuredIds: Object.keys(evaluation.evaluators),
+    evaluators: evaluation.evaluators,
+    locate,
   });
 
   const store = await openLedgerStore(evaluation.ledger);

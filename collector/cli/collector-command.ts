@@ -19,10 +19,10 @@ export const collectorCommand: CliCommand = {
 };
 
 export async function runCollectorCommand(args: { configFiles: string[] }, io: CliIo): Promise<number> {
-  const { config, warnings } = loadConfig(args.configFiles);
+  const { config, warnings, locate } = loadConfig(args.configFiles);
   for (const warning of warnings) io.err(`warning: ${warning}`);
   const logger = createLogger();
-  const collector = await startCollector(config, { logger });
+  const collector = await startCollector(config, { logger, locateConfig: locate });
   logger.info(`evalon collector running with ${args.configFiles.join(', ')}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {

@@ -78,9 +78,8 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     const { collector, apiUrl } = demo;
     io.out(
       `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
-        'interaction-quality-evaluator, ' +
-        'reply-length, tool-call-required, contains, llm-judge, ' +
-        'criteria-judge (durable), regex (misconfigured on purpose)',
+        'interaction-quality-evaluator, reply-length, tool-call-required, contains, regex, ' +
+        'llm-judge (its scripted judge garbles one verdict), criteria-judge (durable)',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {

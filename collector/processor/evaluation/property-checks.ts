@@ -11,12 +11,12 @@
  */
 import type * as z from 'zod';
 import type { ConfigProblem } from '../../../src/config/config-problem.ts';
-import { suggestionHint } from '../../../src/config/key-suggestions.ts';
+import { closestKey, suggestionHint } from '../../../src/config/key-suggestions.ts';
 import { unknownKeyOf } from '../../../src/config/strict-object.ts';
 import { formatDottedPath, joinPath, toYamlPath, type YamlPath } from '../../../src/config/yaml-path.ts';
 import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import type { ConfigLocator } from '../../config/load-config.ts';
-import type { BindingConfig, EvaluatorEntryConfig } from './config.ts';
+import { type BindingConfig, type EvaluatorEntryConfig, RESERVED_KEYS } from './config.ts';
 import { configErrorMap } from '../../config/schema-kit.ts';
 
 const EVALUATORS_PATH: YamlPath = ['processors', 'evaluation', 'evaluators'];
@@ -97,8 +97,10 @@ const propertyErrorMap: z.core.$ZodErrorMap = (issue) =>
 
 function issuesOf(id: string, schema: z.ZodType, properties: Record<string, unknown>): PropertyIssue[] {
   let result: ReturnType<z.ZodType['safeParse']>;
+  // A key set to nothing (`pattern:`) reads as not set, as the config() getters read it.
+  const written = Object.fromEntries(Object.entries(properties).filter(([, value]) => value !== null));
   try {
-    result = schema.safeParse(properties, { error: propertyErrorMap, reportInput: true });
+    result = schema.safeParse(written, { error: propertyErrorMap, reportInput: true });
   } catch (error) {
     // A schema that throws (an async refinement, a bug in a refinement) cannot pass anything.
     return [{ at: [], message: `the properties schema of evaluator ${id} failed: ${(error as Error).message}` }];
@@ -107,12 +109,21 @@ function issuesOf(id: string, schema: z.ZodType, properties: Record<string, unkn
   return result.error.issues.flatMap((issue): PropertyIssue[] => {
     const at = toYamlPath(issue.path);
     const unknown = unknownKeyOf(issue);
+    // An unknown key among the properties themselves is not a property of the evaluator; deeper
+    // down (a criterion's keys), it is an unknown key of that mapping.
+    const what = at.length === 0 ? `is not a property of ${id}` : 'is not a known key';
     if (unknown) {
-      const hint = suggestionHint(unknown.key, unknown.known, 'known properties');
-      return [{ at: [...at, unknown.key], message: `is not a property of ${id}${hint}` }];
+      const { key, known } = unknown;
+      // A misspelt reserved key (`sampling_ratio`) lands among the properties: name the key meant.
+      const reserved =
+        at.length === 0 && closestKey(key, known) === undefined ? closestKey(key, RESERVED_KEYS) : undefined;
+      const hint =
+        reserved !== undefined
+          ? ` (did you mean the reserved key ${JSON.stringify(reserved)}?)`
+          : suggestionHint(key, known, at.length === 0 ? 'known properties' : 'known keys');
+      return [{ at: [...at, key], message: `${what}${hint}` }];
     }
-    if (issue.code === 'unrecognized_keys')
-      return issue.keys.map((key) => ({ at: [...at, key], message: `is not a property of ${id}` }));
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ at: [...at, key], message: what }));
     return [{ at, message: issue.message }];
   });
 }
