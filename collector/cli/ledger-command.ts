@@ -5,83 +5,28 @@
  */
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
-import { DEFAULT_INTERACTION_LIMIT } from '../ledger/interaction-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
-import { apiBase, CommandFailure, DEFAULT_API_URL, getJson, type CliIo, usage } from './api-client.ts';
-import { type CliCommand, formatHelp, type OptionHelp } from './command.ts';
+import { apiBase, CommandFailure, getJson, type CliIo, usage } from './api-client.ts';
+import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
+import { LEDGER_HELP, LEDGER_SUBCOMMAND_HELP } from './ledger-help.ts';
 
 /** Width of the final-response column of `list`. */
 const FINAL_TEXT_WIDTH = 60;
 /** Longest value `show` prints before pointing at --json. */
 const MAX_VALUE_CHARS = 2000;
 
-const API_OPTION: OptionHelp = {
-  flag: '--api URL',
-  description: "the collector's API",
-  default: `$EVALON_API_URL, else ${DEFAULT_API_URL}`,
-};
-const JSON_OPTION: OptionHelp = { flag: '--json', description: 'print the JSON the API answers' };
-
-const listCommand: CliCommand = {
-  help: {
-    usage: '[--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]',
-    description: 'Lists recorded interactions, newest first: time, id, agent, failed, tool calls, final response.',
-    options: [
-      { flag: '--agent ID', description: "only this agent's interactions" },
-      { flag: '--conversation ID', description: "only this conversation's interactions" },
-      {
-        flag: '--since WHEN',
-        description:
-          'only interactions that ended since then: a duration back from now (30m, 24h, 7d) or an ISO-8601 time',
-      },
-      {
-        flag: '--limit N',
-        description: `at most N interactions, 1 to ${MAX_LIMIT}`,
-        default: String(DEFAULT_INTERACTION_LIMIT),
-      },
-      JSON_OPTION,
-      API_OPTION,
-    ],
-    examples: ['evalon ledger list --agent support-agent --since 24h'],
-  },
-  run: (args, io) => runLedgerCommand(['list', ...args], io),
-};
-
-const showCommand: CliCommand = {
-  help: {
-    usage: '<interactionId> [--json] [--api URL]',
-    description:
-      'Shows one interaction record: agent, roles, timing, status, usage, input, transcript, final response.',
-    options: [JSON_OPTION, API_OPTION],
-    examples: ['evalon ledger show 4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7'],
-  },
-  run: (args, io) => runLedgerCommand(['show', ...args], io),
-};
-
-const evaluationsCommand: CliCommand = {
-  help: {
-    usage: '<interactionId> [--json] [--api URL]',
-    description:
-      'Shows the evaluations recorded for one interaction: evaluator, version, outcome, score, label, control id, ' +
-      'attempts and explanation.',
-    options: [JSON_OPTION, API_OPTION],
-    examples: ['evalon ledger evaluations 4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7 --json'],
-  },
-  run: (args, io) => runLedgerCommand(['evaluations', ...args], io),
-};
+const subcommand = (name: string, help: CommandHelp): CliCommand => ({
+  help,
+  run: (args, io) => runLedgerCommand([name, ...args], io),
+});
 
 /** `evalon ledger` and its subcommands; a subcommand is dispatched only when it is listed here. */
 export const ledgerCommand: CliCommand = {
-  help: {
-    usage: '<list|show|evaluations> [options]',
-    description:
-      "Reads the ledger through a running collector's HTTP API (local or remote); it never opens the ledger file.",
-    options: [],
-    examples: ['evalon ledger list --api http://127.0.0.1:4319'],
-    notes: 'Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.',
-  },
+  help: LEDGER_HELP,
   run: (args, io) => runLedgerCommand(args, io),
-  subcommands: { list: listCommand, show: showCommand, evaluations: evaluationsCommand },
+  subcommands: Object.fromEntries(
+    Object.entries(LEDGER_SUBCOMMAND_HELP).map(([name, help]) => [name, subcommand(name, help)]),
+  ),
 };
 
 const OPTIONS = {
