@@ -6,7 +6,7 @@
  */
 import type { ComponentSettings } from './component.ts';
 import { COMPONENTS } from './components.ts';
-import type { EvalonConfig } from './config/index.ts';
+import type { ConfigLocator, EvalonConfig } from './config/index.ts';
 import type { HostPort } from './config/values.ts';
 import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
 import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
@@ -49,6 +49,11 @@ export interface StartCollectorOptions {
    * `process.env`; the test kit's scripted models).
    */
   judgeEnv?: JudgeEnvironment;
+  /**
+   * Where the configuration's values were written (`LoadedConfig.locate`): evaluator property
+   * problems found at startup then name their file and line, not only their YAML path.
+   */
+  locateConfig?: ConfigLocator;
 }
 
 export async function startCollector(
@@ -63,11 +68,14 @@ export async function startCollector(
   const { receivers, processors, extensions } = COMPONENTS;
   const evaluation = config.processors.evaluation;
   const traces = config.service.pipelines.traces;
-  // Evaluator modules load before anything opens: a module that fails stops startup, naming its file.
+  // Evaluator modules load before anything opens: a module that fails, or a binding whose
+  // properties its evaluator's schema refuses, stops startup, naming where it is.
   const registry = await loadEvaluatorRegistry({
     modules: evaluation.modules,
     builtIns: createBuiltInEvaluators({ judgeEnv: options.judgeEnv }),
     configuredIds: Object.keys(evaluation.evaluators),
+    evaluators: evaluation.evaluators,
+    ...(options.locateConfig ? { locate: options.locateConfig } : {}),
   });
   const store = await openLedgerStore(evaluation.ledger, { logger });
 

@@ -20,13 +20,30 @@ import {
   type ResolvedBinding,
 } from '../processor/evaluation/binding-resolution.ts';
 import { EVALUATION_ID_ATTRIBUTE } from '../../src/model/attributes.ts';
-import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
+import { CONFIG_OPTION, DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
+import { type CliCommand, formatHelp } from './command.ts';
 
-const USAGE = `Usage: evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
-
-For each known agent (or the one given), which evaluator entry binds it, why, and the effective
-settings. Agents are those named in the configuration and those the ledger has seen.`;
+export const explainCommand: CliCommand = {
+  help: {
+    usage: '[--config FILE]... [--agent ID [--roles a,b]] [--json]',
+    description:
+      'For each known agent (or the one given), which evaluator entry binds it, why, and the effective settings. ' +
+      'Agents are those named in the configuration and those the ledger has seen.',
+    options: [
+      CONFIG_OPTION,
+      { flag: '--agent ID', description: 'explain this agent only' },
+      {
+        flag: '--roles a,b',
+        description: "the agent's roles, comma-separated (with --agent)",
+        default: 'the roles of its newest interaction in the ledger',
+      },
+      { flag: '--json', description: 'print the explanations as JSON' },
+    ],
+    examples: ['evalon explain --agent billing-agent --roles customer-facing'],
+  },
+  run: (args, io) => runExplainCommand(args, io),
+};
 
 export interface AgentExplanation {
   agentId: string;
@@ -54,7 +71,7 @@ export interface BindingExplanation {
 export async function runExplainCommand(args: string[], io: CliIo): Promise<number> {
   const values = parseExplainArgs(args);
   if (values.help) {
-    io.out(USAGE);
+    io.out(formatHelp(['explain'], explainCommand));
     return 0;
   }
   if (values.roles !== undefined && values.agent === undefined)

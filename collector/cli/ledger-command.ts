@@ -6,19 +6,28 @@
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
-import { apiBase, CommandFailure, DEFAULT_API_URL, getJson, type CliIo, usage } from './api-client.ts';
+import { apiBase, CommandFailure, getJson, type CliIo, usage } from './api-client.ts';
+import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
+import { LEDGER_HELP, LEDGER_SUBCOMMAND_HELP } from './ledger-help.ts';
 
 /** Width of the final-response column of `list`. */
 const FINAL_TEXT_WIDTH = 60;
 /** Longest value `show` prints before pointing at --json. */
 const MAX_VALUE_CHARS = 2000;
 
-const USAGE = `Usage:
-  evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
-  evalon ledger show <interactionId> [--json] [--api URL]
-  evalon ledger evaluations <interactionId> [--json] [--api URL]
+const subcommand = (name: string, help: CommandHelp): CliCommand => ({
+  help,
+  run: (args, io) => runLedgerCommand([name, ...args], io),
+});
 
---api defaults to $EVALON_API_URL, else ${DEFAULT_API_URL}.`;
+/** `evalon ledger` and its subcommands; a subcommand is dispatched only when it is listed here. */
+export const ledgerCommand: CliCommand = {
+  help: LEDGER_HELP,
+  run: (args, io) => runLedgerCommand(args, io),
+  subcommands: Object.fromEntries(
+    Object.entries(LEDGER_SUBCOMMAND_HELP).map(([name, help]) => [name, subcommand(name, help)]),
+  ),
+};
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -33,17 +42,20 @@ const OPTIONS = {
 export async function runLedgerCommand(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   try {
+    const subcommands = ledgerCommand.subcommands!;
     if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
-      (subcommand === undefined ? io.err : io.out)(USAGE);
+      (subcommand === undefined ? io.err : io.out)(formatHelp(['ledger'], ledgerCommand));
       return subcommand === undefined ? 2 : 0;
     }
-    if (subcommand !== 'list' && subcommand !== 'show' && subcommand !== 'evaluations') {
-      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected list, show or evaluations)`);
+    if (!Object.hasOwn(subcommands, subcommand)) {
+      const names = Object.keys(subcommands);
+      const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected ${expected})`);
     }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);
     if (values.help) {
-      io.out(USAGE);
+      io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
       return 0;
     }
     const api = apiBase(values.api, where);

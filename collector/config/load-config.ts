@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { placeFindings, type Finding } from '../../src/config/config-problem.ts';
-import { sourceOf } from '../../src/config/yaml-source.ts';
+import { locate, sourceOf, type SourcePosition } from '../../src/config/yaml-source.ts';
 import { isRecord, joinPath, splitPath, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
 import { ConfigError, formatConfigProblem, type ConfigProblem } from './config-error.ts';
 import { expandEnvironment, type Environment } from './env-expansion.ts';
@@ -27,7 +27,14 @@ export interface LoadedConfig {
   config: EvalonConfig;
   /** Rendered like problems (`file:line:column: path: message`); the configuration still loads. */
   warnings: string[];
+  /** The same warnings as data. */
+  warningProblems: ConfigProblem[];
+  /** Where the value at a YAML path was written (checks made after loading place their problems with it). */
+  locate: ConfigLocator;
 }
+
+/** The file, line and column of the value at `path`, or of the nearest enclosing key written. */
+export type ConfigLocator = (path: YamlPath) => SourcePosition | undefined;
 
 /** A SQLite path that is not a file. */
 const IN_MEMORY_SQLITE = ':memory:';
@@ -64,9 +71,9 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   warnings.push(...references.warnings);
   const modules = resolveModules(written, sources, problems);
 
-  const renderedWarnings = place(warnings, sources).map(formatConfigProblem);
+  const placedWarnings = place(warnings, sources);
   if (!parsed.success || problems.length > 0)
-    throw new ConfigError(place(problems, sources), { warnings: renderedWarnings });
+    throw new ConfigError(place(problems, sources), { warnings: placedWarnings });
 
   const config = parsed.data;
   config.processors.evaluation.modules = modules;
@@ -74,7 +81,12 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   if (ledger.kind === 'sqlite' && ledger.path !== IN_MEMORY_SQLITE) {
     ledger.path = resolve(baseDirectory(sources, SQLITE_PATH), ledger.path);
   }
-  return { config, warnings: renderedWarnings };
+  return {
+    config,
+    warnings: placedWarnings.map(formatConfigProblem),
+    warningProblems: placedWarnings,
+    locate: (path) => locate(sources, path),
+  };
 }
 
 /** Module files as absolute paths, each relative to the file that listed it; a missing file is a problem. */

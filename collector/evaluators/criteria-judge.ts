@@ -45,6 +45,7 @@ import {
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
 import { judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import { criteriaJudgeProperties } from './judge-properties.ts';
 
 const ID = 'criteria-judge';
 /**
@@ -176,6 +177,7 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
       'a model judges the interaction against each criterion (binary, ' +
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    properties: criteriaJudgeProperties,
     create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
   });
 }

@@ -30,6 +30,7 @@ import {
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
 import { judgeCallsOf } from './judge-calls.ts';
+import { llmJudgeProperties } from './judge-properties.ts';
 
 const ID = 'llm-judge';
 
@@ -37,6 +38,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
   return defineEvaluator({
     id: ID,
     description: 'a model judges the interaction against a rubric (score, label, explanation)',
+    properties: llmJudgeProperties,
     timeoutMs: JUDGE_TIMEOUT_MS,
     create: (dependencies) => ({
       async evaluate(context) {
