@@ -31,6 +31,9 @@ Commands:
   simulate <scenario.yaml>... [--trials N] [--concurrency N] [--seed S] [--out DIR]
            [--record DIR] [--replay DIR] [--json]
                                       rehearse agents in scripted conversations and judge them
+  scenario from-conversation <conversationId> [--agent ID] [--out FILE] [--criteria FILE]
+           [--agent-endpoint URL] [--simulate-user] [--api URL] [--token T]
+                                      write a scenario that rehearses a recorded conversation
 
 Options:
   --config FILE   configuration file; repeat it to layer overrides (later files win key by key)
@@ -84,6 +87,10 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       case 'simulate': {
         const { runSimulateCommand } = await import('./simulate-command.ts');
         return await runSimulateCommand(verbose ? [...rest, '--verbose'] : rest, io);
+      }
+      case 'scenario': {
+        const { runScenarioCommand } = await import('./scenario-command.ts');
+        return await runScenarioCommand(rest, io);
       }
       default:
         io.err(`evalon: unknown command "${command}" (see evalon --help)`);

@@ -47,7 +47,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
       ? {
           tools: tools.map((tool) => ({
             name: tool.name,
-            description: tool.description,
+            ...(tool.description !== '' ? { description: tool.description } : {}),
             input_schema: tool.inputSchema,
           })),
         }
