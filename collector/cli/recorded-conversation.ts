@@ -50,8 +50,14 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
       }
       if (status !== 404) return undefined;
       if (noRoute(body))
-        return `${where}: the API at ${api.origin} serves no conversations (is it an Evalon collector that records them?)`;
-      return `${where}: conversation ${conversationId}${of} not found at ${api.origin} (evalon ledger list shows the recorded ones)`;
+        return (
+          `${where}: the API at ${api.origin} serves no conversations ` +
+          '(is it an Evalon collector that records them?)'
+        );
+      return (
+        `${where}: conversation ${conversationId}${of} not found at ${api.origin} ` +
+        '(evalon ledger list shows the recorded ones)'
+      );
     },
     headers,
   )) as ConversationWithInteractions;

@@ -103,7 +103,7 @@ describe('a recorded production conversation', () => {
 });
 
 describe('evalon scenario from-conversation, then evalon simulate', () => {
-  it('rehearses it with the in-process agent: messages in order, recorded tools, the verdict of the criteria', async () => {
+  it('rehearses it in process: the messages in order, recorded tools, the verdict of the criteria', async () => {
     const file = join(dir, 'in-process.yaml');
     const written = await cli([
       'scenario',

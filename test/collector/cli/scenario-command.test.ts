@@ -181,8 +181,8 @@ describe('evalon scenario from-conversation: what it writes', () => {
     const text = result.out.join('\n');
     const comments = text.split('\n').filter((line) => line.startsWith('# recorded: '));
     expect(comments).toEqual([
-      '# recorded: criteria-judge revision 1: fail — "✓ Answered the question; ✗ Offered the tracking number: it ' +
-        'did not say \\"JD0146\\""',
+      '# recorded: criteria-judge revision 1: fail — "✓ Answered the question; ✗ Offered the tracking number: ' +
+        'it did not say \\"JD0146\\""',
       expect.stringMatching(/^# recorded: reply-length turn 1: pass — ".+"$/),
       expect.stringMatching(/^# recorded: reply-length turn 2: pass — ".+"$/),
     ]);

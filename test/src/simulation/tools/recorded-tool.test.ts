@@ -55,7 +55,7 @@ describe('recorded tool', () => {
     });
   });
 
-  it('returns several recordings of the same arguments in order, then repeats the last; per tool instance', async () => {
+  it('returns the recordings of the same arguments in order, then repeats the last; per tool', async () => {
     const tool = createRecordedTool(spec);
     const status = async (target = tool) =>
       ((await executeTool([target], 'get_order', { orderId: 'B-42' }, {})).result.result as { status: string }).status;
