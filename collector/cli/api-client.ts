@@ -40,17 +40,21 @@ export function apiBase(option: string | undefined, where: string): URL {
   return url;
 }
 
-/** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
+/**
+ * GETs JSON; `explain` may turn an error status (and its body) into the line to print (exit 1), or
+ * into a failure of its own. `headers` are added to the request.
+ */
 export async function getJson(
   url: URL,
   where: string,
-  explain: (status: number) => string | undefined,
+  explain: (status: number, body: unknown) => string | CommandFailure | undefined,
+  headers: Record<string, string> = {},
 ): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(url, {
       signal: AbortSignal.timeout(API_TIMEOUT_MS),
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', ...headers },
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -76,7 +80,8 @@ export async function getJson(
   }
   if (response.ok) return body;
   const message = (body as { error?: unknown })?.error;
-  const explained = explain(response.status);
+  const explained = explain(response.status, body);
+  if (explained instanceof CommandFailure) throw explained;
   if (explained) throw new CommandFailure(explained, 1);
   if (response.status === 400) throw usage(`${where}: ${String(message)}`);
   throw new CommandFailure(

@@ -45,6 +45,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./simulate-command.ts')).simulateCommand,
   },
   {
+    name: 'scenario',
+    summary: 'turn a recorded conversation into a scenario that rehearses it: scenario from-conversation',
+    load: async () => (await import('./scenario-command.ts')).scenarioCommand,
+  },
+  {
     name: 'demo',
     summary: 'the whole loop offline: collector, instrumented agent on a scripted model, verdicts',
     load: async () => (await import('../demo/demo-command.ts')).demoCommand,
