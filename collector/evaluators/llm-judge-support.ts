@@ -204,6 +204,8 @@ export function usageAttributes(usage: ModelUsage, model: string): Record<string
 
 function json(value: unknown): JsonValue {
   if (value === undefined) return null;
+  // A tool result is often one long string (a fetched page): no copy needed.
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
   try {
     return JSON.parse(JSON.stringify(value)) as JsonValue;
   } catch {

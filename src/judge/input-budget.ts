@@ -97,16 +97,9 @@ export function shorteningNote(transcript: ShortenedTranscript): string | undefi
   const { cutEntries, omittedTurns, omittedEntries } = transcript;
   if (transcript.omittedChars === 0) return undefined;
   const how: string[] = [];
-  if (cutEntries > 0)
-    how.push(
-      `${count(cutEntries, 'long entry', 'long entries')} cut in the middle, where it reads "…[N characters omitted]…"`,
-    );
-  if (omittedTurns > 0)
-    how.push(
-      `${count(omittedTurns, 'early turn', 'early turns')} left out whole, where it reads "[turns … omitted: …]"`,
-    );
-  if (omittedEntries > 0)
-    how.push(`${count(omittedEntries, 'entry', 'entries')} left out whole, where it reads "[entries … omitted: …]"`);
+  if (cutEntries > 0) how.push(`${count(cutEntries, 'long entry', 'long entries')} ${CUT}`);
+  if (omittedTurns > 0) how.push(`${count(omittedTurns, 'early turn', 'early turns')} ${TURNS_LEFT_OUT}`);
+  if (omittedEntries > 0) how.push(`${count(omittedEntries, 'entry', 'entries')} ${ENTRIES_LEFT_OUT}`);
   const lastResort =
     transcript.keptWholeCut === 'user_messages'
       ? " Even the user's messages, final responses and tool arguments had to be cut."
@@ -119,6 +112,10 @@ export function shorteningNote(transcript: ShortenedTranscript): string | undefi
     'omitted is unknown to you: count it neither for nor against the agent.'
   );
 }
+
+const CUT = 'cut in the middle, where it reads "…[N characters omitted]…"';
+const TURNS_LEFT_OUT = 'left out whole, where it reads "[turns … omitted: …]"';
+const ENTRIES_LEFT_OUT = 'left out whole, where it reads "[entries … omitted: …]"';
 
 function count(n: number, one: string, many: string): string {
   return `${thousands(n)} ${n === 1 ? one : many}`;

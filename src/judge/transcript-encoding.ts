@@ -17,7 +17,8 @@
 
 const LINE_BREAKS_JSON_KEEPS = /[\u0085\u2028\u2029]/g;
 const HAS_LINE_BREAK_JSON_KEEPS = /[\u0085\u2028\u2029]/;
-const CLOSING_TAG = /<(\s*)\//g;
+const SPACED_CLOSING_TAG = /<(\s+)\//g;
+const HAS_SPACED_CLOSING_TAG = /<\s+\//;
 /** A name printed bare: letters, digits and `_ . : @ / -`, nothing that could read as syntax. */
 const PLAIN_NAME = /^[\p{L}\p{N}_.:@/-]{1,200}$/u;
 
@@ -41,8 +42,11 @@ function makeSafe(json: string): string {
   if (HAS_LINE_BREAK_JSON_KEEPS.test(safe)) {
     safe = safe.replace(LINE_BREAKS_JSON_KEEPS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   }
-  // `<` appears in JSON text only inside strings, where `\/` is a valid escape of `/`.
-  return safe.includes('<') ? safe.replace(CLOSING_TAG, '<$1\\/') : safe;
+  // `<` appears in JSON text only inside strings, where `\/` is a valid escape of `/`. (A plain
+  // replaceAll first: on a 2 MB page of HTML it is several times faster than the regular expression.)
+  if (!safe.includes('<')) return safe;
+  if (safe.includes('</')) safe = safe.replaceAll('</', '<\\/');
+  return HAS_SPACED_CLOSING_TAG.test(safe) ? safe.replace(SPACED_CLOSING_TAG, '<$1\\/') : safe;
 }
 
 /**

@@ -87,7 +87,11 @@ describe('shorteningNote', () => {
   it('says how much of how much was omitted, and how, in one line', () => {
     const note = shorteningNote(shortenTranscript({ turns: [{ entries }], budgetChars: 8_000 }))!;
     expect(note).toMatch(
-      /^Note: this transcript was shortened to fit the judge's input budget: [\d,]+ of [\d,]+ characters omitted \(1 long entry cut in the middle, where it reads "…\[N characters omitted\]…"\)\. What was omitted is unknown to you: count it neither for nor against the agent\.$/,
+      new RegExp(
+        /^Note: this transcript was shortened to fit the judge's input budget: [\d,]+ of [\d,]+ characters /.source +
+          /omitted \(1 long entry cut in the middle, where it reads "…\[N characters omitted\]…"\)\. /.source +
+          /What was omitted is unknown to you: count it neither for nor against the agent\.$/.source,
+      ),
     );
   });
 
@@ -113,7 +117,7 @@ describe('a judge given turns', () => {
   afterAll(() => scripted.close());
   beforeEach(() => scripted.reset());
 
-  it('judges a 300-turn conversation within its budget, each turn marked, early turns summarised as omitted', async () => {
+  it('judges a 300-turn conversation within its budget, turns marked, early turns summarised as omitted', async () => {
     scripted.fixedResponse({
       toolUse: [{ name: 'record_verdict', input: { passed: true, score: 1, explanation: 'ok' } }],
     });

@@ -30,7 +30,7 @@ async function failureFor(reply: ScriptedReply): Promise<unknown> {
 }
 
 describe('isPromptTooLongError', () => {
-  it('recognises a 400 invalid_request_error saying the prompt is too long, in any letter case, not retried', async () => {
+  it('recognises a 400 invalid_request_error saying the prompt is too long, any letter case, not retried', async () => {
     const error = await failureFor(promptTooLongReply());
     expect(isPromptTooLongError(error)).toBe(true);
     expect(isPromptTooLongError((error as Error).cause)).toBe(true);

@@ -42,7 +42,7 @@ describe('the simulation’s criteria judge within its input budget', () => {
 
   const judgeRequests = (): RecordedRequest[] => model.scripted.requests.filter((r) => roleOf(r) === 'judge');
 
-  it('shortens the agent’s long intermediate reply to fit eval_max_input_tokens, keeping the users’ messages', async () => {
+  it('shortens the agent’s long reply to fit eval_max_input_tokens, keeping the users’ messages', async () => {
     const scenario = chatScenario('budget_fixture', 'eval_max_input_tokens: 3000');
     expect(scenario.evalMaxInputTokens).toBe(3_000);
     const result = await runScenario(scenario, { model: model.client, thinkingDelays: false });
@@ -72,7 +72,7 @@ describe('the simulation’s criteria judge within its input budget', () => {
     expect(lastUserText(judgeRequests()[0])).toContain(`"${LONG_REPLY}"`);
   });
 
-  it('answers a refusal as too long once at half the budget, and a recording of it replays to the same verdict', async () => {
+  it('answers a refusal as too long once at half the budget; a recording of it replays the same verdict', async () => {
     judgeReplies.push(promptTooLongReply());
     const scenario = chatScenario('budget_fixture', 'eval_max_input_tokens: 6000');
     const recorded = await runScenario(scenario, { model: model.client, thinkingDelays: false });
@@ -96,7 +96,10 @@ describe('the simulation’s criteria judge within its input budget', () => {
     });
     expect(result.evaluation.criteria[0]).toMatchObject({ outcome: 'judge_error', passed: false });
     expect(result.evaluation.criteria[0].reasoning).toMatch(
-      /judge input too long for the model: refused at [\d,]+ characters \(~[\d,]+ tokens estimated\) within max_input_tokens 6,000, and again at [\d,]+ characters .* within half of it \(3,000\)/,
+      new RegExp(
+        /judge input too long for the model: refused at [\d,]+ characters \(~[\d,]+ tokens estimated\) /.source +
+          /within max_input_tokens 6,000, and again at [\d,]+ characters .* within half of it \(3,000\)/.source,
+      ),
     );
   });
 
