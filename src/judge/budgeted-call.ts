@@ -54,6 +54,8 @@ export function budgetedCall(
   fitTo: (maxInputTokens: number) => FittedRequest,
   onFitted?: (fitted: FittedRequest) => void,
 ): BudgetedCall {
+  if (!Number.isFinite(maxInputTokens) || maxInputTokens < 1)
+    throw new RangeError(`judge: maxInputTokens must be a positive number of tokens (got ${maxInputTokens})`);
   let fitted = fitTo(maxInputTokens);
   onFitted?.(fitted);
   let refused: FittedRequest | undefined;
@@ -70,7 +72,7 @@ export function budgetedCall(
           if (!isPromptTooLongError(error)) throw error;
           if (refused) throw new JudgeInputTooLongError(refused, fitted, error);
           refused = fitted;
-          fitted = fitTo(Math.floor(fitted.maxInputTokens / 2));
+          fitted = fitTo(Math.max(1, Math.floor(fitted.maxInputTokens / 2)));
           onFitted?.(fitted);
         }
       }

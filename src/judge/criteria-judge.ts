@@ -6,7 +6,9 @@
  * `require_tool_call` is checked against the transcript's tool calls (a missing call fails the
  * criterion without asking the model), scored/rubric criteria without a threshold use
  * DEFAULT_PASS_THRESHOLD, an unreadable reply is retried once and then fails the criterion (fail
- * closed), and the verdict has an overall pass (docs/design-notes.md says why).
+ * closed), and the verdict has an overall pass (docs/design-notes.md says why). Each criterion's
+ * request is fitted to `maxInputTokens` (budgeted-call.ts); its result says how many characters of
+ * the transcript it left out, the verdict the most any criterion did.
  */
 import { budgetedCall } from './budgeted-call.ts';
 import { effectiveThreshold, type Criterion, type CriterionType } from './criterion.ts';

@@ -117,6 +117,15 @@ describe('a judge given turns', () => {
   afterAll(() => scripted.close());
   beforeEach(() => scripted.reset());
 
+  it('refuses a budget that is not a positive number before calling the model', async () => {
+    const model = createAnthropicModelClient({ baseURL: scripted.baseURL, apiKey: 'k', maxRetries: 0 });
+    for (const maxInputTokens of [0, -5, Number.NaN])
+      await expect(judgeRubric({ model, transcript: [user('q')], rubric: 'r', maxInputTokens })).rejects.toThrow(
+        /maxInputTokens must be a positive number of tokens/,
+      );
+    expect(scripted.requests).toHaveLength(0);
+  });
+
   it('judges a 300-turn conversation within its budget, turns marked, early turns summarised as omitted', async () => {
     scripted.fixedResponse({
       toolUse: [{ name: 'record_verdict', input: { passed: true, score: 1, explanation: 'ok' } }],
