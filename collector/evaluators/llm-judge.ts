@@ -11,9 +11,9 @@
  * goes on the Evaluation as `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` with
  * `gen_ai.request.model`; when the judge fails after calling the model, the same attributes (and
  * `judge_calls`) go on the failed outcome. Every verdict, and every failed outcome of a judge that
- * sent a request, carries `evalon.judge.transcript.omitted_chars`. Each model call is a `chat <model>` span in the
- * interaction's trace, child of this evaluation's span, through the recorder the runtime creates
- * the evaluator with (judge-calls.ts).
+ * sent a request, carries `evalon.judge.transcript.omitted_chars`. Each model call is a
+ * `chat <model>` span in the interaction's trace, child of this evaluation's span, through the
+ * recorder the runtime creates the evaluator with (judge-calls.ts).
  */
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
