@@ -258,3 +258,48 @@ describe.each([
     expect(scripted.requests).toHaveLength(0);
   });
 });
+
+describe('criteria-judge resumed from progress saved without a budget', () => {
+  it('judges the remaining criterion within the default budget and reports what it left out', async () => {
+    scripted.fixedResponse(criterionVerdict);
+    const record = longRecord();
+    const state = {
+      criteria: ['The agent is truthful', 'The agent is brief'].map((description) => ({
+        name: description,
+        description,
+        criterionType: 'binary',
+        requireToolCall: false,
+        weight: 1,
+      })),
+      promptTemplate: 'Judge the interaction.',
+      modelName: 'claude-judge',
+      results: [
+        {
+          name: 'The agent is truthful',
+          description: 'The agent is truthful',
+          criterionType: 'binary',
+          weight: 1,
+          passed: true,
+          score: 1,
+          reasoning: 'fine',
+          outcome: 'judged',
+          usage: { input_tokens: 100, output_tokens: 10 },
+        },
+      ],
+      calls: 1,
+    };
+    const result = await EvaluatorTestKit.of(definitions['criteria-judge']())
+      .withLedger(TestLedgerClient.create().seed(record))
+      .withProgress({
+        step: 'judge-criterion',
+        input: 1,
+        state,
+        completedSteps: 2,
+        firstStartedAt: new Date().toISOString(),
+      })
+      .evaluate(Subject.interaction(record.interactionId, record.agentId));
+    expect(scripted.requests).toHaveLength(1);
+    expect(requestChars(scripted.requests[0].body as ModelRequest)).toBeLessThanOrEqual(100_000 * CHARS_PER_TOKEN);
+    expect(result.getEvaluation().attributes[OMITTED]).toBeGreaterThan(1_700_000);
+  });
+});
