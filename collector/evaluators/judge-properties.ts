@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { strictObject } from '../../src/config/strict-object.ts';
 import { configValues } from '../../src/evaluation/config-values.ts';
 import { criteriaSchema } from '../../src/judge/criterion-schema.ts';
+import { MIN_MAX_INPUT_TOKENS } from '../../src/judge/input-budget.ts';
 import { whenRead } from '../config/schema-kit.ts';
 
 /** Properties every LLM judge takes. */
@@ -17,12 +18,16 @@ export const JUDGE_PROPERTIES = {
   /** Replaces the judge's default instructions. */
   prompt_template: configValues.string().optional(),
   'prompt-template': configValues.string().optional(),
+  /** The tokens one judge request may take, estimated; the transcript is shortened to fit. */
+  max_input_tokens: configValues.int({ min: MIN_MAX_INPUT_TOKENS }).optional(),
+  'max-input-tokens': configValues.int({ min: MIN_MAX_INPUT_TOKENS }).optional(),
 };
 
 /** Keys written in two spellings: only one may be set. */
 const SPELLINGS: ReadonlyArray<readonly [string, string]> = [
   ['prompt_template', 'prompt-template'],
   ['pass_threshold', 'pass-threshold'],
+  ['max_input_tokens', 'max-input-tokens'],
 ];
 
 function oneSpelling(properties: Record<string, unknown>, context: z.RefinementCtx): void {

@@ -101,6 +101,12 @@ export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
 
+/**
+ * On a judge's evaluation (verdict or failed outcome): characters of the rendered transcript left
+ * out of what the judge read to fit its input budget (`max_input_tokens`); 0 when it read it whole.
+ */
+export const EVALON_JUDGE_TRANSCRIPT_OMITTED_CHARS = 'evalon.judge.transcript.omitted_chars';
+
 /** A judge-call span: how many HTTP attempts the call took. */
 export const EVALON_MODEL_ATTEMPTS = 'evalon.model.attempts';
 /** The attributes of one `evalon.model.retry` event. */

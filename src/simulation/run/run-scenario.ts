@@ -51,6 +51,8 @@ export interface RunScenarioOptions {
   trial?: number;
   modelName?: string;
   judgeModelName?: string;
+  /** Tokens each judge request may take; overrides the scenario's `eval_max_input_tokens`. */
+  judgeMaxInputTokens?: number;
   onEntry?: (entry: JudgeTranscriptEntry) => void;
   /** Each evaluated-agent step, for telemetry (see telemetry/otlp-telemetry.ts). */
   onAgentTurn?: (turn: SimulationAgentTurn) => void;
@@ -111,9 +113,13 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     ...(options.modelName ? { modelName: options.modelName } : {}),
   });
 
+  const maxInputTokens = options.judgeMaxInputTokens ?? scenario.evalMaxInputTokens;
   const judged = await judgeCriteria({
     criteria: scenario.evalCriteria,
     transcript: simulation.transcript,
+    // Every party but the agent under test plays a user: their messages are kept whole longest.
+    isUserMessage: (entry) => entry.sender !== evaluated.name,
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
     model,
     scenario: {
       name: scenario.name,

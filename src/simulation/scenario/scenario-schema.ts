@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { criteriaSchema } from '../../judge/criterion-schema.ts';
 import { DEFAULT_CRITERION_WEIGHT } from '../../judge/criterion.ts';
+import { MIN_MAX_INPUT_TOKENS } from '../../judge/input-budget.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 import { describeValue } from '../../config/describe-value.ts';
 import { strictObject } from '../../config/strict-object.ts';
@@ -171,6 +172,13 @@ const scenarioFile = strictObject(
       .positive({ error: 'expected a positive whole number' })
       .default(DEFAULT_MAX_TURNS),
     eval_prompt_template: text('prompt template').optional(),
+    eval_max_input_tokens: z
+      .number({ error: (issue) => `expected a whole number of tokens, got ${got(issue.input)}` })
+      .int({ error: 'expected a whole number of tokens' })
+      .min(MIN_MAX_INPUT_TOKENS, {
+        error: `expected at least ${MIN_MAX_INPUT_TOKENS} tokens (the judge's instructions alone take several hundred)`,
+      })
+      .optional(),
     eval_criteria: criteriaSchema.default([]),
     expect_context: z
       .array(expectation, {
@@ -216,6 +224,7 @@ export const scenarioSchema = scenarioFile.superRefine(checkReferences, { when: 
     context: raw.context,
     maxTurns: raw.max_turns,
     ...(raw.eval_prompt_template?.trim() ? { evalPromptTemplate: raw.eval_prompt_template } : {}),
+    ...(raw.eval_max_input_tokens !== undefined ? { evalMaxInputTokens: raw.eval_max_input_tokens } : {}),
     evalCriteria: raw.eval_criteria,
     expectContext: raw.expect_context,
   }),

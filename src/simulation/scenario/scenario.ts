@@ -107,6 +107,8 @@ export interface Scenario {
   /** A conversation ends the run after 2 × maxTurns non-empty messages. */
   maxTurns: number;
   evalPromptTemplate?: string;
+  /** Tokens each judge request may take (the judge's default, 100,000, when absent). */
+  evalMaxInputTokens?: number;
   evalCriteria: Criterion[];
   expectContext: ContextExpectation[];
   /** The file it was loaded from, when it was. */

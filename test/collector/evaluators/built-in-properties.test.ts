@@ -113,8 +113,19 @@ describe('llm-judge', () => {
       'prompt-template: is the same property as prompt_template: set one of them',
     ]);
     expect(problems('llm-judge', { rubric: 'r', critera: [] })).toEqual([
-      'critera: is not a property of llm-judge (known properties: model, prompt_template, prompt-template, rubric, ' +
-        'pass_threshold, pass-threshold)',
+      'critera: is not a property of llm-judge (known properties: model, prompt_template, prompt-template, ' +
+        'max_input_tokens, max-input-tokens, rubric, pass_threshold, pass-threshold)',
+    ]);
+  });
+
+  it('takes max_input_tokens, a whole number of at least 1,000, in one spelling', () => {
+    expect(problems('llm-judge', { rubric: 'r', max_input_tokens: 50_000 })).toEqual([]);
+    expect(problems('criteria-judge', { criteria: ['Polite'], 'max-input-tokens': '8000' })).toEqual([]);
+    expect(problems('llm-judge', { rubric: 'r', max_input_tokens: 10 })).toEqual([
+      'max_input_tokens: must be at least 1000 (got 10)',
+    ]);
+    expect(problems('llm-judge', { rubric: 'r', max_input_tokens: 5000, 'max-input-tokens': 6000 })).toEqual([
+      'max-input-tokens: is the same property as max_input_tokens: set one of them',
     ]);
   });
 });
