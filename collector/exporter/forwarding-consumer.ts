@@ -8,9 +8,10 @@ import type { SpanForwarder } from './otlp/span-forwarder.ts';
 
 export function createForwardingConsumer(next: SpanConsumer, forwarder: Pick<SpanForwarder, 'forward'>): SpanConsumer {
   return {
-    async consume(spans) {
-      await next.consume(spans);
-      forwarder.forward(spans);
+    headAttributes: next.headAttributes,
+    async consume(batch) {
+      await next.consume(batch);
+      forwarder.forward(batch.spans());
     },
   };
 }

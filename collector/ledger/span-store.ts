@@ -8,6 +8,7 @@
  * The receiver acknowledges an OTLP request only after that.
  */
 import type { SpanData } from '../model/span.ts';
+import type { SpanBatch } from '../model/span-batch.ts';
 
 /** A late span: it arrived after the interaction it belongs to was completed. */
 export interface LateSpan {
@@ -16,8 +17,11 @@ export interface LateSpan {
 }
 
 export interface SpanStore {
-  /** Durably stores received spans (the write-ahead path). Resolves once durable. */
-  appendSpans(spans: SpanData[]): Promise<void>;
+  /**
+   * Durably stores received spans (the write-ahead path), decoded or as a received batch (whose
+   * bytes are stored as received). Resolves once durable.
+   */
+  appendSpans(spans: SpanData[] | SpanBatch): Promise<void>;
 
   /** Every span stored by `appendSpans` whose trace has not been released: what a restart replays. */
   loadPendingSpans(): Promise<SpanData[]>;

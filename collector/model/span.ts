@@ -70,6 +70,21 @@ export interface SpanData {
   origin: SpanOrigin;
 }
 
+/**
+ * What deciding interactions needs of a span before its content: ids, flags, name, scope, and only
+ * the attributes that were asked for. A `SpanData` is a `SpanHead` too.
+ */
+export interface SpanHead {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  /** Only some attributes (those asked for); a `SpanData`'s are all of them. */
+  attributes: Attributes;
+  flags: number;
+  origin: Pick<SpanOrigin, 'scopeName'>;
+}
+
 /** True when the span's flags say that its parent lives in another process. */
 export function hasRemoteParent(span: Pick<SpanData, 'flags' | 'parentSpanId'>): boolean {
   return span.parentSpanId !== undefined && (span.flags & SPAN_FLAGS_IS_REMOTE) !== 0;

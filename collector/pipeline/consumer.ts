@@ -2,12 +2,18 @@
  * The one consumer contract every pipeline stage implements (as the OpenTelemetry Collector's
  * `ConsumeTraces`): a stage is given `next`, never builds it. `consume` resolves once the batch is
  * safely handed on (for the interaction processor: durably stored), and rejects with a
- * `BackpressureError` when the stage is saturated and the sender should retry later.
+ * `BackpressureError` when the stage is saturated and the sender should retry later. A batch is
+ * decoded only as far as a stage asks (`collector/model/span-batch.ts`).
  */
-import type { SpanData } from '../model/span.ts';
+import type { SpanBatch } from '../model/span-batch.ts';
 
 export interface SpanConsumer {
-  consume(spans: SpanData[]): Promise<void>;
+  consume(batch: SpanBatch): Promise<void>;
+  /**
+   * The attributes this stage reads from spans' heads (`SpanBatch.heads`) before anything else:
+   * a receiver decodes those while it checks a request, and the rest of a span only on demand.
+   */
+  readonly headAttributes?: ReadonlySet<string>;
 }
 
 export interface Lifecycle {

@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildRealisticSpans, serializeJson, serializeProtobuf } from '../fixtures/otlp/realistic-spans.ts';
 import { startTestCollector, type TestCollector } from '../helpers/collector.ts';
+import { mutateBytes, pick, random, type Rng } from '../fixtures/otlp/mutate-bytes.ts';
 
 const CASES_PER_ENCODING = 3_000;
 const IN_FLIGHT = 8;
@@ -29,53 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await collector?.close();
 });
-
-/** mulberry32: small, seeded, good enough to pick mutations. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Rng = () => number;
-const pick = (rng: Rng, n: number) => Math.floor(rng() * n);
-
-/** Byte-level mutations: flips, overwrites, truncation, insertion, deletion, duplication. */
-function mutateBytes(body: Uint8Array, rng: Rng): Uint8Array {
-  const bytes = Uint8Array.from(body);
-  switch (pick(rng, 6)) {
-    case 0: {
-      for (let i = 0, n = 1 + pick(rng, 8); i < n; i++) bytes[pick(rng, bytes.length)] ^= 1 << pick(rng, 8);
-      return bytes;
-    }
-    case 1: {
-      for (let i = 0, n = 1 + pick(rng, 4); i < n; i++)
-        bytes[pick(rng, bytes.length)] = [0x00, 0xff, 0x7f, 0x80, 0x0a, 0x22][pick(rng, 6)];
-      return bytes;
-    }
-    case 2:
-      return bytes.subarray(0, pick(rng, bytes.length));
-    case 3: {
-      const at = pick(rng, bytes.length);
-      const junk = Uint8Array.from({ length: 1 + pick(rng, 16) }, () => pick(rng, 256));
-      return concat(bytes.subarray(0, at), junk, bytes.subarray(at));
-    }
-    case 4: {
-      const at = pick(rng, bytes.length);
-      return concat(bytes.subarray(0, at), bytes.subarray(Math.min(bytes.length, at + 1 + pick(rng, 64))));
-    }
-    default: {
-      const at = pick(rng, bytes.length);
-      const length = 1 + pick(rng, 256);
-      return concat(bytes.subarray(0, at), bytes.subarray(at, at + length), bytes.subarray(at));
-    }
-  }
-}
 
 const ODD_VALUES: unknown[] = [
   null,
@@ -129,16 +83,6 @@ function mutateJsonTree(body: Uint8Array, rng: Rng): Uint8Array {
     else parent[`${key as string}`] = [parent[key as string], parent[key as string]];
   }
   return new TextEncoder().encode(JSON.stringify(root));
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 interface Reply {

@@ -1,6 +1,7 @@
 /** A test double of the next pipeline stage: records what it is given, fails when told to. */
 import type { SpanConsumer } from '../../collector/pipeline/consumer.ts';
 import type { SpanData } from '../../collector/model/span.ts';
+import type { SpanBatch } from '../../collector/model/span-batch.ts';
 
 export class InMemorySpanConsumer implements SpanConsumer {
   readonly batches: SpanData[][] = [];
@@ -22,10 +23,10 @@ export class InMemorySpanConsumer implements SpanConsumer {
     };
   }
 
-  async consume(spans: SpanData[]): Promise<void> {
+  async consume(batch: SpanBatch): Promise<void> {
     if (this.gate !== undefined) await this.gate;
     if (this.failures.length > 0) throw this.failures.shift();
-    this.batches.push(spans);
+    this.batches.push(batch.spans());
   }
 
   spans(): SpanData[] {

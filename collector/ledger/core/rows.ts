@@ -6,10 +6,11 @@
  */
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
+import type { SpanBatch } from '../../model/span-batch.ts';
 import { LedgerStoreError } from '../errors.ts';
 import type { DurableProgress, EvaluationLease, QueuedEvaluation } from '../evaluation-queue.ts';
 import { parseIsoTime } from '../interaction-query.ts';
-import { CODEC_V8, encodeSpans } from './span-codec.ts';
+import { CODEC_OTLP_PROTOBUF, CODEC_V8, encodeSpans } from './span-codec.ts';
 
 export interface SpanRow {
   traceId: string;
@@ -18,8 +19,22 @@ export interface SpanRow {
   bytes: Uint8Array;
 }
 
-/** One row per trace of the batch, its spans encoded together in their order of arrival. */
-export function spanRows(spans: SpanData[], where: string): SpanRow[] {
+/**
+ * One row per trace of the batch, its spans encoded together in their order of arrival: a batch
+ * received as OTLP/protobuf keeps its bytes (one view per trace into the batch's buffer), decoded
+ * spans are encoded.
+ */
+export function spanRows(spans: SpanData[] | SpanBatch, where: string): SpanRow[] {
+  if (!Array.isArray(spans)) {
+    const traces = spans.byTrace;
+    if (traces === undefined) return spanRows(spans.spans(), where);
+    return traces.traceIds.map((traceId, i) => ({
+      traceId,
+      count: traces.spanCounts[i],
+      codec: CODEC_OTLP_PROTOBUF,
+      bytes: traces.bytes.subarray(traces.offsets[i], traces.offsets[i + 1]),
+    }));
+  }
   const byTrace = new Map<string, SpanData[]>();
   for (const span of spans) {
     if (typeof span?.traceId !== 'string' || span.traceId === '') {

@@ -1,19 +1,27 @@
 /**
- * How every ledger store encodes spans (pending and late): the V8 serializer (`node:v8`). It keeps
- * every attribute type as it is (Uint8Array included, where JSON would need a replacer and a
- * reviver), writes a span's shared `origin` once per row, and measured faster than JSON both ways
- * (docs/benchmarks.md, "Ledger store choice"). Node documents the format as backward-compatible,
- * so data written by an older Node reads on a newer one. Each row names its codec, so a later
- * codec can be added without rewriting old rows.
+ * How every ledger store encodes spans (pending and late). Each row names its codec, so rows
+ * written in an earlier codec stay readable:
  *
- * Decoded byte arrays are views into the row's buffer (V8 does not copy them): a span holding one
- * keeps its row's bytes alive until the span itself is dropped.
+ * - `CODEC_OTLP_PROTOBUF` (2): the spans of one trace as the collector received them, an OTLP
+ *   ExportTraceServiceRequest cut from the received request (`collector/model/otlp-protobuf/`).
+ *   Nothing is encoded to store them, and decoding them is the collector's own OTLP decoder
+ *   (faster than the V8 deserializer, docs/benchmarks.md). Spans received as OTLP/protobuf are
+ *   stored this way.
+ * - `CODEC_V8` (1): the V8 serializer (`node:v8`), for spans given decoded (received as OTLP/JSON,
+ *   late spans, tests). It keeps every attribute type as it is (Uint8Array included) and writes a
+ *   span's shared `origin` once per row. Node documents the format as backward-compatible.
+ *
+ * Decoded byte arrays of codec 1 are views into the row's buffer (V8 does not copy them): a span
+ * holding one keeps its row's bytes alive until the span itself is dropped. Codec 2 copies them.
  */
 import { deserialize, serialize } from 'node:v8';
 import type { SpanData } from '../../model/span.ts';
+import { createSpanRejections } from '../../model/span-rejections.ts';
+import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
 import { LedgerStoreError } from '../errors.ts';
 
 export const CODEC_V8 = 1;
+export const CODEC_OTLP_PROTOBUF = 2;
 
 export function encodeSpans(spans: SpanData[]): Uint8Array {
   try {
@@ -27,8 +35,25 @@ export function encodeSpans(spans: SpanData[]): Uint8Array {
 }
 
 export function decodeSpans(codec: number, bytes: Uint8Array, where: string): SpanData[] {
+  if (codec === CODEC_OTLP_PROTOBUF) return decodeOtlp(bytes, where);
   if (codec !== CODEC_V8) {
     throw new LedgerStoreError(`ledger ${where}: unknown span codec ${codec} (written by a newer Evalon?)`);
   }
   return deserialize(bytes) as SpanData[];
+}
+
+function decodeOtlp(bytes: Uint8Array, where: string): SpanData[] {
+  const rejections = createSpanRejections();
+  let spans: SpanData[];
+  try {
+    spans = decodeProtobufRequest(bytes, rejections);
+  } catch (error) {
+    throw new LedgerStoreError(`ledger ${where}: stored spans cannot be decoded: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  // The receiver checked these bytes before they were stored: a refused span means damage.
+  const refused = rejections.message();
+  if (refused !== undefined) throw new LedgerStoreError(`ledger ${where}: stored spans are damaged: ${refused}`);
+  return spans;
 }

@@ -132,9 +132,10 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     appendSpans(spans) {
       return run('appendSpans', async () => {
-        if (spans.length === 0) return;
+        const rows = spanRows(spans, where);
+        if (rows.length === 0) return;
         await claim();
-        await spanWriter.append(spanRows(spans, where));
+        await spanWriter.append(rows);
       });
     },
 

@@ -103,8 +103,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
     async appendSpans(spans) {
       ensureOpen();
-      if (spans.length === 0) return;
-      await writer.write({ op: 'appendSpans', rows: spanRows(spans, path) });
+      const rows = spanRows(spans, path);
+      if (rows.length === 0) return;
+      await writer.write({ op: 'appendSpans', rows });
     },
 
     async loadPendingSpans() {

@@ -13,7 +13,7 @@
  * - otherwise completion `timeout` once `decision_wait` has passed since the trace's last span,
  *   or when the trace is evicted because `max_pending_traces` is exceeded.
  */
-import { hasRemoteParent, type SpanData } from '../../model/span.ts';
+import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import { resolveOwnership, type Ownership, type SpanNode, type TraceState } from './trace-state.ts';
@@ -30,7 +30,7 @@ export interface AssemblerOptions {
   /** Timer granularity in ms (default 100). */
   granularityMs?: number;
   onEvict?: (traceId: string, pendingTraces: number) => void;
-  classify?: (span: SpanData) => Invocation | undefined;
+  classify?: (span: SpanHead) => Invocation | undefined;
 }
 
 export interface InteractionDecision {
@@ -54,7 +54,7 @@ export interface Decisions {
 }
 
 export interface AddResult {
-  late: Array<{ span: SpanData; interactionId: string }>;
+  late: Array<{ span: SpanHead; interactionId: string }>;
   duplicates: number;
 }
 
@@ -67,7 +67,8 @@ export interface AssemblerStats {
 }
 
 export interface Assembler {
-  add(spans: SpanData[], now: number): AddResult;
+  /** Adds received spans (their heads: ids, flags and what `classify` reads are enough). */
+  add(spans: readonly SpanHead[], now: number): AddResult;
   collectDue(now: number): Decisions;
   /** Decides every pending trace now (completion `timeout` for what is not structurally complete). */
   flushAll(now: number): Decisions;
@@ -129,7 +130,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
   }
 
-  function add(spans: SpanData[], now: number): AddResult {
+  function add(spans: readonly SpanHead[], now: number): AddResult {
     const result: AddResult = { late: [], duplicates: 0 };
     const touched = new Set<TraceState>();
     const added: Array<[TraceState, SpanNode]> = [];

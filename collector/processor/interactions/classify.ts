@@ -6,15 +6,22 @@
  * `classifyInvocation` runs on every received span, so its negative path is a handful of property
  * reads and set lookups, with no allocation. Everything else here runs once per interaction.
  */
-import type { AttributeValue, Attributes, SpanData } from '../../model/span.ts';
+import type { AttributeValue, Attributes, SpanData, SpanHead } from '../../model/span.ts';
 import {
   AGENT_NAME,
+  AI_OPERATION_ID,
   AI_TELEMETRY_FUNCTION_ID,
   EVALON_AGENT_ROLES,
   GEN_AI_AGENT_ID,
   GEN_AI_AGENT_NAME,
+  GEN_AI_OPERATION_NAME,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_SYSTEM,
+  LLM_REQUEST_TYPE,
+  OPENINFERENCE_SPAN_KIND,
   SERVICE_NAME,
   TRACELOOP_ENTITY_NAME,
+  TRACELOOP_SPAN_KIND,
 } from '../../../src/model/attributes.ts';
 import { dialectOf, roleIn, type Dialect } from './dialects/dialect.ts';
 
@@ -29,22 +36,42 @@ export interface Invocation {
   agentIdentity?: string;
 }
 
+/**
+ * Every attribute `classifyInvocation` reads, and so all a span's head must carry for the
+ * interactions to be decided (`SpanBatch.heads`); the rest is decoded once an interaction is. A
+ * test runs the classifier over every dialect's spans and fails on a read of any other key.
+ */
+export const CLASSIFIED_ATTRIBUTES: ReadonlySet<string> = new Set([
+  OPENINFERENCE_SPAN_KIND,
+  TRACELOOP_SPAN_KIND,
+  GEN_AI_OPERATION_NAME,
+  AI_OPERATION_ID,
+  LLM_REQUEST_TYPE,
+  GEN_AI_SYSTEM,
+  GEN_AI_REQUEST_MODEL,
+  GEN_AI_AGENT_ID,
+  GEN_AI_AGENT_NAME,
+  AGENT_NAME,
+  TRACELOOP_ENTITY_NAME,
+  AI_TELEMETRY_FUNCTION_ID,
+]);
+
 /** The resource fallback for an agent that names itself nowhere. */
 export const UNKNOWN_AGENT = 'unknown_agent';
 
 /** The invocation `span` is, or undefined when it is none. */
-export function classifyInvocation(span: SpanData): Invocation | undefined {
+export function classifyInvocation(span: SpanHead): Invocation | undefined {
   const dialect = dialectOf(span);
   return roleIn(dialect, span) === 'invocation' ? invocation(dialect, span) : undefined;
 }
 
-function invocation(dialect: Dialect, span: SpanData): Invocation {
+function invocation(dialect: Dialect, span: SpanHead): Invocation {
   const agentIdentity = identityOf(dialect, span);
   return agentIdentity === undefined ? { dialect } : { dialect, agentIdentity };
 }
 
 /** gen_ai.agent.id, else gen_ai.agent.name, else the dialect's own agent name. */
-function identityOf(dialect: Dialect, span: SpanData): string | undefined {
+function identityOf(dialect: Dialect, span: SpanHead): string | undefined {
   const attributes = span.attributes;
   return (
     nonEmptyString(attributes[GEN_AI_AGENT_ID]) ??
@@ -54,7 +81,7 @@ function identityOf(dialect: Dialect, span: SpanData): string | undefined {
 }
 
 /** The agent name in the dialect's own attributes. */
-export function dialectAgentName(dialect: Dialect, span: SpanData): string | undefined {
+export function dialectAgentName(dialect: Dialect, span: SpanHead): string | undefined {
   const attributes = span.attributes;
   switch (dialect) {
     case 'openinference':

@@ -8,13 +8,15 @@
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { SpanData } from '../../model/span.ts';
+import type { SpanData, SpanHead } from '../../model/span.ts';
+import type { SpanBatch } from '../../model/span-batch.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
 import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
+import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
 import type { InteractionsProcessorConfig } from './config.ts';
@@ -106,7 +108,7 @@ export function createInteractionsProcessor(options: {
   const appending = new Map<string, number>();
   const inFlight = new Set<Promise<void>>();
 
-  async function consume(spans: SpanData[]): Promise<void> {
+  async function consume(batch: SpanBatch): Promise<void> {
     if (stopped)
       throw new BackpressureError('interactions: the collector is shutting down', {
         retryAfterSeconds: 5,
@@ -117,7 +119,7 @@ export function createInteractionsProcessor(options: {
         retryAfterSeconds: 1,
         status: 503,
       });
-    if (spans.length === 0) return;
+    if (batch.spanCount === 0) return;
     if (inFlight.size >= maxQueued) {
       throw new BackpressureError(`interactions: ${inFlight.size} batches are waiting for the ledger store`, {
         retryAfterSeconds: 1,
@@ -132,7 +134,7 @@ export function createInteractionsProcessor(options: {
         { retryAfterSeconds: 1 },
       );
     }
-    const work = append(spans);
+    const work = append(batch);
     inFlight.add(work);
     try {
       await work;
@@ -141,15 +143,18 @@ export function createInteractionsProcessor(options: {
     }
   }
 
-  async function append(spans: SpanData[]): Promise<void> {
+  async function append(batch: SpanBatch): Promise<void> {
+    // What deciding interactions needs; the content is decoded once an interaction is decided.
+    const heads = batch.heads;
     const traceIds = new Set<string>();
-    for (const span of spans) traceIds.add(span.traceId);
+    for (const span of heads) traceIds.add(span.traceId);
     for (const traceId of traceIds) appending.set(traceId, (appending.get(traceId) ?? 0) + 1);
-    let late: ReturnType<Assembler['add']>['late'] = [];
+    let late: LateSpan[] = [];
     try {
-      await store.appendSpans(spans);
-      stats.spansReceived += spans.length;
-      late = assembler.add(spans, clock()).late;
+      await store.appendSpans(batch);
+      stats.spansReceived += batch.spanCount;
+      const added = assembler.add(heads, clock()).late;
+      if (added.length > 0) late = lateSpans(batch, added);
     } finally {
       for (const traceId of traceIds) {
         const count = appending.get(traceId)! - 1;
@@ -249,6 +254,8 @@ export function createInteractionsProcessor(options: {
 
   const processor: InteractionsProcessor = {
     consume,
+    // What the classifier reads: receivers decode only these before the spans are stored.
+    headAttributes: CLASSIFIED_ATTRIBUTES,
     tick,
     assembler,
     stats,
@@ -279,6 +286,16 @@ export function createInteractionsProcessor(options: {
     },
   };
   return processor;
+}
+
+/** The late spans the assembler found among a batch's heads, decoded in full from the batch. */
+function lateSpans(batch: SpanBatch, late: ReadonlyArray<{ span: SpanHead; interactionId: string }>): LateSpan[] {
+  const byId = new Map<string, SpanData>();
+  for (const span of batch.spans()) {
+    const key = `${span.traceId}/${span.spanId}`;
+    if (!byId.has(key)) byId.set(key, span);
+  }
+  return late.map(({ span, interactionId }) => ({ span: byId.get(`${span.traceId}/${span.spanId}`)!, interactionId }));
 }
 
 /** The traces a batch of decisions decided something of, each once. */

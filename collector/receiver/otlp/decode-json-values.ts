@@ -5,7 +5,7 @@
  */
 import type { AttributeValue, Attributes } from '../../model/span.ts';
 import { JsonShapeError, describe, isObject, readArray, readDouble, readInt64, readObject } from './json-fields.ts';
-import { setAttribute } from './set-attribute.ts';
+import { setAttribute } from '../../model/set-attribute.ts';
 
 /** Deeper AnyValue nesting than this is refused: it is never legitimate and would risk the stack. */
 const MAX_VALUE_DEPTH = 64;

@@ -22,7 +22,7 @@ import {
   readUint32,
   type JsonObject,
 } from './json-fields.ts';
-import { spanPath, type SpanRejections } from './span-rejections.ts';
+import { spanPath, type SpanRejections } from '../../model/span-rejections.ts';
 
 const SPAN_KIND_NAMES: Record<string, number> = {
   SPAN_KIND_UNSPECIFIED: 0,

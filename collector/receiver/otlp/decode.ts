@@ -1,12 +1,19 @@
 /**
- * The receiver's decode step, also what the ingest benchmark calls: a request body in either OTLP
- * encoding becomes the spans to hand on, plus what was refused span by span (partial success).
- * A body that cannot be decoded at all throws OtlpDecodeError.
+ * The receiver's decode step. `receiveTraceRequest` is what the receiver does with a body: an
+ * OTLP/protobuf body is checked and cut by trace, not decoded (the stages decode what they need of
+ * it, `collector/model/span-batch.ts`); an OTLP/JSON body is decoded. `decodeTraceRequest`
+ * decodes a body in full into spans (tests, the ingest benchmark's decode-only baseline). Both
+ * report what was refused span by span (partial success), the same way for the same body; a body
+ * that cannot be decoded at all throws OtlpDecodeError.
  */
 import type { SpanData } from '../../model/span.ts';
+import { spanBatchOf, type SpanBatch } from '../../model/span-batch.ts';
+import { createSpanRejections, type SpanRejections } from '../../model/span-rejections.ts';
+import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
+import { createKeyMatcher, type KeyMatcher } from '../../model/otlp-protobuf/key-matcher.ts';
+import { receivedBatch } from '../../model/otlp-protobuf/received-batch.ts';
+import { scanProtobufRequest } from '../../model/otlp-protobuf/scan-request.ts';
 import { decodeJsonRequest } from './decode-json.ts';
-import { decodeProtobufRequest } from './decode-protobuf.ts';
-import { createSpanRejections } from './span-rejections.ts';
 
 export type OtlpFormat = 'protobuf' | 'json';
 
@@ -19,11 +26,41 @@ export interface DecodedTraceRequest {
   rejectionMessage?: string;
 }
 
+export interface ReceivedTraceRequest {
+  /** The valid spans, as the pipeline passes them on. */
+  batch: SpanBatch;
+  rejectedSpans: number;
+  rejectionMessage?: string;
+}
+
 export function decodeTraceRequest(body: Uint8Array, format: OtlpFormat): DecodedTraceRequest {
   const rejections = createSpanRejections();
   const spans = format === 'protobuf' ? decodeProtobufRequest(body, rejections) : decodeJsonRequest(body, rejections);
+  return { spans, ...rejected(rejections) };
+}
+
+const NO_HEAD_ATTRIBUTES = createKeyMatcher(new Set());
+
+/**
+ * Receives a body: its spans' heads carry the attributes `headAttributes` names
+ * (`createKeyMatcher(next.headAttributes)`, made once per receiver).
+ */
+export function receiveTraceRequest(
+  body: Uint8Array,
+  format: OtlpFormat,
+  headAttributes: KeyMatcher = NO_HEAD_ATTRIBUTES,
+): ReceivedTraceRequest {
+  const rejections = createSpanRejections();
+  const batch =
+    format === 'protobuf'
+      ? receivedBatch(scanProtobufRequest(body, headAttributes, rejections))
+      : spanBatchOf(decodeJsonRequest(body, rejections));
+  return { batch, ...rejected(rejections) };
+}
+
+function rejected(rejections: SpanRejections): { rejectedSpans: number; rejectionMessage?: string } {
   const rejectionMessage = rejections.message();
   return rejectionMessage === undefined
-    ? { spans, rejectedSpans: 0 }
-    : { spans, rejectedSpans: rejections.count(), rejectionMessage };
+    ? { rejectedSpans: 0 }
+    : { rejectedSpans: rejections.count(), rejectionMessage };
 }

@@ -3,16 +3,8 @@
  * `<where>: <what> (<hint>)`. The receiver maps them to HTTP statuses by class, never by text.
  */
 
-/** The request body cannot be decoded at all: the receiver answers 400 (not retryable). */
-export class OtlpDecodeError extends Error {
-  /** Where in the request the problem is (`resourceSpans[0].scopeSpans`), when known. */
-  readonly field?: string;
-  constructor(message: string, options: { field?: string; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
-    this.name = 'OtlpDecodeError';
-    this.field = options.field;
-  }
-}
+// The request body cannot be decoded at all (400): shared with the ledger, which decodes stored spans.
+export { OtlpDecodeError } from '../../model/otlp-decode-error.ts';
 
 /** The body is larger than `max_request_body_size`, on the wire or once decompressed: 413. */
 export class BodyTooLargeError extends Error {

@@ -14,7 +14,8 @@ import {
   formatOfContentType,
   parseContentEncoding,
 } from './content-negotiation.ts';
-import { decodeTraceRequest, type DecodedTraceRequest, type OtlpFormat } from './decode.ts';
+import { createKeyMatcher } from '../../model/otlp-protobuf/key-matcher.ts';
+import { receiveTraceRequest, type OtlpFormat, type ReceivedTraceRequest } from './decode.ts';
 import { RpcCode, encodeExportResponse } from './encode-response.ts';
 import {
   BodyEncodingError,
@@ -46,6 +47,7 @@ export type ExportHandler = (req: IncomingMessage, res: ServerResponse, expectsC
 
 export function createExportHandler(options: ExportHandlerOptions): ExportHandler {
   const { maxRequestBodyBytes, budget, next, hooks } = options;
+  const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
 
   return async function handleExport(req, res, expectsContinue) {
     const contentType = req.headers['content-type'];
@@ -138,10 +140,10 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
         throw error;
       }
 
-      let decoded: DecodedTraceRequest;
+      let received: ReceivedTraceRequest;
       try {
-        decoded = decodeTraceRequest(body, format);
-        body = undefined; // the spans hold copies; let the raw body go while they are stored
+        received = receiveTraceRequest(body, format, headAttributes);
+        body = undefined; // the batch holds what it needs; let the raw body go while it is stored
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;
         return await replyStatus(req, res, 400, format, {
@@ -151,16 +153,16 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
         });
       }
 
-      const { spans, rejectedSpans, rejectionMessage } = decoded;
+      const { batch, rejectedSpans, rejectionMessage } = received;
       // An empty batch (or one whose every span was refused) has nothing to store: no consume call.
-      if (spans.length > 0) {
+      if (batch.spanCount > 0) {
         try {
-          await next.consume(spans);
+          await next.consume(batch);
         } catch (error) {
-          return await refuseUnstored(error, spans.length);
+          return await refuseUnstored(error, batch.spanCount);
         }
       }
-      hooks.onReceived?.(spans.length, rejectedSpans);
+      hooks.onReceived?.(batch.spanCount, rejectedSpans);
       const partial = rejectionMessage === undefined ? undefined : { rejectedSpans, errorMessage: rejectionMessage };
       return await reply(req, res, 200, format, encodeExportResponse(format, partial));
     } finally {

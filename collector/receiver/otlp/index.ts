@@ -7,7 +7,13 @@ export {
   type OtlpReceiverConfig,
   type OtlpReceiverHooks,
 } from './config.ts';
-export { decodeTraceRequest, type DecodedTraceRequest, type OtlpFormat } from './decode.ts';
+export {
+  decodeTraceRequest,
+  receiveTraceRequest,
+  type DecodedTraceRequest,
+  type OtlpFormat,
+  type ReceivedTraceRequest,
+} from './decode.ts';
 export { encodeExportResponse, encodeStatus, RpcCode, type PartialSuccess, type RpcStatus } from './encode-response.ts';
 export { OtlpDecodeError, ReceiverStartError } from './errors.ts';
 export { TRACES_PATH } from './export-handler.ts';

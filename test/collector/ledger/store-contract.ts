@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
+import { receiveTraceRequest } from '../../../collector/receiver/otlp/index.ts';
+import { buildRealisticSpans, serializeProtobuf } from '../../fixtures/otlp/realistic-spans.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
@@ -109,6 +111,27 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         await store.releaseTraces([TRACE_A]);
         await store.appendSpans([plainSpan(TRACE_A, 2)]);
         expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([2]);
+      });
+
+      it('stores a batch received as OTLP/protobuf as received, in append order beside decoded spans', async () => {
+        // Two interactions of ten spans, their traces interleaved in one scope as an SDK exports them.
+        const { batch } = receiveTraceRequest(serializeProtobuf(await buildRealisticSpans(20)), 'protobuf');
+        const received = batch.spans();
+        const [first, second] = batch.byTrace!.traceIds;
+        const of = (traceId: string) => received.filter((span) => span.traceId === traceId);
+        const before = plainSpan(first, 1);
+        const after = plainSpan(first, 2);
+        await store.appendSpans([before]);
+        await store.appendSpans(batch);
+        await store.appendSpans([after]);
+        expect(await store.loadTraceSpans(first)).toStrictEqual([before, ...of(first), after]);
+        const both = await store.loadSpansOfTraces([second, first]);
+        expect(both.get(first)).toStrictEqual([before, ...of(first), after]);
+        expect(both.get(second)).toStrictEqual(of(second));
+        expect(of(second)).toHaveLength(10);
+        await store.releaseTraces([first]);
+        await reopen();
+        expect(await store.loadPendingSpans()).toStrictEqual(of(second));
       });
 
       it('keeps unreleased spans and drops released ones across a close and reopen', async () => {

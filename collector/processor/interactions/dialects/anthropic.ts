@@ -11,7 +11,7 @@
  * - a span without `gen_ai.operation.name` (count_tokens, files, batches...) is neither a model
  *   call nor a tool, whatever model it names.
  */
-import type { SpanData } from '../../../model/span.ts';
+import type { SpanData, SpanHead } from '../../../model/span.ts';
 import { ANTHROPIC_MESSAGE_STOP_REASON, ANTHROPIC_TOOL_RESULT_CONTENT } from '../../../../src/model/attributes.ts';
 import { str } from './attribute-values.ts';
 import { unwrapResult, withFinishReasons } from './messages.ts';
@@ -22,12 +22,12 @@ export const ANTHROPIC_SCOPE_PREFIX = 'com.anthropic.sdk';
 /** The SDK's agent loop: the invocation, also when another tracer provider's scope names it. */
 export const ANTHROPIC_TOOL_RUNNER_SPAN = 'anthropic.messages.tool_runner';
 
-export function isAnthropicSpan(span: SpanData): boolean {
+export function isAnthropicSpan(span: SpanHead): boolean {
   return span.origin.scopeName.startsWith(ANTHROPIC_SCOPE_PREFIX) || span.name === ANTHROPIC_TOOL_RUNNER_SPAN;
 }
 
 /** Only the operation name says what an SDK span is: `messages.count_tokens` names a model too. */
-export function anthropicRole(span: SpanData): SpanRole {
+export function anthropicRole(span: SpanHead): SpanRole {
   return operationRole(span.attributes) ?? 'other';
 }
 

@@ -17,7 +17,7 @@ import {
   OPENINFERENCE_SPAN_KIND,
   TRACELOOP_SPAN_KIND,
 } from '../../../../src/model/attributes.ts';
-import type { SpanData } from '../../../model/span.ts';
+import type { SpanHead } from '../../../model/span.ts';
 import { anthropicRole, isAnthropicSpan } from './anthropic.ts';
 import { openInferenceRole } from './openinference.ts';
 import { semconvRole } from './semconv.ts';
@@ -27,7 +27,7 @@ import { isVercelSpan, vercelRole } from './vercel.ts';
 
 export type Dialect = 'semconv' | 'anthropic' | 'openinference' | 'traceloop' | 'vercel';
 
-export function dialectOf(span: SpanData): Dialect {
+export function dialectOf(span: SpanHead): Dialect {
   if (isAnthropicSpan(span)) return 'anthropic';
   const attributes = span.attributes;
   if (attributes[OPENINFERENCE_SPAN_KIND] !== undefined) return 'openinference';
@@ -38,7 +38,7 @@ export function dialectOf(span: SpanData): Dialect {
 }
 
 /** The span's part as its dialect says it: invocation, model call, tool, or other. */
-export function roleIn(dialect: Dialect, span: SpanData): SpanRole {
+export function roleIn(dialect: Dialect, span: SpanHead): SpanRole {
   switch (dialect) {
     case 'anthropic':
       return anthropicRole(span);

@@ -10,7 +10,7 @@
  * - provider from `gen_ai.provider.name`, else `gen_ai.system`.
  */
 import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
-import type { Attributes, SpanData } from '../../../model/span.ts';
+import type { Attributes, SpanData, SpanHead } from '../../../model/span.ts';
 import {
   GEN_AI_COMPLETION,
   GEN_AI_INPUT_MESSAGES,
@@ -47,7 +47,7 @@ export function operationRole(attributes: Attributes): SpanRole | undefined {
   return undefined;
 }
 
-export function semconvRole(span: SpanData): SpanRole {
+export function semconvRole(span: SpanHead): SpanRole {
   const attributes = span.attributes;
   const role = operationRole(attributes);
   if (role !== undefined) return role;

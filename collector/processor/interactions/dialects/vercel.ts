@@ -9,7 +9,7 @@
  * Token names: `inputTokens` / `outputTokens` (v5+), `promptTokens` / `completionTokens` (v4).
  */
 import type { Message, MessagePart, ToolCall } from '../../../../src/model/records.ts';
-import type { Attributes, SpanData } from '../../../model/span.ts';
+import type { Attributes, SpanData, SpanHead } from '../../../model/span.ts';
 import {
   AI_FINISH_REASON,
   AI_MODEL_ID,
@@ -53,11 +53,11 @@ const ROOT_SPANS: ReadonlySet<string> = new Set([
   'ai.streamObject',
 ]);
 
-export function isVercelSpan(span: SpanData): boolean {
+export function isVercelSpan(span: SpanHead): boolean {
   return span.name.startsWith('ai.') || typeof span.attributes[AI_OPERATION_ID] === 'string';
 }
 
-export function vercelRole(span: SpanData): SpanRole {
+export function vercelRole(span: SpanHead): SpanRole {
   const name =
     typeof span.attributes[AI_OPERATION_ID] === 'string' ? (span.attributes[AI_OPERATION_ID] as string) : span.name;
   if (ROOT_SPANS.has(name)) return 'invocation';

@@ -15,7 +15,8 @@
 import { status as GrpcStatus, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import { BackpressureError, type SpanConsumer } from '../../../pipeline/consumer.ts';
 import type { OtlpReceiverHooks } from '../config.ts';
-import { decodeTraceRequest, type DecodedTraceRequest } from '../decode.ts';
+import { createKeyMatcher } from '../../../model/otlp-protobuf/key-matcher.ts';
+import { receiveTraceRequest, type ReceivedTraceRequest } from '../decode.ts';
 import { OtlpDecodeError } from '../errors.ts';
 import type { InFlightBudget } from '../in-flight-budget.ts';
 import { badRequestTrailers, retryInfoTrailers } from './status-details.ts';
@@ -47,6 +48,7 @@ export type ExportCallHandler = (call: ServerUnaryCall<Buffer, ExportTraceServic
 
 export function createExportCallHandler(options: ExportCallOptions): ExportCallHandler {
   const { budget, next, hooks } = options;
+  const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
   const refuse = (code: GrpcStatus, details: string, metadata?: Metadata): ExportAnswer => ({
     ok: false,
     failure: { code, details, ...(metadata ? { metadata } : {}) },
@@ -77,10 +79,10 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
       );
     }
     try {
-      let decoded: DecodedTraceRequest;
+      let received: ReceivedTraceRequest;
       try {
-        decoded = decodeTraceRequest(body, 'protobuf');
-        body = undefined; // the spans hold copies
+        received = receiveTraceRequest(body, 'protobuf', headAttributes);
+        body = undefined; // the batch holds what it needs
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;
         const violation = { field: error.field ?? '', description: error.message };
@@ -91,16 +93,16 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
         );
       }
 
-      const { spans, rejectedSpans, rejectionMessage } = decoded;
+      const { batch, rejectedSpans, rejectionMessage } = received;
       // An empty batch (or one whose every span was refused) has nothing to store: no consume call.
-      if (spans.length > 0) {
+      if (batch.spanCount > 0) {
         try {
-          await next.consume(spans);
+          await next.consume(batch);
         } catch (error) {
-          return refuseUnstored(error, spans.length);
+          return refuseUnstored(error, batch.spanCount);
         }
       }
-      hooks.onReceived?.(spans.length, rejectedSpans);
+      hooks.onReceived?.(batch.spanCount, rejectedSpans);
       const response =
         rejectionMessage === undefined ? {} : { partialSuccess: { rejectedSpans, errorMessage: rejectionMessage } };
       return { ok: true, response };

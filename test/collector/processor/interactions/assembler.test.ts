@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SpanData } from '../../../../collector/model/span.ts';
+import type { SpanHead } from '../../../../collector/model/span.ts';
 import {
   createAssembler,
   type AssemblerOptions,
@@ -9,7 +9,7 @@ import type { Invocation } from '../../../../collector/processor/interactions/cl
 import { agentSpan, span, spanId, TRACE_A, TRACE_B } from './helpers/span-builder.ts';
 
 // The dialects have their own tests; here an invocation is any span with gen_ai.operation.name = invoke_agent.
-function classify(s: SpanData): Invocation | undefined {
+function classify(s: SpanHead): Invocation | undefined {
   if (s.attributes['gen_ai.operation.name'] !== 'invoke_agent') return undefined;
   const id = s.attributes['gen_ai.agent.id'];
   return { dialect: 'semconv', agentIdentity: typeof id === 'string' ? id : undefined };

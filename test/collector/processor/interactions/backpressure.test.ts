@@ -7,6 +7,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import { silentLogger } from '../../../../collector/logger.ts';
+import { spanBatchOf } from '../../../../collector/model/span-batch.ts';
 import { BackpressureError } from '../../../../collector/pipeline/consumer.ts';
 import { createInteractionsProcessor } from '../../../../collector/processor/interactions/interactions-processor.ts';
 import { span } from './helpers/span-builder.ts';
@@ -42,9 +43,9 @@ it(
       () => processor.shutdown(),
     );
     await processor.start();
-    for (let n = 1; n <= 9; n++) await processor.consume([agentTrace(n)]);
+    for (let n = 1; n <= 9; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
     expect(processor.assembler.pendingTraces()).toBe(9);
-    const refused = await processor.consume([agentTrace(10)]).then(
+    const refused = await processor.consume(spanBatchOf([agentTrace(10)])).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -58,7 +59,7 @@ it(
     now += 6_000;
     await processor.tick();
     expect(processor.assembler.pendingTraces()).toBe(0);
-    await processor.consume([agentTrace(10)]);
+    await processor.consume(spanBatchOf([agentTrace(10)]));
     now += 6_000;
     await processor.tick();
     expect(processor.stats.interactions).toBe(10);

@@ -20,7 +20,7 @@ import {
   type RawTraceClient,
 } from '../../../../helpers/grpc-client.ts';
 import { InMemorySpanConsumer } from '../../../../helpers/in-memory-span-consumer.ts';
-import type { SpanData } from '../../../../../collector/model/span.ts';
+import type { SpanBatch } from '../../../../../collector/model/span-batch.ts';
 
 interface GrpcHarness {
   receiver: OtlpGrpcReceiver;
@@ -49,9 +49,9 @@ async function startGrpcReceiver(
   const received: { accepted: number; rejected: number }[] = [];
   const waiting: Array<() => void> = [];
   const next = {
-    consume(spans: SpanData[]) {
+    consume(batch: SpanBatch) {
       for (const resolve of waiting.splice(0)) resolve();
-      return consumer.consume(spans);
+      return consumer.consume(batch);
     },
   };
   const receiver = createOtlpGrpcReceiver(

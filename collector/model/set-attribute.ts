@@ -1,4 +1,4 @@
-import type { AttributeValue } from '../../model/span.ts';
+import type { AttributeValue } from './span.ts';
 
 /**
  * Sets one attribute on a plain object. A sender-chosen key `__proto__` must become an ordinary

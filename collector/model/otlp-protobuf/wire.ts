@@ -5,7 +5,7 @@
  * timestamp), and errors that say where the body went wrong.
  */
 import protobuf from 'protobufjs/minimal.js';
-import { OtlpDecodeError } from './errors.ts';
+import { OtlpDecodeError } from '../otlp-decode-error.ts';
 
 export type WireReader = protobuf.Reader;
 
@@ -131,6 +131,13 @@ export function readKeyString(r: WireReader): string {
   cachedKeyBytes[slot] = bytes;
   cachedKeys[slot] = key;
   return key;
+}
+
+/** Steps over a key string with the same checks as `readKeyString`, without making the string. */
+export function skipKeyString(r: WireReader): void {
+  const end = r.uint32() + r.pos;
+  if (end > r.len) throw truncated(r);
+  r.pos = end;
 }
 
 /** Skips a field this decoder does not use (unknown fields are allowed; field number 0 is not). */

@@ -14,9 +14,9 @@
  * Unknown fields are skipped; a known field with the wrong wire type, a truncated field or a bad
  * varint fails the whole body (OtlpDecodeError: 400). A span with a bad id is refused on its own.
  */
-import type { Attributes, SpanData, SpanOrigin } from '../../model/span.ts';
-import { decodeProtobufSpan } from './decode-protobuf-span.ts';
-import { decodeKeyValue } from './decode-protobuf-values.ts';
+import type { Attributes, SpanData, SpanOrigin } from '../span.ts';
+import { decodeProtobufSpan } from './decode-span.ts';
+import { decodeKeyValue } from './decode-values.ts';
 import {
   WireType,
   createWireReader,
@@ -26,8 +26,8 @@ import {
   toDecodeError,
   wrongWireType,
   type WireReader,
-} from './protobuf-wire.ts';
-import type { SpanRejections } from './span-rejections.ts';
+} from './wire.ts';
+import type { SpanRejections } from '../span-rejections.ts';
 
 const { LEN } = WireType;
 

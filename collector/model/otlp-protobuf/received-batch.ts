@@ -1,0 +1,48 @@
+/**
+ * The batch of an OTLP/protobuf request as the receiver hands it on: checked, with each span's head
+ * decoded (`scan-request.ts`), cut by trace (`trace-requests.ts`), and decoded in full only when a
+ * stage asks.
+ */
+import type { SpanBatch } from '../span-batch.ts';
+import type { SpanData } from '../span.ts';
+import { createSpanRejections } from '../span-rejections.ts';
+import { decodeProtobufRequest } from './decode-request.ts';
+import type { ScannedRequest } from './scan-request.ts';
+import { cutByTrace, type TraceRequests } from './trace-requests.ts';
+
+export function receivedBatch(scan: ScannedRequest): SpanBatch {
+  const byTrace = cutByTrace(scan);
+  // Which trace and scope each span is, in request order: how the per-trace decodes are put back.
+  const { spanTrace, spanScope, heads } = scan;
+  let decoded: SpanData[] | undefined;
+
+  function decodeAll(): SpanData[] {
+    const perTrace: SpanData[][] = [];
+    for (let t = 0; t < byTrace.traceIds.length; t++) {
+      // The request was checked when received: nothing is refused here.
+      perTrace.push(decodeProtobufRequest(traceRequest(byTrace, t), createSpanRejections()));
+    }
+    const next = new Array<number>(perTrace.length).fill(0);
+    const spans = spanTrace.map((t) => perTrace[t][next[t]++]);
+    // As in a decode of the whole request, the spans of one scope share one origin object.
+    const origins = new Map<number, SpanData['origin']>();
+    spans.forEach((span, i) => {
+      const shared = origins.get(spanScope[i]);
+      if (shared) span.origin = shared;
+      else origins.set(spanScope[i], span.origin);
+    });
+    return spans;
+  }
+
+  return {
+    spanCount: heads.length,
+    heads,
+    byTrace,
+    spans: () => (decoded ??= decodeAll()),
+  };
+}
+
+/** Trace `index`'s request (a view into the batch's buffer). */
+export function traceRequest(traces: TraceRequests, index: number): Buffer {
+  return traces.bytes.subarray(traces.offsets[index], traces.offsets[index + 1]);
+}

@@ -1,0 +1,34 @@
+/**
+ * What the pipeline's stages pass each other: the spans of one received request. Decoding every
+ * span in full is what a stage asks for only when it needs the content (`spans()`); deciding
+ * interactions needs only the spans' heads (`heads()`), and storing them needs only their bytes
+ * as received (`byTrace`). A request received as OTLP/protobuf is never re-encoded.
+ */
+import type { SpanData, SpanHead } from './span.ts';
+import type { TraceRequests } from './otlp-protobuf/trace-requests.ts';
+
+export interface SpanBatch {
+  readonly spanCount: number;
+  /** Every span decoded in full, in request order (decoded on the first call, then kept). */
+  spans(): SpanData[];
+  /**
+   * Every span's head, in request order: ids, flags, name, scope, and the attributes the receiving
+   * stage asked for (`SpanConsumer.headAttributes`); all of them when the spans came decoded.
+   */
+  readonly heads: readonly SpanHead[];
+  /**
+   * The spans as received, one OTLP/protobuf request per trace; undefined when the batch was not
+   * received as OTLP/protobuf (then its spans are stored from `spans()`).
+   */
+  readonly byTrace: TraceRequests | undefined;
+}
+
+/** A batch of spans already decoded (OTLP/JSON, replayed spans, tests). */
+export function spanBatchOf(spans: SpanData[]): SpanBatch {
+  return {
+    spanCount: spans.length,
+    spans: () => spans,
+    heads: spans,
+    byTrace: undefined,
+  };
+}
