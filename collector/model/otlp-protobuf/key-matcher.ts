@@ -15,7 +15,9 @@ export function createKeyMatcher(keys: ReadonlySet<string>): KeyMatcher {
   const byLength: Array<Array<{ bytes: Uint8Array; key: string }> | undefined> = [];
   for (const key of keys) {
     const bytes = Buffer.from(key, 'utf8');
-    (byLength[bytes.length] ??= []).push({ bytes, key });
+    const sameLength = byLength[bytes.length] ?? [];
+    sameLength.push({ bytes, key });
+    byLength[bytes.length] = sameLength;
   }
   return { keys, byLength };
 }
