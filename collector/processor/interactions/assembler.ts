@@ -16,7 +16,26 @@
 import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
-import { resolveOwnership, type Ownership, type SpanNode, type TraceState } from './trace-state.ts';
+import { resolveOwnership, type Ownership } from './ownership.ts';
+import {
+  ARRIVED,
+  OWNER,
+  PARENT,
+  SPAN_FIELDS,
+  UNDECIDED,
+  addDecided,
+  addSpan,
+  decidedMembers,
+  decidedOwner,
+  findSpan,
+  invocationAt,
+  newTrace,
+  trim,
+  spanCount as spansOf,
+  spanIdAt,
+  type DecidedMembers,
+  type TraceState,
+} from './trace-state.ts';
 
 export interface AssemblerOptions {
   settleMs: number;
@@ -79,19 +98,26 @@ export interface Assembler {
   readonly stats: AssemblerStats;
 }
 
+/** Distinct (dialect, agent identity) pairs whose Invocation objects are shared; beyond, each is its own. */
+const MAX_SHARED_INVOCATIONS = 4096;
+
 export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
   const classify = options.classify ?? classifyInvocation;
   const pending = new Map<string, TraceState>();
-  const decided = new Map<string, { members: Map<string, string>; at: number }>();
+  const decided = new Map<string, { members: DecidedMembers; at: number }>();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
   let lastBucket = -1;
-  /** The clock time of the first span added; node arrival times count from it. */
+  /** The clock time of the first call: times inside count from it, so they are small integers. */
   let epoch: number | undefined;
+  const sinceEpoch = (now: number) => {
+    epoch ??= now;
+    return now - epoch;
+  };
   /** The bucket being swept by collectDue, or -1. */
   let sweeping = -1;
-  let spanCount = 0;
+  let pendingSpanCount = 0;
   const stats: AssemblerStats = {
     evictedTraces: 0,
     lateSpans: 0,
@@ -101,6 +127,18 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   };
 
   const bucketOf = (time: number) => Math.ceil(time / granularity);
+
+  // One Invocation object per (dialect, agent identity): every trace of an agent shares it.
+  const invocations = new Map<string, Invocation>();
+  const classified = (span: SpanHead): Invocation | undefined => {
+    const invocation = classify(span);
+    if (!invocation) return undefined;
+    const key = `${invocation.dialect}\u0000${invocation.agentIdentity ?? ''}\u0000${invocation.agentIdentity === undefined}`;
+    const known = invocations.get(key);
+    if (known) return known;
+    if (invocations.size < MAX_SHARED_INVOCATIONS) invocations.set(key, invocation);
+    return invocation;
+  };
 
   function schedule(trace: TraceState, time: number): void {
     if (trace.dueAt !== undefined && trace.dueAt <= time) return;
@@ -118,7 +156,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
 
   function rememberDecided(trace: TraceState, now: number): void {
     decided.delete(trace.traceId);
-    if (trace.completedMembers) decided.set(trace.traceId, { members: trace.completedMembers, at: now });
+    const members = decidedMembers(trace);
+    if (members) decided.set(trace.traceId, { members, at: now });
     while (decided.size > decidedLimit) decided.delete(decided.keys().next().value!);
   }
 
@@ -130,64 +169,47 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
   }
 
-  function add(spans: readonly SpanHead[], now: number): AddResult {
+  function add(spans: readonly SpanHead[], clockNow: number): AddResult {
+    const now = sinceEpoch(clockNow);
     const result: AddResult = { late: [], duplicates: 0 };
     const touched = new Set<TraceState>();
-    const added: Array<[TraceState, SpanNode]> = [];
     for (const span of spans) {
       let trace = pending.get(span.traceId);
       if (!trace) {
         const remembered = decided.get(span.traceId);
-        trace = {
-          traceId: span.traceId,
-          nodes: new Map(),
-          firstArrival: now,
-          lastArrival: now,
-          completedMembers: remembered?.members,
-        };
+        trace = newTrace(span.traceId, now, remembered?.members);
         if (remembered) decided.delete(span.traceId);
         pending.set(span.traceId, trace);
       }
-      if (trace.nodes.has(span.spanId) || trace.completedMembers?.has(span.spanId)) {
+      if (findSpan(trace, span.spanId) >= 0 || (trace.decided && decidedOwner(trace, span.spanId) !== undefined)) {
         // A retried delivery of a span already received.
         result.duplicates++;
         continue;
       }
-      const lateFor = span.parentSpanId !== undefined ? trace.completedMembers?.get(span.parentSpanId) : undefined;
+      const lateFor = span.parentSpanId !== undefined ? decidedOwner(trace, span.parentSpanId) : undefined;
       if (lateFor !== undefined) {
         // Its interaction was already decided: recorded as late, never merged into the record.
-        trace.completedMembers!.set(span.spanId, lateFor);
+        addDecided(trace, span.spanId, lateFor);
         result.late.push({ span, interactionId: lateFor });
         touched.add(trace);
         continue;
       }
-      epoch ??= now;
-      const node: SpanNode = {
-        spanId: span.spanId,
-        parentSpanId: hasRemoteParent(span) ? undefined : span.parentSpanId,
-        invocation: classify(span),
-        // Milliseconds since the assembler's first span: a small integer (no heap number) for weeks.
-        arrivedAt: now - epoch,
-      };
-      trace.nodes.set(span.spanId, node);
-      added.push([trace, node]);
+      const parent = hasRemoteParent(span) ? undefined : span.parentSpanId;
+      // Milliseconds after the trace's first span: a small integer.
+      addSpan(trace, span.spanId, parent, Math.min(now - trace.firstArrival, 0x7fffffff), classified(span));
       trace.lastArrival = now;
-      spanCount++;
+      pendingSpanCount++;
       touched.add(trace);
     }
-    // A child's parent id is a string of its own: point it at the parent node's id, so a pending
-    // span costs one id string instead of two (parents usually arrive in the same batch).
-    for (const [trace, node] of added) {
-      if (node.parentSpanId === undefined) continue;
-      const parent = trace.nodes.get(node.parentSpanId);
-      if (parent) node.parentSpanId = parent.spanId;
-    }
     for (const trace of touched) {
-      if (trace.nodes.size === 0) {
+      if (trace.spans.length === 0) {
         // Only late spans: nothing is pending for this trace.
         pending.delete(trace.traceId);
         rememberDecided(trace, now);
-      } else schedule(trace, now + options.settleMs);
+      } else {
+        trim(trace);
+        schedule(trace, now + options.settleMs);
+      }
     }
     stats.lateSpans += result.late.length;
     stats.duplicateSpans += result.duplicates;
@@ -204,9 +226,9 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const expired = force || now - trace.lastArrival >= options.decisionWaitMs;
     let waiting = false;
     let nextSettle = Infinity;
-    const ready: string[] = [];
+    const ready: number[] = [];
     for (const [root, memberIds] of ownership.members) {
-      if (trace.completedMembers?.has(root)) continue;
+      if (trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED) continue;
       if (expired) {
         ready.push(root);
         continue;
@@ -221,14 +243,21 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
 
-    const allDecided = [...ownership.members.keys()].every((root) => trace.completedMembers?.has(root));
+    const allDecided = [...ownership.members.keys()].every(
+      (root) => trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED,
+    );
     const settledTrace = now - trace.lastArrival >= options.settleMs;
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
       out.unassignedSpans += ownership.unowned.length;
       stats.unassignedSpans += ownership.unowned.length;
-      if (ownership.unowned.length > 0) out.unassigned.set(trace.traceId, ownership.unowned);
+      if (ownership.unowned.length > 0) {
+        out.unassigned.set(
+          trace.traceId,
+          ownership.unowned.map((span) => spanIdAt(trace, span)),
+        );
+      }
       pending.delete(trace.traceId);
-      spanCount -= trace.nodes.size;
+      pendingSpanCount -= spansOf(trace);
       rememberDecided(trace, now);
       out.releasedTraces.push(trace.traceId);
       return;
@@ -242,41 +271,46 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   function readiness(
     trace: TraceState,
     ownership: Ownership,
-    root: string,
-    memberIds: string[],
+    root: number,
+    memberIds: number[],
     now: number,
   ): 'ready' | 'blocked' | number {
     const ancestors = ownership.ancestors.get(root)!;
     for (const orphan of ownership.orphans) {
       // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
-      if (!ancestors.has(orphan.parentSpanId!) && !ancestors.has(orphan.spanId)) return 'blocked';
+      const parent = trace.spans[orphan * SPAN_FIELDS + PARENT];
+      if (!ancestors.has(parent) && !ancestors.has(orphan)) return 'blocked';
     }
-    if (ownership.cut.has(root) && trace.nodes.get(root)!.invocation!.agentIdentity === undefined) return 'blocked';
+    if (ownership.cut.has(root) && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
     let lastActivity = 0;
-    for (const id of memberIds) lastActivity = Math.max(lastActivity, trace.nodes.get(id)!.arrivedAt);
-    const settledAt = lastActivity + (epoch ?? 0) + options.settleMs;
+    for (const id of memberIds) lastActivity = Math.max(lastActivity, trace.spans[id * SPAN_FIELDS + ARRIVED]);
+    const settledAt = trace.firstArrival + lastActivity + options.settleMs;
     return settledAt <= now ? 'ready' : settledAt;
   }
 
-  function decide(trace: TraceState, ownership: Ownership, root: string, completion: Completion, out: Decisions): void {
-    const interactionId = interactionIdOf(trace.traceId, root);
-    const memberSpanIds = ownership.members.get(root)!;
+  function decide(trace: TraceState, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
+    const rootSpanId = spanIdAt(trace, root);
+    const interactionId = interactionIdOf(trace.traceId, rootSpanId);
+    const members = ownership.members.get(root)!;
     const nested: InteractionDecision['nested'] = [];
     for (const [inner, outer] of ownership.enclosing) {
-      if (outer === root) nested.push({ spanId: inner, interactionId: interactionIdOf(trace.traceId, inner) });
+      if (outer !== root) continue;
+      const spanId = spanIdAt(trace, inner);
+      nested.push({ spanId, interactionId: interactionIdOf(trace.traceId, spanId) });
     }
     const outer = ownership.enclosing.get(root);
     out.interactions.push({
       traceId: trace.traceId,
-      rootSpanId: root,
+      rootSpanId,
       interactionId,
-      memberSpanIds,
+      memberSpanIds: members.map((span) => spanIdAt(trace, span)),
       nested,
-      flowId: outer !== undefined ? interactionIdOf(trace.traceId, outer) : undefined,
+      flowId: outer !== undefined ? interactionIdOf(trace.traceId, spanIdAt(trace, outer)) : undefined,
       completion,
     });
-    trace.completedMembers ??= new Map();
-    for (const id of memberSpanIds) trace.completedMembers.set(id, interactionId);
+    trace.interactions ??= [];
+    const owner = trace.interactions.push(interactionId) - 1;
+    for (const span of members) trace.spans[span * SPAN_FIELDS + OWNER] = owner;
     stats.completed[completion]++;
   }
 
@@ -289,7 +323,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
   }
 
-  function collectDue(now: number): Decisions {
+  function collectDue(clockNow: number): Decisions {
+    const now = sinceEpoch(clockNow);
     const out = emptyDecisions();
     forgetDecided(now);
     evictOverflow(now, out);
@@ -313,7 +348,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     return out;
   }
 
-  function flushAll(now: number): Decisions {
+  function flushAll(clockNow: number): Decisions {
+    const now = sinceEpoch(clockNow);
     const out = emptyDecisions();
     for (const trace of [...pending.values()]) check(trace, now, true, out);
     buckets.clear();
@@ -326,7 +362,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     flushAll,
     pendingTraces: () => pending.size,
     isPending: (traceId) => pending.has(traceId),
-    pendingSpans: () => spanCount,
+    pendingSpans: () => pendingSpanCount,
     stats,
   };
 }

@@ -1,165 +1,242 @@
 /**
  * The skeleton of one pending trace: enough of each span to decide which interaction it belongs
  * to and when that interaction is complete. The spans' content stays in the ledger store until
- * the interaction is built, so pending memory is a few hundred bytes a span.
+ * the interaction is built. A span is five small integers in the trace's one array (no object, no
+ * id string per span: ~40 bytes a span with the trace's share, docs/benchmarks.md); spans refer to
+ * each other by their index in it.
+ *
+ * Span ids are 16 lowercase hex characters (collector/model/span.ts), kept as two 32-bit halves.
  */
 import type { Invocation } from './classify.ts';
 
-export interface SpanNode {
-  spanId: string;
-  /**
-   * The parent's id when the parent is in this process (or may be). A parent the span's flags
-   * mark as remote is left out: like a root, the chain of parents ends there.
-   */
-  parentSpanId?: string;
-  invocation?: Invocation;
-  /** When the collector received the span: ms since the assembler's first span (see the assembler). */
-  arrivedAt: number;
-}
+/** The numbers of one span in `TraceState.spans`, in this order. */
+export const ID_HIGH = 0;
+export const ID_LOW = 1;
+/** The parent's index; `NO_PARENT`; or a parent that has not arrived (`missingParent`). */
+export const PARENT = 2;
+/** When the collector received it: ms after the trace's `firstArrival`. */
+export const ARRIVED = 3;
+/** The decided interaction it belongs to (an index into `TraceState.interactions`), or `UNDECIDED`. */
+export const OWNER = 4;
+/** Its invocation (an index into `TraceState.invocations`), or `NOT_INVOCATION`. */
+export const INVOCATION = 5;
+export const SPAN_FIELDS = 6;
+
+/** No parent, or a parent the span's flags mark as remote: like a root, the chain of parents ends there. */
+export const NO_PARENT = -1;
+export const UNDECIDED = -1;
+export const NOT_INVOCATION = -1;
+/** Beyond this many spans a trace keeps an index by span id instead of searching its array. */
+const INDEX_FROM = 32;
 
 export interface TraceState {
   traceId: string;
-  nodes: Map<string, SpanNode>;
+  /** `SPAN_FIELDS` numbers per pending span, in arrival order. */
+  spans: number[];
+  /** The invocations among the spans; `INVOCATION` indexes it. */
+  invocations: Invocation[] | undefined;
+  /** Ids of parents that have not arrived; `PARENT` refers to them as `missingParent(k)`. */
+  missing: string[] | undefined;
+  /** Span id → index, once the trace has more than `INDEX_FROM` spans. */
+  index: Map<string, number> | undefined;
+  /** Interactions decided from this trace's pending spans; `OWNER` indexes it. */
+  interactions: string[] | undefined;
+  /** Members of interactions decided before the trace was last released (it came back). */
+  decided: DecidedMembers | undefined;
+  /** Times are ms after the assembler's epoch: small integers. */
   firstArrival: number;
   lastArrival: number;
-  /**
-   * Span ids of every span that belonged to a completed interaction (its root included), and to
-   * which one; created with the first completion.
-   */
-  completedMembers?: Map<string, string>;
-  /** When this trace is next due for a check (ms), or undefined when not scheduled. */
-  dueAt?: number;
+  /** When this trace is next due for a check, or undefined when not scheduled. */
+  dueAt: number | undefined;
   /** The timer bucket holding this trace's next check. */
-  dueBucket?: number;
+  dueBucket: number | undefined;
 }
 
-/** Where walking up the parents from a span ends. */
-export type ChainEnd =
-  /** A span with no parent, or whose parent is remote. */
-  | { kind: 'root' }
-  /** An invocation span: the nearest enclosing one. */
-  | { kind: 'invocation'; spanId: string }
-  /** A parent that has not arrived (and may still arrive). */
-  | { kind: 'missing'; topSpanId: string };
-
-export interface Ownership {
-  /** For each interaction root (span id): its member span ids. */
-  members: Map<string, string[]>;
-  /** Interaction root → the interaction root it is nested in (another agent), when known. */
-  enclosing: Map<string, string>;
-  /** Interaction root → the span ids above it, ending with the missing parent id when the chain is cut. */
-  ancestors: Map<string, Set<string>>;
-  /** Interaction roots whose chain of parents is cut by a span that has not arrived. */
-  cut: Set<string>;
-  /** Spans whose parent is local (or unknown) and has not arrived. */
-  orphans: SpanNode[];
-  /** Span ids that belong to no interaction. */
-  unowned: string[];
+export function newTrace(traceId: string, now: number, decided: DecidedMembers | undefined): TraceState {
+  return {
+    traceId,
+    spans: [],
+    invocations: undefined,
+    missing: undefined,
+    index: undefined,
+    interactions: undefined,
+    decided,
+    firstArrival: now,
+    lastArrival: now,
+    dueAt: undefined,
+    dueBucket: undefined,
+  };
 }
 
 /**
- * Resolves which interaction every span of the trace belongs to, with the merge rule
- * (docs/interactions.md, "Which interaction a span belongs to"): an invocation nested in another
- * whose agent identity is absent or the same belongs to the enclosing interaction; a different
- * identity starts an interaction of its own.
+ * The spans of a trace's decided interactions, kept to recognise late spans: three numbers a span
+ * and two an interaction, no string.
  */
-export function resolveOwnership(trace: TraceState): Ownership {
-  const { nodes } = trace;
-  // span id → interaction root span id, for invocation spans.
-  const owner = new Map<string, string>();
-  const chainEnd = new Map<string, ChainEnd>();
-  const identityOfRoot = new Map<string, string | undefined>();
+export interface DecidedMembers {
+  /** Per span: id high half, id low half, index of its interaction in `roots`. */
+  spans: number[];
+  /** Per interaction: its root span's id halves (the interaction id is `<trace id>-<root span id>`). */
+  roots: number[];
+}
 
-  // The nearest enclosing invocation span (or the chain's end) above `node`, excluding itself.
-  const endAbove = (node: SpanNode): ChainEnd => {
-    const cached = chainEnd.get(node.spanId);
-    if (cached) return cached;
-    const path: SpanNode[] = [];
-    let current = node;
-    let end: ChainEnd;
-    for (;;) {
-      if (current.parentSpanId === undefined) {
-        end = { kind: 'root' };
-        break;
-      }
-      const parent = nodes.get(current.parentSpanId);
-      if (!parent) {
-        end = { kind: 'missing', topSpanId: current.spanId };
-        break;
-      }
-      if (parent.invocation) {
-        end = { kind: 'invocation', spanId: parent.spanId };
-        break;
-      }
-      const known = chainEnd.get(parent.spanId);
-      if (known) {
-        end = known;
-        break;
-      }
-      path.push(parent);
-      current = parent;
-    }
-    chainEnd.set(node.spanId, end);
-    for (const step of path) chainEnd.set(step.spanId, end);
-    return end;
-  };
+/** The `PARENT` value of the `k`-th missing parent. */
+export const missingParent = (k: number): number => -2 - k;
+/** Which missing parent a `PARENT` value below `NO_PARENT` refers to. */
+export const missingIndex = (parent: number): number => -2 - parent;
 
-  // The interaction root that an invocation span belongs to (itself when it starts one).
-  const rootOfInvocation = (node: SpanNode, depth = 0): string => {
-    const known = owner.get(node.spanId);
-    if (known !== undefined) return known;
-    let root = node.spanId;
-    const end = endAbove(node);
-    if (end.kind === 'invocation' && depth < 256) {
-      const outerRoot = rootOfInvocation(nodes.get(end.spanId)!, depth + 1);
-      const own = node.invocation!.agentIdentity;
-      if (own === undefined || own === identityOfRoot.get(outerRoot)) root = outerRoot;
-    }
-    if (root === node.spanId) identityOfRoot.set(root, node.invocation!.agentIdentity);
-    owner.set(node.spanId, root);
-    return root;
-  };
-
-  const members = new Map<string, string[]>();
-  const unowned: string[] = [];
-  const orphans: SpanNode[] = [];
-  for (const node of nodes.values()) {
-    let root: string | undefined;
-    if (node.invocation) root = rootOfInvocation(node);
-    else {
-      const end = endAbove(node);
-      if (end.kind === 'invocation') root = rootOfInvocation(nodes.get(end.spanId)!);
-    }
-    if (root === undefined) unowned.push(node.spanId);
-    else {
-      let list = members.get(root);
-      if (!list) {
-        list = [];
-        members.set(root, list);
-      }
-      list.push(node.spanId);
-    }
-    if (node.parentSpanId !== undefined && !nodes.has(node.parentSpanId)) orphans.push(node);
+/** The high or low 32 bits of a hex span id, as a signed integer. */
+export function idHalf(id: string, from: 0 | 8): number {
+  let value = 0;
+  for (let i = from; i < from + 8; i++) {
+    const c = id.charCodeAt(i);
+    value = (value << 4) | (c <= 57 ? c - 48 : (c | 32) - 87);
   }
+  return value | 0;
+}
 
-  const enclosing = new Map<string, string>();
-  const ancestors = new Map<string, Set<string>>();
-  const cut = new Set<string>();
-  for (const root of members.keys()) {
-    const end = endAbove(nodes.get(root)!);
-    if (end.kind === 'invocation') enclosing.set(root, rootOfInvocation(nodes.get(end.spanId)!));
-    const above = new Set<string>();
-    let current = nodes.get(root)!;
-    for (let guard = 0; current.parentSpanId !== undefined && guard < 10_000; guard++) {
-      above.add(current.parentSpanId);
-      const parent = nodes.get(current.parentSpanId);
-      if (!parent) {
-        cut.add(root);
-        break;
-      }
-      current = parent;
-    }
-    ancestors.set(root, above);
+export function spanIdAt(trace: TraceState, index: number): string {
+  const at = index * SPAN_FIELDS;
+  return hex8(trace.spans[at + ID_HIGH]) + hex8(trace.spans[at + ID_LOW]);
+}
+
+/** The invocation span `index` is, or undefined. */
+export function invocationAt(trace: TraceState, index: number): Invocation | undefined {
+  const invocation = trace.spans[index * SPAN_FIELDS + INVOCATION];
+  return invocation === NOT_INVOCATION ? undefined : trace.invocations![invocation];
+}
+
+function hex8(half: number): string {
+  return (half >>> 0).toString(16).padStart(8, '0');
+}
+
+export function spanCount(trace: TraceState): number {
+  return trace.spans.length / SPAN_FIELDS;
+}
+
+/** The index of pending span `id`, or -1. */
+export function findSpan(trace: TraceState, id: string, high = idHalf(id, 0), low = idHalf(id, 8)): number {
+  if (trace.index) return trace.index.get(id) ?? -1;
+  const spans = trace.spans;
+  for (let at = 0; at < spans.length; at += SPAN_FIELDS) {
+    if (spans[at + ID_LOW] === low && spans[at + ID_HIGH] === high) return at / SPAN_FIELDS;
   }
-  return { members, enclosing, ancestors, cut, orphans, unowned };
+  return -1;
+}
+
+/** The interaction a span of an already decided interaction belongs to, or undefined. */
+export function decidedOwner(trace: TraceState, id: string): string | undefined {
+  const high = idHalf(id, 0);
+  const low = idHalf(id, 8);
+  const index = findSpan(trace, id, high, low);
+  if (index >= 0) {
+    const owner = trace.spans[index * SPAN_FIELDS + OWNER];
+    return owner === UNDECIDED ? undefined : trace.interactions![owner];
+  }
+  const decided = trace.decided;
+  if (!decided) return undefined;
+  for (let at = 0; at < decided.spans.length; at += 3) {
+    if (decided.spans[at + 1] === low && decided.spans[at] === high) {
+      const root = decided.spans[at + 2] * 2;
+      return `${trace.traceId}-${hex8(decided.roots[root])}${hex8(decided.roots[root + 1])}`;
+    }
+  }
+  return undefined;
+}
+
+/** Keeps a late span as a member of the decided interaction it came for. */
+export function addDecided(trace: TraceState, id: string, interactionId: string): void {
+  trace.decided ??= { spans: [], roots: [] };
+  const decided = trace.decided;
+  const rootId = interactionId.slice(trace.traceId.length + 1);
+  const [high, low] = [idHalf(rootId, 0), idHalf(rootId, 8)];
+  let owner = 0;
+  while (
+    owner * 2 < decided.roots.length &&
+    (decided.roots[owner * 2] !== high || decided.roots[owner * 2 + 1] !== low)
+  )
+    owner++;
+  if (owner * 2 === decided.roots.length) decided.roots.push(high, low);
+  decided.spans.push(idHalf(id, 0), idHalf(id, 8), owner);
+}
+
+/**
+ * Adds a pending span; `parentId` is undefined for a root or a remote parent. Spans already here
+ * that were waiting for this one as their parent now point at it.
+ */
+export function addSpan(
+  trace: TraceState,
+  id: string,
+  parentId: string | undefined,
+  arrived: number,
+  invocation: Invocation | undefined,
+): void {
+  const index = spanCount(trace);
+  let parent = NO_PARENT;
+  if (parentId !== undefined) {
+    parent = findSpan(trace, parentId);
+    if (parent < 0) {
+      trace.missing ??= [];
+      const missing = trace.missing;
+      let k = missing.indexOf(parentId);
+      if (k < 0) k = missing.push(parentId) - 1;
+      parent = missingParent(k);
+    }
+  }
+  let invocationIndex = NOT_INVOCATION;
+  if (invocation) {
+    trace.invocations ??= [];
+    invocationIndex = trace.invocations.push(invocation) - 1;
+  }
+  trace.spans.push(idHalf(id, 0), idHalf(id, 8), parent, arrived, UNDECIDED, invocationIndex);
+  trace.index?.set(id, index);
+  if (!trace.index && index + 1 > INDEX_FROM) {
+    trace.index = new Map();
+    for (let i = 0; i <= index; i++) trace.index.set(spanIdAt(trace, i), i);
+  }
+  const k = trace.missing?.indexOf(id) ?? -1;
+  if (k >= 0) {
+    // Its children arrived first: they wait for it no longer. The slot stays (others refer by number).
+    const waiting = missingParent(k);
+    for (let at = PARENT; at < trace.spans.length; at += SPAN_FIELDS) {
+      if (trace.spans[at] === waiting) trace.spans[at] = index;
+    }
+    trace.missing![k] = '';
+    // Once every missing parent has arrived, nothing refers to the list any more.
+    if (trace.missing!.every((parentId) => parentId === '')) trace.missing = undefined;
+  }
+}
+
+/** Every decided member of the trace (pending spans decided, and those decided before), for the cache. */
+export function decidedMembers(trace: TraceState): DecidedMembers | undefined {
+  const spans = trace.spans;
+  let owned = 0;
+  for (let at = OWNER; at < spans.length; at += SPAN_FIELDS) if (spans[at] !== UNDECIDED) owned++;
+  if (owned === 0) return trace.decided;
+  const before = trace.decided ?? { spans: [], roots: [] };
+  // Sized once: arrays grown by push keep up to half again as much room, for as long as they live.
+  const members: DecidedMembers = {
+    spans: new Array<number>(before.spans.length + owned * 3),
+    roots: new Array<number>(before.roots.length + trace.interactions!.length * 2),
+  };
+  let at = 0;
+  for (; at < before.spans.length; at++) members.spans[at] = before.spans[at];
+  for (let i = 0; i < before.roots.length; i++) members.roots[i] = before.roots[i];
+  const base = before.roots.length / 2;
+  trace.interactions!.forEach((interactionId, i) => {
+    const rootId = interactionId.slice(trace.traceId.length + 1);
+    members.roots[(base + i) * 2] = idHalf(rootId, 0);
+    members.roots[(base + i) * 2 + 1] = idHalf(rootId, 8);
+  });
+  for (let span = 0; span < spans.length; span += SPAN_FIELDS) {
+    if (spans[span + OWNER] === UNDECIDED) continue;
+    members.spans[at++] = spans[span + ID_HIGH];
+    members.spans[at++] = spans[span + ID_LOW];
+    members.spans[at++] = base + spans[span + OWNER];
+  }
+  return members;
+}
+
+/** Trims the trace's array to its spans (arrays grown by push keep up to half again as much room). */
+export function trim(trace: TraceState): void {
+  if (trace.spans.length < 4096) trace.spans = trace.spans.slice();
 }

@@ -184,6 +184,51 @@ describe('interaction assembly', () => {
     expect(a.stats.evictedTraces).toBe(1);
   });
 
+  it('decides a trace whose spans name each other as parents (never legitimate) instead of hanging', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, parent: 2 }), span({ id: 2, parent: 1 }), span({ id: 3, parent: 3 })], 0);
+    const done = a.collectDue(30_000);
+    expect(done.releasedTraces).toEqual([TRACE_A]);
+    expect(a.pendingTraces()).toBe(0);
+  });
+
+  it('keeps a trace of thousands of spans, arriving over many batches, children before parents', () => {
+    const a = assembler();
+    // Agent 1, its children 2..2001 in reverse order of arrival, each with a child of its own.
+    const children = Array.from({ length: 2000 }, (_, i) => 2001 - i);
+    for (let batch = 0; batch < 20; batch++) {
+      const ids = children.slice(batch * 100, batch * 100 + 100);
+      a.add(
+        ids.flatMap((n) => [span({ id: n + 10_000, parent: n }), span({ id: n, parent: 1 })]),
+        batch,
+      );
+    }
+    expect(a.add([span({ id: 5, parent: 1 })], 30).duplicates).toBe(1);
+    expect(ids(a.collectDue(2_000))).toEqual([]);
+    a.add([agentSpan({ id: 1, agent: 'x' })], 2_000);
+    const done = a.collectDue(4_000);
+    expect(ids(done)).toEqual([id(1)]);
+    expect(done.interactions[0].memberSpanIds).toHaveLength(4001);
+    expect(new Set(done.interactions[0].memberSpanIds).size).toBe(4001);
+    expect(a.pendingSpans()).toBe(0);
+  });
+
+  it('recognises late spans and retried deliveries of a trace decided, released and reopened', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, agent: 'x' }), span({ id: 2, parent: 1 })], 0);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+    // Reopened by a new interaction of the same trace, then decided and released again.
+    a.add([agentSpan({ id: 3, agent: 'y' })], 3_000);
+    expect(ids(a.collectDue(5_000))).toEqual([id(3)]);
+    const later = a.add([span({ id: 2, parent: 1 }), span({ id: 4, parent: 2 }), span({ id: 5, parent: 3 })], 6_000);
+    expect(later.duplicates).toBe(1);
+    expect(later.late.map((l) => [l.span.spanId, l.interactionId])).toEqual([
+      [spanId(4), id(1)],
+      [spanId(5), id(3)],
+    ]);
+    expect(a.pendingTraces()).toBe(0);
+  });
+
   it('decides every pending trace on flushAll', () => {
     const a = assembler();
     a.add([agentSpan({ id: 2, parent: 1 })], 0);
