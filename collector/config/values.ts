@@ -37,8 +37,8 @@ export function duration(options: { positive?: boolean } = {}) {
   });
 }
 
-/** `64MiB`, `1MB`, `512KiB`, or a number of bytes -> bytes (at least 1). */
-export function size() {
+/** `64MiB`, `1MB`, `512KiB`, or a number of bytes -> bytes (at least 1, or 0 with `allowZero`). */
+export function size(options: { allowZero?: boolean } = {}) {
   return z.unknown().transform((value, context): number => {
     let bytes: number | undefined;
     if (typeof value === 'number') bytes = value;
@@ -47,7 +47,7 @@ export function size() {
       const unit = SIZE_UNITS_BYTES[(match?.[2] || 'b').toLowerCase()];
       if (match && unit !== undefined) bytes = Number(match[1]) * unit;
     }
-    if (bytes === undefined || !Number.isFinite(bytes) || bytes < 1) {
+    if (bytes === undefined || !Number.isFinite(bytes) || bytes < (options.allowZero ? 0 : 1)) {
       return invalid(context, `must be a size such as 64MiB, 1MB or a number of bytes (got ${describeValue(value)})`);
     }
     return Math.floor(bytes);

@@ -39,9 +39,10 @@ export interface AgentSummary {
 export interface InteractionStore {
   /**
    * Records completed interactions. Idempotent per interaction id: a record already present is
-   * kept as it is (a replay after a restart must not duplicate or rewrite it).
+   * kept as it is (a replay after a restart must not duplicate or rewrite it). Resolves with the
+   * ids this call stored, new to the ledger (one statement: no other writer can claim them too).
    */
-  putInteractions(records: InteractionRecord[]): Promise<void>;
+  putInteractions(records: InteractionRecord[]): Promise<Set<string>>;
 
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(query: InteractionQuery): Promise<InteractionRecord[]>;

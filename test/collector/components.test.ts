@@ -4,6 +4,7 @@ import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../collector/api/config.t
 import {
   DEFAULT_DECISION_WAIT_MS,
   DEFAULT_MAX_PENDING_TRACES,
+  DEFAULT_PENDING_SPANS_MEMORY_BYTES,
   DEFAULT_SETTLE_MS,
 } from '../../collector/processor/interactions/config.ts';
 import { DEFAULT_MAX_REQUEST_BODY_BYTES } from '../../collector/receiver/otlp/config.ts';
@@ -39,6 +40,7 @@ describe('the component registry', () => {
       settleMs: DEFAULT_SETTLE_MS,
       decisionWaitMs: DEFAULT_DECISION_WAIT_MS,
       maxPendingTraces: DEFAULT_MAX_PENDING_TRACES,
+      pendingSpansMemoryBytes: DEFAULT_PENDING_SPANS_MEMORY_BYTES,
     });
     expect(COMPONENTS.receivers.otlp.schema.parse({ protocols: { grpc: null } })).toMatchObject({
       http: { maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES },

@@ -60,7 +60,8 @@ const INSERT_INTERACTIONS = `
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
     WITH ORDINALITY AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, ord)
   ORDER BY u.ord
-  ON CONFLICT (interaction_id) DO NOTHING`;
+  ON CONFLICT (interaction_id) DO NOTHING
+  RETURNING interaction_id`;
 const INSERT_LATE = `
   INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span)
   SELECT u.interaction_id, u.trace_id, u.span_id, $4, u.codec, substring($6::bytea FROM u.byte_offset FOR u.byte_length)
@@ -175,9 +176,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     putInteractions(records) {
       return run('putInteractions', async () => {
-        if (records.length === 0) return;
+        if (records.length === 0) return new Set<string>();
         const rows = records.map((record) => interactionRow(record, where));
-        await pool.query(INSERT_INTERACTIONS, [
+        const { rows: stored } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS, [
           rows.map((r) => r.interactionId),
           rows.map((r) => r.traceId),
           rows.map((r) => r.agentId),
@@ -186,6 +187,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           rows.map((r) => r.json),
           replicaId,
         ]);
+        return new Set(stored.map((row) => row.interaction_id));
       });
     },
 

@@ -37,9 +37,10 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
   // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
   const deleteSpans = db.prepare('DELETE FROM pending_spans WHERE trace_id IN (SELECT value FROM json_each(?))');
+  // RETURNING answers only the rows inserted, not those ignored: the ids new to the ledger.
   const insertInteraction = db.prepare(`
     INSERT OR IGNORE INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
-    VALUES (?, ?, ?, ?, ?, ?)`);
+    VALUES (?, ?, ?, ?, ?, ?) RETURNING interaction_id`);
   const insertLate = db.prepare(
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -51,10 +52,21 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'appendSpans':
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
         return;
-      case 'putInteractions':
-        for (const r of request.rows)
-          insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
-        return;
+      case 'putInteractions': {
+        const stored: string[] = [];
+        for (const r of request.rows) {
+          const row = insertInteraction.get(
+            r.interactionId,
+            r.traceId,
+            r.agentId,
+            r.conversationId,
+            r.endTimeMs,
+            r.json,
+          );
+          if (row) stored.push(r.interactionId);
+        }
+        return stored;
+      }
       case 'releaseTraces':
         deleteSpans.run(JSON.stringify(request.traceIds));
         return;

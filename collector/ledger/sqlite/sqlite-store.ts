@@ -138,8 +138,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
     async putInteractions(records) {
       ensureOpen();
-      if (records.length === 0) return;
-      await writer.write({ op: 'putInteractions', rows: records.map((record) => interactionRow(record, path)) });
+      if (records.length === 0) return new Set<string>();
+      const rows = records.map((record) => interactionRow(record, path));
+      return new Set((await writer.write({ op: 'putInteractions', rows })) as string[]);
     },
 
     async releaseTraces(traceIds) {

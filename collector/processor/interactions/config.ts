@@ -3,11 +3,13 @@
  * may wait in memory.
  */
 import { section, whenRead } from '../../config/schema-kit.ts';
-import { count, duration } from '../../config/values.ts';
+import { count, duration, size } from '../../config/values.ts';
 
 export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
+/** Received spans kept in memory until recorded: 64 MiB (docs/benchmarks.md, "Ingest"). */
+export const DEFAULT_PENDING_SPANS_MEMORY_BYTES = 64 * 1024 * 1024;
 
 /** `processors.interactions`, normalised. */
 export interface InteractionsProcessorConfig {
@@ -17,12 +19,18 @@ export interface InteractionsProcessorConfig {
   decisionWaitMs: number;
   /** `max_pending_traces`: bound on traces held in memory; beyond it the oldest are evicted. */
   maxPendingTraces: number;
+  /**
+   * `pending_spans_memory`: received spans kept in memory, as received, until their interactions
+   * are recorded; spans past it are read back from the ledger when their interaction is built.
+   */
+  pendingSpansMemoryBytes: number;
 }
 
 export const interactionsProcessorSchema = section({
   settle: duration().default(DEFAULT_SETTLE_MS),
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
+  pending_spans_memory: size({ allowZero: true }).default(DEFAULT_PENDING_SPANS_MEMORY_BYTES),
 })
   .superRefine(
     (processor, context) => {
@@ -43,5 +51,6 @@ export const interactionsProcessorSchema = section({
       settleMs: processor.settle,
       decisionWaitMs: processor.decision_wait,
       maxPendingTraces: processor.max_pending_traces,
+      pendingSpansMemoryBytes: processor.pending_spans_memory,
     }),
   );

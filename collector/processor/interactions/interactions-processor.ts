@@ -1,11 +1,13 @@
 /**
  * The interactions processor: the `processors.interactions` stage. It stores every received span
- * durably before acknowledging it (the write-ahead path), feeds the assembler, and on each tick
- * builds the records of completed interactions from the stored spans, writes them to the ledger
- * and hands the new ones to the next stage (evaluation).
+ * durably before acknowledging it (the write-ahead path), feeds the assembler with the spans'
+ * heads, keeps the received bytes in memory while they fit (`held-spans.ts`), and on each tick
+ * builds the records of completed interactions (from memory, else from the stored spans), writes
+ * them to the ledger and hands the new ones to the next stage (evaluation): `recording.ts`.
  *
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
+ * Ticks overlap by one: a tick reads and builds while the previous one writes; writes keep tick order.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData, SpanHead } from '../../model/span.ts';
@@ -14,9 +16,10 @@ import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
-import { createAssembler, type Assembler, type Decisions, type InteractionDecision } from './assembler.ts';
-import { agentIdOf, buildInteractionRecord } from './build-record.ts';
+import { createAssembler, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
+import { createHeldSpans } from './held-spans.ts';
+import { createRecording, type PreparedTick } from './recording.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
 import type { InteractionsProcessorConfig } from './config.ts';
@@ -97,10 +100,17 @@ export function createInteractionsProcessor(options: {
     tracesSplit: 0,
   };
   const splits = createSplitTraces({ store, logger, clock });
+  const held = createHeldSpans(config.pendingSpansMemoryBytes);
+  const recording = createRecording({ store, held, splits, logger, stats, next });
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
+  /** The tick reading and building, until it has: another tick meanwhile is that one. */
   let ticking: Promise<void> | undefined;
+  /** The last two ticks' writes, older first: a tick reads once the older is done, writes after the newer. */
+  let writes: [Promise<void>, Promise<void>] = [Promise.resolve(), Promise.resolve()];
+  /** Traces decided by a tick that has not released them yet: no late span releases them meanwhile. */
+  const recordingTraces = new Map<string, number>();
 
   // Appends run concurrently (the store orders its writes); what must not happen is releasing a
   // trace's stored spans while new spans of it are being stored or are pending. Both are checked
@@ -153,6 +163,9 @@ export function createInteractionsProcessor(options: {
     try {
       await store.appendSpans(batch);
       stats.spansReceived += batch.spanCount;
+      // Held in memory while it fits; a batch not held lets go of what was held of its traces.
+      if (batch.byTrace) held.hold(batch.byTrace);
+      else held.drop(traceIds);
       const added = assembler.add(heads, clock()).late;
       if (added.length > 0) late = lateSpans(batch, added);
     } finally {
@@ -170,86 +183,63 @@ export function createInteractionsProcessor(options: {
     }
   }
 
-  /** Releases the stored spans of traces that have nothing pending and nothing being stored. */
+  /**
+   * Releases the stored spans of traces that have nothing pending, nothing being stored and no tick
+   * recording them (that tick releases them once their records are stored).
+   */
   function release(traceIds: string[]): Promise<void> {
-    const releasable = traceIds.filter((traceId) => !appending.has(traceId) && !assembler.isPending(traceId));
-    return releasable.length > 0 ? store.releaseTraces(releasable) : Promise.resolve();
+    const releasable = traceIds.filter(
+      (traceId) => !appending.has(traceId) && !assembler.isPending(traceId) && !recordingTraces.has(traceId),
+    );
+    if (releasable.length === 0) return Promise.resolve();
+    held.drop(releasable);
+    return store.releaseTraces(releasable);
   }
 
-  async function record(decisions: Decisions): Promise<void> {
-    // One query per batch of decided traces, on a store shared by replicas only (split-traces.ts).
-    const elsewhere = await splits.find(decidedTraces(decisions));
-    if (decisions.interactions.length === 0 && !elsewhere?.traces.size) {
-      await release(decisions.releasedTraces);
-      return;
+  function countRecording(traceIds: Iterable<string>, by: 1 | -1): void {
+    for (const traceId of traceIds) {
+      const count = (recordingTraces.get(traceId) ?? 0) + by;
+      if (count > 0) recordingTraces.set(traceId, count);
+      else recordingTraces.delete(traceId);
     }
-    const stored = new Map<string, Map<string, SpanData>>();
-    const remember = (traceId: string, list: SpanData[]) => {
-      const spans = new Map<string, SpanData>();
-      for (const span of list) spans.set(span.spanId, span);
-      stored.set(traceId, spans);
-      return spans;
-    };
-    // The spans of every trace with a decided interaction, in one read (one round trip on PostgreSQL).
-    const wanted = new Set(decisions.interactions.map((decision) => decision.traceId));
-    for (const [traceId, list] of await store.loadSpansOfTraces([...wanted])) remember(traceId, list);
-    const spansOf = async (traceId: string): Promise<Map<string, SpanData>> =>
-      stored.get(traceId) ?? remember(traceId, wanted.has(traceId) ? [] : await store.loadTraceSpans(traceId));
-    const byTrace = new Map<string, InteractionDecision[]>();
-    for (const decision of decisions.interactions) {
-      const list = byTrace.get(decision.traceId);
-      if (list) list.push(decision);
-      else byTrace.set(decision.traceId, [decision]);
-    }
-    const records: InteractionRecord[] = [];
-    for (const [traceId, list] of byTrace) {
-      const spans = await spansOf(traceId);
-      for (const decision of list) {
-        const built = buildFromDecision(decision, spans);
-        if (built) records.push(built);
-        else
-          logger.error(
-            `interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`,
-          );
-      }
-    }
-    // Spans of a split trace that belong to no interaction here join the other replica's record.
-    const kept = new Map<string, LateSpan[]>();
-    for (const [traceId, found] of elsewhere?.traces ?? []) {
-      const unassigned = decisions.unassigned.get(traceId);
-      if (!unassigned || found.recorded.length === 0) continue;
-      const late = splits.keepAsLate(traceId, unassigned, await spansOf(traceId), found);
-      if (late.length > 0) kept.set(traceId, late);
-    }
-    const existing =
-      records.length > 0 ? await store.existingInteractionIds(records.map((r) => r.interactionId)) : new Set<string>();
-    if (records.length > 0) await store.putInteractions(records);
-    const late = [...kept.values()].flat();
-    if (late.length > 0) {
-      await store.putLateSpans(late);
-      stats.lateSpans += late.length;
-    }
-    if (elsewhere) {
-      splits.report(elsewhere, kept);
-      stats.tracesSplit = splits.count;
-    }
-    await release(decisions.releasedTraces);
-    const fresh = records.filter((r) => !existing.has(r.interactionId));
-    stats.interactions += fresh.length;
-    stats.interactionsFailed += fresh.filter((r) => r.failed).length;
-    stats.evictedTraces = assembler.stats.evictedTraces;
-    if (fresh.length > 0 && next) await next.consumeInteractions(fresh);
   }
 
   function tick(): Promise<void> {
-    // Ticks never overlap: a slow one makes the next wait.
-    ticking ??= Promise.resolve()
-      .then(() => record(assembler.collectDue(clock())))
-      .catch((error: unknown) => logger.error(`interactions: completing interactions failed: ${String(error)}`))
-      .finally(() => {
-        ticking = undefined;
-      });
-    return ticking;
+    if (ticking) return ticking;
+    const [older, newer] = writes;
+    let prepared!: () => void;
+    const preparing = new Promise<void>((resolve) => {
+      prepared = resolve;
+    });
+    const run = (async () => {
+      let decided: Set<string> | undefined;
+      try {
+        // At most one tick's writes wait behind another's: a slow ledger slows ticks down.
+        await older;
+        const decisions = assembler.collectDue(clock());
+        decided = new Set([...decisions.releasedTraces, ...decisions.interactions.map((d) => d.traceId)]);
+        countRecording(decided, 1);
+        const ready: PreparedTick = await recording.prepare(decisions);
+        prepared();
+        await newer;
+        await recording.commit(ready, (traceIds) => {
+          countRecording(decided!, -1);
+          decided = undefined;
+          return release(traceIds);
+        });
+      } catch (error) {
+        logger.error(`interactions: completing interactions failed: ${String(error)}`);
+      } finally {
+        prepared();
+        if (decided) countRecording(decided, -1);
+      }
+    })();
+    writes = [newer, run];
+    ticking = run;
+    void preparing.then(() => {
+      if (ticking === run) ticking = undefined;
+    });
+    return run;
   }
 
   const processor: InteractionsProcessor = {
@@ -280,7 +270,7 @@ export function createInteractionsProcessor(options: {
       if (stopped) return;
       stopped = true;
       if (timer) clearInterval(timer);
-      await ticking;
+      await Promise.all(writes);
       // Pending traces stay in the store: the next start replays them.
       await Promise.allSettled([...inFlight]);
     },
@@ -296,32 +286,4 @@ function lateSpans(batch: SpanBatch, late: ReadonlyArray<{ span: SpanHead; inter
     if (!byId.has(key)) byId.set(key, span);
   }
   return late.map(({ span, interactionId }) => ({ span: byId.get(`${span.traceId}/${span.spanId}`)!, interactionId }));
-}
-
-/** The traces a batch of decisions decided something of, each once. */
-function decidedTraces(decisions: Decisions): string[] {
-  const traceIds = new Set(decisions.releasedTraces);
-  for (const decision of decisions.interactions) traceIds.add(decision.traceId);
-  return [...traceIds];
-}
-
-function buildFromDecision(decision: InteractionDecision, spans: Map<string, SpanData>): InteractionRecord | undefined {
-  const root = spans.get(decision.rootSpanId);
-  if (!root) return undefined;
-  const members: SpanData[] = [];
-  for (const id of decision.memberSpanIds) {
-    const span = spans.get(id);
-    if (span) members.push(span);
-  }
-  const nested = decision.nested.flatMap(({ spanId, interactionId }) => {
-    const span = spans.get(spanId);
-    return span ? [{ span, interactionId, agentId: agentIdOf(span) }] : [];
-  });
-  return buildInteractionRecord({
-    root,
-    spans: members,
-    nested,
-    flowId: decision.flowId,
-    completion: decision.completion,
-  });
 }

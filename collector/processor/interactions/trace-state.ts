@@ -96,17 +96,40 @@ export function idHalf(id: string, from: 0 | 8): number {
 
 export function spanIdAt(trace: TraceState, index: number): string {
   const at = index * SPAN_FIELDS;
-  return hex8(trace.spans[at + ID_HIGH]) + hex8(trace.spans[at + ID_LOW]);
+  return hexId(trace.spans[at + ID_HIGH], trace.spans[at + ID_LOW]);
+}
+
+const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+
+/** The 16 hex characters of two id halves, made as one flat string. */
+function hexId(high: number, low: number): string {
+  const h = high >>> 0;
+  const l = low >>> 0;
+  const d = HEX_DIGITS;
+  return String.fromCharCode(
+    d[h >>> 28],
+    d[(h >>> 24) & 15],
+    d[(h >>> 20) & 15],
+    d[(h >>> 16) & 15],
+    d[(h >>> 12) & 15],
+    d[(h >>> 8) & 15],
+    d[(h >>> 4) & 15],
+    d[h & 15],
+    d[l >>> 28],
+    d[(l >>> 24) & 15],
+    d[(l >>> 20) & 15],
+    d[(l >>> 16) & 15],
+    d[(l >>> 12) & 15],
+    d[(l >>> 8) & 15],
+    d[(l >>> 4) & 15],
+    d[l & 15],
+  );
 }
 
 /** The invocation span `index` is, or undefined. */
 export function invocationAt(trace: TraceState, index: number): Invocation | undefined {
   const invocation = trace.spans[index * SPAN_FIELDS + INVOCATION];
   return invocation === NOT_INVOCATION ? undefined : trace.invocations![invocation];
-}
-
-function hex8(half: number): string {
-  return (half >>> 0).toString(16).padStart(8, '0');
 }
 
 export function spanCount(trace: TraceState): number {
@@ -137,7 +160,7 @@ export function decidedOwner(trace: TraceState, id: string): string | undefined 
   for (let at = 0; at < decided.spans.length; at += 3) {
     if (decided.spans[at + 1] === low && decided.spans[at] === high) {
       const root = decided.spans[at + 2] * 2;
-      return `${trace.traceId}-${hex8(decided.roots[root])}${hex8(decided.roots[root + 1])}`;
+      return `${trace.traceId}-${hexId(decided.roots[root], decided.roots[root + 1])}`;
     }
   }
   return undefined;

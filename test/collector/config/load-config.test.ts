@@ -150,6 +150,7 @@ describe('loadConfig', () => {
       settleMs: 2_000,
       decisionWaitMs: 30_000,
       maxPendingTraces: 100_000,
+      pendingSpansMemoryBytes: 64 * 1024 * 1024,
     });
     const { evaluators, ...evaluation } = config.processors.evaluation;
     expect(evaluation).toEqual({
@@ -273,6 +274,7 @@ describe('loadConfig', () => {
         settleMs: 1_500,
         decisionWaitMs: 90_000,
         maxPendingTraces: 5_000,
+        pendingSpansMemoryBytes: 32 * 1024 * 1024,
       });
       expect(config.receivers.otlp?.http).toEqual({
         host: '0.0.0.0',

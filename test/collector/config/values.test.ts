@@ -46,6 +46,11 @@ describe('configuration values', () => {
     for (const input of ['64 megabytes', 0, '-1MB', 'MiB', null]) {
       expect(messageOf(schema.safeParse(input)), String(input)).toMatch(/^must be a size such as 64MiB/);
     }
+    // Where 0 means "none" (processors::interactions::pending_spans_memory).
+    const orZero = size({ allowZero: true });
+    expect(orZero.parse(0)).toBe(0);
+    expect(orZero.parse('0MiB')).toBe(0);
+    expect(messageOf(orZero.safeParse('-1MB'))).toMatch(/^must be a size such as 64MiB/);
   });
 
   it('reads listening endpoints as host and port, IPv6 in brackets, and an empty host as every interface', () => {

@@ -175,6 +175,16 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect((await store.getInteraction(first.interactionId))?.finalResponseText).toBe('first');
       });
 
+      it('answers a put with the ids it stored, not those already there or repeated in it', async () => {
+        const a = makeRecord({ endTime: '2025-06-01T10:00:00.000Z' });
+        const b = makeRecord({ endTime: '2025-06-01T11:00:00.000Z' });
+        const c = makeRecord({ endTime: '2025-06-01T12:00:00.000Z' });
+        expect(await store.putInteractions([a])).toEqual(new Set([a.interactionId]));
+        expect(await store.putInteractions([b, a, c, b])).toEqual(new Set([b.interactionId, c.interactionId]));
+        expect(await store.putInteractions([a, b, c])).toEqual(new Set());
+        expect(await store.putInteractions([])).toEqual(new Set());
+      });
+
       it('tells which ids are stored', async () => {
         const a = makeRecord({ endTime: '2025-06-01T10:00:00.000Z' });
         const b = makeRecord({ endTime: '2025-06-01T11:00:00.000Z' });

@@ -34,7 +34,13 @@ it(
     let now = 1_000_000;
     const processor = createInteractionsProcessor({
       store,
-      config: { settleMs: 1_000, decisionWaitMs: 5_000, maxPendingTraces: 10, tickMs: 3_600_000 },
+      config: {
+        settleMs: 1_000,
+        decisionWaitMs: 5_000,
+        maxPendingTraces: 10,
+        pendingSpansMemoryBytes: 0,
+        tickMs: 3_600_000,
+      },
       clock: () => now,
       logger: silentLogger,
     });

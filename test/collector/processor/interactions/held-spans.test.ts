@@ -1,0 +1,89 @@
+/**
+ * Received spans held in memory until their trace is released, bounded by bytes: what is held of
+ * a trace is always its latest appends, whole, in order — or nothing.
+ */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TraceRequests } from '../../../../collector/model/otlp-protobuf/trace-requests.ts';
+import type { SpanData } from '../../../../collector/model/span.ts';
+import { createHeldSpans } from '../../../../collector/processor/interactions/held-spans.ts';
+import { decodeTraceRequest, receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
+import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
+
+let sdkSpans: ReadableSpan[];
+beforeAll(async () => {
+  sdkSpans = await buildRealisticSpans(40);
+});
+
+/** One received request of the given interactions (10 SDK spans each), and what it decodes to. */
+function request(...interactions: number[]): { traces: TraceRequests; spans: SpanData[] } {
+  const body = serializeProtobuf(interactions.flatMap((n) => sdkSpans.slice(n * 10, n * 10 + 10)));
+  return {
+    traces: receiveTraceRequest(body, 'protobuf').batch.byTrace!,
+    spans: decodeTraceRequest(body, 'protobuf').spans,
+  };
+}
+
+const of = (spans: SpanData[], traceId: string) => spans.filter((span) => span.traceId === traceId);
+
+describe('held spans', () => {
+  it('gives back the spans of every trace held, across requests, in the order appended', () => {
+    const held = createHeldSpans(64 * 1024 * 1024);
+    const first = request(0, 1);
+    const second = request(1, 2);
+    held.hold(first.traces);
+    held.hold(second.traces);
+    const [a, b] = first.traces.traceIds;
+    const c = second.traces.traceIds[1];
+    expect(held.spansOf(a)).toStrictEqual(of(first.spans, a));
+    expect(held.spansOf(b)).toStrictEqual([...of(first.spans, b), ...of(second.spans, b)]);
+    expect(held.spansOf(c)).toStrictEqual(of(second.spans, c));
+    expect(held.bytes).toBe(first.traces.bytes.length + second.traces.bytes.length);
+    expect(held.spansOf('f'.repeat(32))).toBeUndefined();
+  });
+
+  it('lets a request go once every trace in it is dropped', () => {
+    const held = createHeldSpans(64 * 1024 * 1024);
+    const first = request(0, 1);
+    const second = request(2);
+    held.hold(first.traces);
+    held.hold(second.traces);
+    held.drop([first.traces.traceIds[0]]);
+    expect(held.bytes).toBe(first.traces.bytes.length + second.traces.bytes.length);
+    held.drop([first.traces.traceIds[1], 'f'.repeat(32)]);
+    expect(held.bytes).toBe(second.traces.bytes.length);
+    expect(held.spansOf(first.traces.traceIds[1])).toBeUndefined();
+  });
+
+  it('lets the oldest requests go past its bound, each of their traces whole', () => {
+    const first = request(0, 1);
+    const second = request(1, 2);
+    const third = request(3);
+    // Room for the last two requests, not for all three.
+    const held = createHeldSpans(second.traces.bytes.length + third.traces.bytes.length + 10);
+    held.hold(first.traces);
+    held.hold(second.traces);
+    held.hold(third.traces);
+    const [a, b] = first.traces.traceIds;
+    // Trace b's first part went with the first request: what was left of it is no longer its latest.
+    expect(held.spansOf(a)).toBeUndefined();
+    expect(held.spansOf(b)).toBeUndefined();
+    expect(held.spansOf(second.traces.traceIds[1])).toStrictEqual(of(second.spans, second.traces.traceIds[1]));
+    expect(held.spansOf(third.traces.traceIds[0])).toHaveLength(10);
+    expect(held.bytes).toBe(second.traces.bytes.length + third.traces.bytes.length);
+  });
+
+  it('holds nothing with no room, and a request too large lets go of its traces', () => {
+    const none = createHeldSpans(0);
+    const first = request(0);
+    none.hold(first.traces);
+    expect(none.spansOf(first.traces.traceIds[0])).toBeUndefined();
+    expect(none.bytes).toBe(0);
+
+    const held = createHeldSpans(first.traces.bytes.length);
+    held.hold(first.traces);
+    held.hold(request(0, 1).traces);
+    expect(held.spansOf(first.traces.traceIds[0])).toBeUndefined();
+    expect(held.bytes).toBe(0);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * Recording decided interactions: from the received bytes held in memory when they are all there,
+ * else from the ledger, with the same records either way; one tick reading while the previous one
+ * writes, records handed on in the order decided; and a trace's stored spans never released while
+ * a tick still has to read them.
+ */
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { afterEach, beforeAll, expect, it } from 'vitest';
+import type { InteractionRecord } from '../../../../src/model/records.ts';
+import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
+import type { LedgerStore } from '../../../../collector/ledger/store.ts';
+import type { Logger } from '../../../../collector/logger.ts';
+import { createKeyMatcher } from '../../../../collector/model/otlp-protobuf/key-matcher.ts';
+import { spanBatchOf, type SpanBatch } from '../../../../collector/model/span-batch.ts';
+import { createInteractionsProcessor } from '../../../../collector/processor/interactions/interactions-processor.ts';
+import { CLASSIFIED_ATTRIBUTES } from '../../../../collector/processor/interactions/classify.ts';
+import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
+import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
+import { agentSpan, span, TRACE_A, TRACE_B } from './helpers/span-builder.ts';
+
+const HEADS = createKeyMatcher(CLASSIFIED_ATTRIBUTES);
+let sdkSpans: ReadableSpan[];
+beforeAll(async () => {
+  sdkSpans = await buildRealisticSpans(30);
+});
+
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
+});
+
+/** A held promise: `wait` resolves once `open` is called; `reached` once something waits on it. */
+function gate() {
+  let open!: () => void;
+  let reached!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const waiting = new Promise<void>((resolve) => (reached = resolve));
+  return {
+    open,
+    reached: waiting,
+    async wait() {
+      reached();
+      await opened;
+    },
+  };
+}
+
+interface Harness {
+  store: LedgerStore;
+  processor: ReturnType<typeof createInteractionsProcessor>;
+  handedOn: InteractionRecord[][];
+  reads: string[][];
+  errors: string[];
+  advance(ms: number): void;
+}
+
+async function harness(pendingSpansMemoryBytes: number, wrap: (store: LedgerStore) => LedgerStore = (s) => s) {
+  const real = createSqliteStore({ path: ':memory:' });
+  const reads: string[][] = [];
+  const store = wrap({
+    ...real,
+    loadSpansOfTraces: (traceIds) => {
+      reads.push([...traceIds]);
+      return real.loadSpansOfTraces(traceIds);
+    },
+  });
+  const handedOn: InteractionRecord[][] = [];
+  const errors: string[] = [];
+  let now = 1_000_000;
+  const logger: Logger = { info() {}, warn: (line) => errors.push(line), error: (line) => errors.push(line) };
+  const processor = createInteractionsProcessor({
+    store,
+    config: {
+      settleMs: 1_000,
+      decisionWaitMs: 5_000,
+      maxPendingTraces: 1_000,
+      pendingSpansMemoryBytes,
+      tickMs: 3_600_000,
+    },
+    next: { consumeInteractions: async (records) => void handedOn.push(records) },
+    clock: () => now,
+    logger,
+  });
+  stops.push(
+    () => real.close(),
+    () => processor.shutdown(),
+  );
+  await processor.start();
+  return {
+    store,
+    processor,
+    handedOn,
+    reads,
+    errors,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  } satisfies Harness;
+}
+
+/** A request of the realistic interactions `from..to` as the receiver hands it on. */
+const received = (from: number, to: number): SpanBatch =>
+  receiveTraceRequest(serializeProtobuf(sdkSpans.slice(from * 10, to * 10)), 'protobuf', HEADS).batch;
+
+it('builds the same records from spans held in memory as from spans read back, reading nothing back', async () => {
+  const held = await harness(64 * 1024 * 1024);
+  const unheld = await harness(0);
+  for (const h of [held, unheld]) {
+    await h.processor.consume(received(0, 2));
+    await h.processor.consume(received(2, 3));
+    h.advance(2_000);
+    await h.processor.tick();
+  }
+  expect(held.handedOn.flat()).toHaveLength(3);
+  expect(held.handedOn).toStrictEqual(unheld.handedOn);
+  expect(held.reads).toEqual([]);
+  expect(unheld.reads.flat().sort()).toEqual(
+    held.handedOn
+      .flat()
+      .map((record) => record.traceId)
+      .sort(),
+  );
+  expect(await held.store.loadPendingSpans()).toEqual([]);
+});
+
+it('reads back a trace part of which arrived as OTLP/JSON (not held)', async () => {
+  const h = await harness(64 * 1024 * 1024);
+  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' })]));
+  await h.processor.consume(spanBatchOf([span({ id: 2, parent: 1 })]));
+  h.advance(2_000);
+  await h.processor.tick();
+  expect(h.handedOn.flat().map((record) => record.interactionId)).toEqual([`${TRACE_A}-${'1'.padStart(16, '0')}`]);
+  expect(h.reads).toEqual([[TRACE_A]]);
+});
+
+it('reads the next tick while the previous one writes, and hands records on in the order decided', async () => {
+  const put = gate();
+  let puts = 0;
+  const h = await harness(0, (store) => ({
+    ...store,
+    putInteractions: async (records) => {
+      if (++puts === 1) await put.wait();
+      return store.putInteractions(records);
+    },
+  }));
+  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_A })]));
+  h.advance(2_000);
+  const first = h.processor.tick();
+  await put.reached;
+  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_B })]));
+  h.advance(2_000);
+  const second = h.processor.tick();
+  // The second tick read its trace while the first one's write is held, and waits to write.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(h.reads).toEqual([[TRACE_A], [TRACE_B]]);
+  expect(puts).toBe(1);
+  expect(h.handedOn).toEqual([]);
+  put.open();
+  await Promise.all([first, second]);
+  expect(h.handedOn.map((records) => records.map((record) => record.traceId))).toEqual([[TRACE_A], [TRACE_B]]);
+});
+
+it('keeps a trace’s stored spans while a tick reads them, when a late span of it arrives meanwhile', async () => {
+  const read = gate();
+  const h = await harness(0, (store) => ({
+    ...store,
+    loadSpansOfTraces: async (traceIds) => {
+      await read.wait();
+      return store.loadSpansOfTraces(traceIds);
+    },
+  }));
+  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' }), span({ id: 2, parent: 1 })]));
+  h.advance(2_000);
+  const ticked = h.processor.tick();
+  await read.reached;
+  // Its interaction is decided and being recorded: this one is late, and must not release the trace.
+  await h.processor.consume(spanBatchOf([span({ id: 3, parent: 1 })]));
+  expect(h.processor.stats.lateSpans).toBe(1);
+  read.open();
+  await ticked;
+  expect(h.errors).toEqual([]);
+  expect(h.handedOn.flat()).toHaveLength(1);
+  expect(h.handedOn[0][0].toolCalls ?? []).toEqual([]);
+  // Once recorded, the tick released the trace, the late span's row with it.
+  expect(await h.store.loadTraceSpans(TRACE_A)).toEqual([]);
+  expect(await h.store.loadLateSpans(h.handedOn[0][0].interactionId)).toHaveLength(1);
+});
+
+it('waits for the writes of every tick on shutdown', async () => {
+  const put = gate();
+  const h = await harness(64 * 1024 * 1024, (store) => ({
+    ...store,
+    putInteractions: async (records) => {
+      await put.wait();
+      return store.putInteractions(records);
+    },
+  }));
+  await h.processor.consume(received(0, 1));
+  h.advance(2_000);
+  void h.processor.tick();
+  await put.reached;
+  let stopped = false;
+  const shutdown = h.processor.shutdown().then(() => (stopped = true));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(stopped).toBe(false);
+  put.open();
+  await shutdown;
+  expect(h.handedOn.flat()).toHaveLength(1);
+});
