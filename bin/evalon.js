@@ -6,5 +6,7 @@ import { existsSync } from 'node:fs';
 
 const source = new URL('../collector/cli/main.ts', import.meta.url);
 const compiled = new URL('../dist/collector/cli/main.js', import.meta.url);
-const { main } = await import(existsSync(source) ? source.href : compiled.href);
+const { main, restartWithRuntimeSettings } = await import(existsSync(source) ? source.href : compiled.href);
+// `evalon collector` starts again in place with its runtime settings (collector/cli/runtime-settings.ts).
+restartWithRuntimeSettings(process.argv.slice(2));
 process.exitCode = await main(process.argv.slice(2));

@@ -8,8 +8,11 @@ import { UsageError } from './args.ts';
 import { type CliIo, consoleIo } from './cli-io.ts';
 import { runCommand } from './command.ts';
 import { COMMANDS } from './commands.ts';
+import { restartWithRuntimeSettings } from './runtime-settings.ts';
 
 export type { CliIo };
+// The `evalon` bin calls it first, as the block at the end does: never `main` (tests call it in process).
+export { restartWithRuntimeSettings };
 
 /** `evalon --help`: every command of the list main dispatches from, with its one-line summary. */
 export function topLevelHelp(): string {
@@ -86,5 +89,6 @@ function packageVersion(): string {
 
 // Run when executed directly (`node collector/cli/main.ts ...`), not when imported.
 if (import.meta.main) {
+  restartWithRuntimeSettings(process.argv.slice(2));
   process.exitCode = await main(process.argv.slice(2));
 }

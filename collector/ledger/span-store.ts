@@ -26,6 +26,12 @@ export interface SpanStore {
   /** Every span stored by `appendSpans` whose trace has not been released: what a restart replays. */
   loadPendingSpans(): Promise<SpanData[]>;
 
+  /**
+   * The spans of `loadPendingSpans`, in the same order, handed to `each` a few at a time (a stored
+   * row: one trace of one append), so that a restart replays a large backlog in bounded memory.
+   */
+  forEachPendingSpans(each: (spans: SpanData[]) => void): Promise<void>;
+
   /** The stored, unreleased spans of one trace. */
   loadTraceSpans(traceId: string): Promise<SpanData[]>;
 

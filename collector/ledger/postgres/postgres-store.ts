@@ -69,6 +69,9 @@ const INSERT_LATE = `
     WITH ORDINALITY AS u(interaction_id, trace_id, span_id, codec, byte_offset, byte_length, ord)
   ORDER BY u.ord`;
 
+/** Pending-span rows read per query when a restart replays them (a row is one trace of one append). */
+const REPLAY_PAGE_ROWS = 500;
+
 /** Connects, applies the migrations this database has not had, and returns the store. */
 export async function createPostgresStore(options: PostgresStoreOptions): Promise<PostgresLedgerStore> {
   const where = redactUrl(options.url);
@@ -144,6 +147,22 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return loadSpans('loadPendingSpans', 'SELECT codec, spans FROM pending_spans WHERE replica_id = $1 ORDER BY id', [
         replicaId,
       ]);
+    },
+
+    forEachPendingSpans(each) {
+      return run('forEachPendingSpans', async () => {
+        await claim();
+        // Pages by id, so that neither side holds the whole backlog.
+        for (let after = 0; ; ) {
+          const { rows } = await pool.query<{ id: string; codec: number; spans: Buffer }>(
+            'SELECT id, codec, spans FROM pending_spans WHERE replica_id = $1 AND id > $2 ORDER BY id LIMIT $3',
+            [replicaId, after, REPLAY_PAGE_ROWS],
+          );
+          for (const row of rows) each(decodeSpans(row.codec, row.spans, where));
+          if (rows.length < REPLAY_PAGE_ROWS) return;
+          after = Number(rows.at(-1)!.id);
+        }
+      });
     },
 
     loadTraceSpans(traceId) {

@@ -113,6 +113,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       return decodeRows(selectAllPending.all());
     },
 
+    async forEachPendingSpans(each) {
+      ensureOpen();
+      for (const row of selectAllPending.iterate() as Iterable<{ codec: number; spans: Uint8Array }>) {
+        each(decodeSpans(row.codec, row.spans, path));
+      }
+    },
+
     /** One collector per ledger file: the lock file `<ledger>.lock` (collector-lock.ts). */
     async claimReplica() {
       ensureOpen();

@@ -47,10 +47,19 @@ const EXTENSION = extname(new URL(import.meta.url).pathname);
 const WRITER_THREAD_URL = new URL(`./writer-thread${EXTENSION}`, import.meta.url);
 const CHECKPOINT_THREAD_URL = new URL(`./checkpoint-thread${EXTENSION}`, import.meta.url);
 
+/**
+ * The writer and checkpoint threads' young generation: a few MB. They allocate little that lives
+ * (a request's rows live until committed), and V8 otherwise grows a thread's young generation to
+ * 128 MiB under sustained ingest (docs/benchmarks.md, "Ingest"). Their old generation keeps V8's
+ * default: bounding it made the writer run out of heap under load.
+ */
+const WRITER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 export function createThreadWriter(options: OpenOptions): WriterClient {
   // The WAL is copied back by the checkpoint thread; the writer's own threshold is a safety net.
   const worker = new Worker(WRITER_THREAD_URL, {
     workerData: { ...options, autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES } satisfies OpenOptions,
+    resourceLimits: WRITER_RESOURCE_LIMITS,
   });
   const checkpointer = startCheckpointer(options);
   // Hold the process open only while writes are in flight, like a socket with pending requests.
@@ -116,6 +125,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
 function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
   const worker = new Worker(CHECKPOINT_THREAD_URL, {
     workerData: { ...options, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerOptions,
+    resourceLimits: WRITER_RESOURCE_LIMITS,
   });
   worker.unref();
   let stopped = false;

@@ -252,12 +252,14 @@ export function createInteractionsProcessor(options: {
     ready: () => started && !stopped,
     async start() {
       if (started) return;
-      const replay = await store.loadPendingSpans();
-      if (replay.length > 0) {
-        assembler.add(replay, clock());
-        logger.info(
-          `interactions: recovered ${replay.length} stored spans of ${assembler.pendingTraces()} pending traces`,
-        );
+      // A row at a time: the backlog is never all in memory, only its skeleton.
+      let replayed = 0;
+      await store.forEachPendingSpans((spans) => {
+        assembler.add(spans, clock());
+        replayed += spans.length;
+      });
+      if (replayed > 0) {
+        logger.info(`interactions: recovered ${replayed} stored spans of ${assembler.pendingTraces()} pending traces`);
       }
       started = true;
       // Completed interactions are handed on within ~50 ms of their decision (verdict lag), whatever

@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
+import type { SpanData } from '../../../collector/model/span.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
 import { receiveTraceRequest } from '../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../fixtures/otlp/realistic-spans.ts';
@@ -73,6 +74,23 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(both.get(TRACE_A)!.map((s) => s.attributes.n)).toEqual([1, 3, 5]);
         expect(both.get(TRACE_B)!.map((s) => s.attributes.n)).toEqual([2, 4]);
         expect(await store.loadSpansOfTraces([])).toEqual(new Map());
+      });
+
+      it('hands the pending spans over a row at a time, in the order loadPendingSpans gives them', async () => {
+        await store.appendSpans([plainSpan(TRACE_A, 1), plainSpan(TRACE_B, 2), plainSpan(TRACE_A, 3)]);
+        await store.appendSpans(Array.from({ length: 1200 }, (_, i) => plainSpan([TRACE_C, TRACE_B][i % 2], 10 + i)));
+        // 1100 traces of one span: a row each, more rows than a store may read at once.
+        const many = Array.from({ length: 1100 }, (_, i) => `e${(i + 1).toString(16).padStart(31, '0')}`);
+        await store.appendSpans(many.map((traceId, i) => plainSpan(traceId, 5000 + i)));
+        await store.releaseTraces([TRACE_B]);
+        const pieces: SpanData[][] = [];
+        await store.forEachPendingSpans((spans) => pieces.push(spans));
+        expect(pieces.map((piece) => piece.length)).toEqual([2, 600, ...many.map(() => 1)]);
+        expect(pieces.flat()).toStrictEqual(await store.loadPendingSpans());
+        const none: SpanData[][] = [];
+        await store.releaseTraces([TRACE_A, TRACE_C, ...many]);
+        await store.forEachPendingSpans((spans) => none.push(spans));
+        expect(none).toEqual([]);
       });
 
       it('stores a span sent twice twice (deduplication is the processor’s job)', async () => {

@@ -1,0 +1,76 @@
+/**
+ * `evalon collector` runs with its memory settings (V8's generation sizes, glibc's arenas), applied
+ * by starting itself again in place: the same process, so signals reach the collector itself; and
+ * a setting the user gave is kept as given.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { COLLECTOR_MALLOC_ENV, COLLECTOR_NODE_FLAGS, runtimeRestart } from '../../../collector/cli/runtime-settings.ts';
+import { testConfigYaml } from '../../helpers/collector.ts';
+import { spawnCollector, type CollectorProcess } from '../../helpers/collector-process.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'evalon-runtime-settings-'));
+const running: CollectorProcess[] = [];
+afterAll(() => {
+  for (const collector of running) collector.child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const FLAGS = COLLECTOR_NODE_FLAGS.map(([option, value]) => `${option}=${value}`);
+
+describe('runtimeRestart', () => {
+  it('adds every setting that is missing, before the arguments Node was given', () => {
+    expect(runtimeRestart(['--inspect'], { PATH: '/bin' })).toEqual({
+      execArgv: [...FLAGS, '--inspect'],
+      env: { PATH: '/bin', ...COLLECTOR_MALLOC_ENV },
+    });
+  });
+
+  it('keeps what the user gave, on the command line, in NODE_OPTIONS or as an environment variable', () => {
+    const env = { NODE_OPTIONS: '--max_old_space_size=300', MALLOC_ARENA_MAX: '4' };
+    const restart = runtimeRestart(['--max-semi-space-size=8'], env)!;
+    expect(restart.execArgv).toEqual(['--max-semi-space-size=8']);
+    expect(restart.env).toMatchObject({ ...env, MALLOC_MMAP_THRESHOLD_: COLLECTOR_MALLOC_ENV.MALLOC_MMAP_THRESHOLD_ });
+    expect(runtimeRestart(restart.execArgv, restart.env)).toBeUndefined();
+  });
+
+  it('has nothing to do once they are all in effect', () => {
+    expect(runtimeRestart(FLAGS, { ...COLLECTOR_MALLOC_ENV })).toBeUndefined();
+  });
+});
+
+describe('evalon collector', () => {
+  function config(name: string): string {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, testConfigYaml(join(dir, name)));
+    return file;
+  }
+  const processOf = (pid: number) => ({
+    args: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'),
+    env: readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0'),
+  });
+
+  it('runs in the process it was started as, with its runtime settings', async () => {
+    const collector = await spawnCollector(config('plain'));
+    running.push(collector);
+    const { args, env } = processOf(collector.child.pid!);
+    expect(args.slice(1, 1 + FLAGS.length)).toEqual(FLAGS);
+    expect(args).toContain('collector');
+    for (const [name, value] of Object.entries(COLLECTOR_MALLOC_ENV)) expect(env).toContain(`${name}=${value}`);
+    expect((await fetch(`${collector.apiUrl}/healthz`)).status).toBe(200);
+    collector.child.kill('SIGTERM');
+    expect(await collector.exited).toBe(0);
+  });
+
+  it('keeps a heap size the user set in NODE_OPTIONS', async () => {
+    const collector = await spawnCollector(config('own'), { env: { NODE_OPTIONS: '--max-old-space-size=600' } });
+    running.push(collector);
+    const { args, env } = processOf(collector.child.pid!);
+    expect(args).toContain('--max-semi-space-size=16');
+    expect(args.some((arg) => arg.startsWith('--max-old-space-size'))).toBe(false);
+    expect(env).toContain('NODE_OPTIONS=--max-old-space-size=600');
+    collector.child.kill('SIGKILL');
+  });
+});
