@@ -16,7 +16,11 @@ import { DatabaseSync } from 'node:sqlite';
 import { deserialize, serialize } from 'node:v8';
 import type { SpanData } from '../collector/model/span.ts';
 import { createSqliteStore } from '../collector/ledger/sqlite/sqlite-store.ts';
-import { CACHE_SIZE_KIB, PAGE_SIZE_BYTES, WAL_AUTOCHECKPOINT_PAGES } from '../collector/ledger/sqlite/open-database.ts';
+import {
+  PAGE_SIZE_BYTES,
+  WAL_AUTOCHECKPOINT_PAGES,
+  WRITER_CACHE_SIZE_KIB,
+} from '../collector/ledger/sqlite/open-database.ts';
 import { makeBatch, seededRandom } from '../test/helpers/span-fixtures.ts';
 
 const TOTAL_SPANS = Number(process.env.BENCH_SPANS ?? 200_000);
@@ -208,7 +212,7 @@ function drivers(): Driver[] {
 
 function setup(exec: (sql: string) => void, prepare: () => { run(...args: unknown[]): unknown }, close: () => void) {
   exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
-  exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
+  exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA cache_size = -${WRITER_CACHE_SIZE_KIB}`);
   exec(
     'CREATE TABLE t (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, n INTEGER NOT NULL, spans BLOB NOT NULL); ' +
       'CREATE INDEX t_trace ON t (trace_id)',

@@ -20,7 +20,7 @@ import { LedgerStoreError } from '../errors.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
-import { openDatabase, type Synchronous } from './open-database.ts';
+import { openDatabase, WRITER_CACHE_SIZE_KIB, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
 import { decodeSpans } from '../core/span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
@@ -45,11 +45,12 @@ export type SqliteLedgerStore = LedgerStore;
 export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStore {
   const { path } = options;
   const synchronous = options.synchronous ?? 'normal';
-  const db = openDatabase({ path, synchronous });
+  const inline = path === ':memory:' || options.writer === 'inline';
+  // Writing inline, this connection is the writer too, with the writer's page cache.
+  const db = openDatabase({ path, synchronous, ...(inline ? { cacheSizeKib: WRITER_CACHE_SIZE_KIB } : {}) });
   let writer: WriterClient;
   try {
     migrate(db, path);
-    const inline = path === ':memory:' || options.writer === 'inline';
     writer = inline ? createInlineWriter(db, path) : createThreadWriter({ path, synchronous });
   } catch (error) {
     db.close();

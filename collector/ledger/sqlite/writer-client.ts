@@ -8,7 +8,12 @@ import type { DatabaseSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
 import { LedgerStoreError } from '../errors.ts';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
-import { CHECKPOINT_INTERVAL_MS, FALLBACK_AUTOCHECKPOINT_PAGES, type OpenOptions } from './open-database.ts';
+import {
+  CHECKPOINT_INTERVAL_MS,
+  FALLBACK_AUTOCHECKPOINT_PAGES,
+  WRITER_CACHE_SIZE_KIB,
+  type OpenOptions,
+} from './open-database.ts';
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 
@@ -58,7 +63,11 @@ const WRITER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8 };
 export function createThreadWriter(options: OpenOptions): WriterClient {
   // The WAL is copied back by the checkpoint thread; the writer's own threshold is a safety net.
   const worker = new Worker(WRITER_THREAD_URL, {
-    workerData: { ...options, autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES } satisfies OpenOptions,
+    workerData: {
+      ...options,
+      autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES,
+      cacheSizeKib: WRITER_CACHE_SIZE_KIB,
+    } satisfies OpenOptions,
     resourceLimits: WRITER_RESOURCE_LIMITS,
   });
   const checkpointer = startCheckpointer(options);
