@@ -1,14 +1,25 @@
 /** `evalon collector`: loads the configuration, starts the service, stops it on SIGINT/SIGTERM. */
 import { loadConfig } from '../config/index.ts';
+import { secretsOf } from '../config/secrets.ts';
 import { startCollector } from '../service.ts';
 import { createLogger } from '../logger.ts';
 import type { CliIo } from './cli-io.ts';
 
-export async function runCollectorCommand(args: { configFiles: string[] }, io: CliIo): Promise<number> {
+export async function runCollectorCommand(args: { configFiles: string[] }, _io: CliIo): Promise<number> {
   const { config, warnings } = loadConfig(args.configFiles);
-  for (const warning of warnings) io.err(`warning: ${warning}`);
-  const logger = createLogger();
-  const collector = await startCollector(config, { logger });
+  // `service.telemetry.logs` chooses the level and encoding; the configuration's secrets are scrubbed.
+  // Everything the running collector says goes through it, so a log shipper reads every line.
+  const logger = createLogger({ ...config.service.telemetry.logs, secrets: secretsOf(config) });
+  for (const warning of warnings) logger.warn(`configuration: ${warning}`);
+  let collector: Awaited<ReturnType<typeof startCollector>>;
+  try {
+    collector = await startCollector(config, { logger });
+  } catch (error) {
+    // In JSON, the line that says why startup failed is a log record like the others.
+    if (config.service.telemetry.logs.encoding !== 'json') throw error;
+    logger.error(error instanceof Error ? error.message : String(error));
+    return 1;
+  }
   logger.info(`evalon collector running with ${args.configFiles.join(', ')}`);
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
