@@ -39,7 +39,10 @@ export const apiExtensionFactory = {
         await listenOrFail(() => server.start(), `${API_PATH}::endpoint`, config);
         const bound = server.address();
         settings.logger.info(`API listening on ${schemeOf(tls)}://${bound.host}:${bound.port}`);
-        warnIfOpen(settings.logger, API_PATH, bound, config.bearerToken);
+        warnIfOpen(settings.logger, API_PATH, bound, {
+          bearerToken: config.bearerToken,
+          mutualTls: config.tls?.clientCaFile !== undefined,
+        });
       },
       shutdown: () => server.shutdown(),
       address: () => server.address(),

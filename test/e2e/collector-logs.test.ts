@@ -157,9 +157,39 @@ service:
       time: expect.any(String),
       msg:
         `extensions::api: listening on 0.0.0.0:${port} without auth::bearer_token: anyone who can reach the port ` +
-        'can use it (set auth::bearer_token, see docs/security.md)',
+        'can use it (set auth::bearer_token or tls::client_ca_file, see docs/security.md)',
     },
   ]);
+});
+
+it('logs why it cannot start as a JSON line, without the PostgreSQL password', async () => {
+  const port = await freePort(); // nothing listens there
+  const password = 'pg-secret-2b3c4d';
+  const file = configFile(
+    () => `receivers:
+  otlp:
+processors:
+  interactions:
+  evaluation:
+    ledger: { postgres: { url: "postgres://evalon:${password}@127.0.0.1:${port}/evalon" } }
+service:
+  telemetry: { logs: { encoding: json } }
+  pipelines:
+    traces: { receivers: [otlp], processors: [interactions, evaluation] }
+`,
+  );
+  const collector = await spawnCollectorQuietly(file);
+  expect(await collector.exited).toBe(1);
+  const lines = collector
+    .log()
+    .split('\n')
+    .filter((line) => line !== '');
+  const records = lines.map((line) => JSON.parse(line) as { level: string; msg: string });
+  expect(records.at(-1)).toMatchObject({
+    level: 'error',
+    msg: expect.stringContaining(`ledger postgres://evalon@127.0.0.1:${port}/evalon: cannot connect`),
+  });
+  expect(collector.log()).not.toContain(password);
 });
 
 /** Starts the CLI collector without waiting for its info lines (a warn-level log has none). */

@@ -48,7 +48,10 @@ export const otlpReceiverFactory = {
         const bound = http.address();
         const scheme = schemeOf(tls);
         settings.logger.info(`OTLP/HTTP receiver listening on ${scheme}://${bound.host}:${bound.port}/v1/traces`);
-        warnIfOpen(settings.logger, HTTP_PATH, bound, config.http.bearerToken);
+        warnIfOpen(settings.logger, HTTP_PATH, bound, {
+          bearerToken: config.http.bearerToken,
+          mutualTls: config.http.tls?.clientCaFile !== undefined,
+        });
         // A gRPC port in use must not leave the HTTP server running.
         await grpc?.start().catch(async (error: unknown) => {
           await http.shutdown();

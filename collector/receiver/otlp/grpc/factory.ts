@@ -30,7 +30,10 @@ export const otlpGrpcProtocolFactory = {
         await listenOrFail(() => receiver.start(), `${GRPC_PATH}::endpoint`, config);
         const bound = receiver.address();
         settings.logger.info(`OTLP/gRPC receiver listening on ${bound.host}:${bound.port}${tls ? ' (TLS)' : ''}`);
-        warnIfOpen(settings.logger, GRPC_PATH, bound, config.bearerToken);
+        warnIfOpen(settings.logger, GRPC_PATH, bound, {
+          bearerToken: config.bearerToken,
+          mutualTls: config.tls?.clientCaFile !== undefined,
+        });
       },
       shutdown: () => receiver.shutdown(),
       address: () => receiver.address(),
