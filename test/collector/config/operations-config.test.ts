@@ -65,6 +65,26 @@ service:
     expect(config.service.pipelines.logs?.exporters).toEqual(['otlphttp/tempo', 'otlphttp/langfuse']);
   });
 
+  it('leaves a header of a named otlphttp exporter out when its variable is unset, as for otlphttp', () => {
+    const [file] = writeConfigFiles({
+      'otel-config.yaml': `${BASE}exporters:
+  otlphttp/langfuse:
+    endpoint: https://cloud.langfuse.com/api/public/otel
+    headers: { authorization: "Basic \${env:LANGFUSE_AUTH}", x-tenant: acme }
+service:
+  pipelines:
+    traces: { receivers: [otlp], processors: [interactions, evaluation] }
+    logs: { exporters: [otlphttp/langfuse] }
+`,
+    });
+    expect(loadConfig([file!], { env: {} }).config.exporters['otlphttp/langfuse']?.headers).toEqual({
+      'x-tenant': 'acme',
+    });
+    expect(
+      loadConfig([file!], { env: { LANGFUSE_AUTH: 'cGs6c2s=' } }).config.exporters['otlphttp/langfuse']?.headers,
+    ).toEqual({ authorization: 'Basic cGs6c2s=', 'x-tenant': 'acme' });
+  });
+
   it('reports an unknown type with a "did you mean", an empty name, a misplaced signal and an unused exporter', () => {
     const problems = problemsOf(`${BASE}exporters:
   otlphtp/x: { endpoint: "http://a:1" }
