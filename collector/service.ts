@@ -176,35 +176,44 @@ function createComponents(
   const spans = telemetry.forwarder
     ? createForwardingConsumer(interactionsProcessor, telemetry.forwarder)
     : interactionsProcessor;
-  const otlp =
-    config.receivers.otlp && traces?.receivers.includes(receivers.otlp.type)
-      ? receivers.otlp.create(settings, config.receivers.otlp, spans)
-      : undefined;
-  const api =
-    config.extensions.api && config.service.extensions.includes(extensions.api.type)
-      ? extensions.api.create(
-          {
-            ...settings,
-            store,
-            ready: () =>
-              interactionsProcessor.ready()
-                ? true
-                : { ready: false, reason: 'recovering pending spans or shutting down' },
-            stats: () => ({
-              ...interactionsProcessor.stats,
-              pendingTraces: interactionsProcessor.assembler.pendingTraces(),
-              pendingSpans: interactionsProcessor.assembler.pendingSpans(),
-              duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
-              unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
-              completed: interactionsProcessor.assembler.stats.completed,
-              ...(otlp ? { refusedSpans: otlp.refusedSpans() } : {}),
-              memory: memoryMiB(),
-              evaluation: evaluationProcessor.stats,
-            }),
-          },
-          config.extensions.api,
-        )
-      : undefined;
+  // The receiver and the API read their TLS files as they are built: one gone since the
+  // configuration was loaded stops startup, leaving no exporter timers or sockets behind.
+  let otlp: ReturnType<typeof receivers.otlp.create> | undefined;
+  let api: ReturnType<typeof extensions.api.create> | undefined;
+  try {
+    otlp =
+      config.receivers.otlp && traces?.receivers.includes(receivers.otlp.type)
+        ? receivers.otlp.create(settings, config.receivers.otlp, spans)
+        : undefined;
+    api =
+      config.extensions.api && config.service.extensions.includes(extensions.api.type)
+        ? extensions.api.create(
+            {
+              ...settings,
+              store,
+              ready: () =>
+                interactionsProcessor.ready()
+                  ? true
+                  : { ready: false, reason: 'recovering pending spans or shutting down' },
+              stats: () => ({
+                ...interactionsProcessor.stats,
+                pendingTraces: interactionsProcessor.assembler.pendingTraces(),
+                pendingSpans: interactionsProcessor.assembler.pendingSpans(),
+                duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
+                unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
+                completed: interactionsProcessor.assembler.stats.completed,
+                ...(otlp ? { refusedSpans: otlp.refusedSpans() } : {}),
+                memory: memoryMiB(),
+                evaluation: evaluationProcessor.stats,
+              }),
+            },
+            config.extensions.api,
+          )
+        : undefined;
+  } catch (error) {
+    void telemetry.shutdown(); // never rejects
+    throw error;
+  }
   return { telemetry, interactionsProcessor, evaluationProcessor, otlp, api };
 }
 
