@@ -1,8 +1,10 @@
 /** `evalon collector`: loads the configuration, starts the service, stops it on SIGINT/SIGTERM. */
+import { format } from 'node:util';
+import { setLogger as setGrpcLogger } from '@grpc/grpc-js';
 import { loadConfig } from '../config/index.ts';
 import { secretsOf } from '../config/secrets.ts';
 import { startCollector } from '../service.ts';
-import { createLogger } from '../logger.ts';
+import { createLogger, type Logger } from '../logger.ts';
 import type { CliIo } from './cli-io.ts';
 
 export async function runCollectorCommand(args: { configFiles: string[] }, _io: CliIo): Promise<number> {
@@ -11,6 +13,7 @@ export async function runCollectorCommand(args: { configFiles: string[] }, _io: 
   // Everything the running collector says goes through it, so a log shipper reads every line.
   const logger = createLogger({ ...config.service.telemetry.logs, secrets: secretsOf(config) });
   for (const warning of warnings) logger.warn(`configuration: ${warning}`);
+  routeGrpcLog(logger);
   let collector: Awaited<ReturnType<typeof startCollector>>;
   try {
     collector = await startCollector(config, { logger });
@@ -31,4 +34,18 @@ export async function runCollectorCommand(args: { configFiles: string[] }, _io: 
   });
   await collector.shutdown();
   return 0;
+}
+
+/**
+ * grpc-js writes its own errors (a port in use) to stderr in its own format. This command owns the
+ * process, so it sends them through the collector's log instead: in JSON too, every line is one
+ * record. (grpc-js has one logger per process; the library code never sets it.)
+ */
+function routeGrpcLog(logger: Logger): void {
+  const line = (message?: unknown, ...params: unknown[]) => `grpc-js: ${format(message, ...params)}`;
+  setGrpcLogger({
+    error: (message?: unknown, ...params: unknown[]) => logger.warn(line(message, ...params)),
+    info: (message?: unknown, ...params: unknown[]) => logger.info(line(message, ...params)),
+    debug: (message?: unknown, ...params: unknown[]) => logger.debug?.(line(message, ...params)),
+  });
 }

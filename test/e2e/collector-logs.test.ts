@@ -192,6 +192,51 @@ service:
   expect(collector.log()).not.toContain(password);
 });
 
+it('writes JSON lines only when it cannot start because the gRPC port is taken, grpc-js lines included', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const { port } = taken.address() as { port: number };
+  try {
+    const file = configFile(
+      (dir) => `receivers:
+  otlp:
+    protocols:
+      http: { endpoint: 127.0.0.1:0 }
+      grpc: { endpoint: 127.0.0.1:${port} }
+processors:
+  interactions:
+  evaluation:
+    ledger: { sqlite: { path: ${join(dir, 'ledger.db')} } }
+service:
+  telemetry: { logs: { encoding: json } }
+  pipelines:
+    traces: { receivers: [otlp], processors: [interactions, evaluation] }
+`,
+    );
+    const collector = await spawnCollectorQuietly(file);
+    expect(await collector.exited).toBe(1);
+    const lines = collector
+      .log()
+      .split('\n')
+      .filter((line) => line !== '');
+    const records = lines.map((line, index) => {
+      try {
+        return JSON.parse(line) as { level: string; msg: string };
+      } catch {
+        throw new Error(`stderr line ${index + 1} is not JSON: ${line}`);
+      }
+    });
+    expect(records.at(-1)).toMatchObject({
+      level: 'error',
+      msg: expect.stringMatching(
+        new RegExp(`^receivers::otlp::protocols::grpc::endpoint: cannot listen on 127\\.0\\.0\\.1:${port}`),
+      ),
+    });
+  } finally {
+    await new Promise<void>((resolve) => taken.close(() => resolve()));
+  }
+});
+
 /** Starts the CLI collector without waiting for its info lines (a warn-level log has none). */
 async function spawnCollectorQuietly(file: string): Promise<CollectorProcess> {
   const { spawn } = await import('node:child_process');
