@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
-import { apiBase, CommandFailure, getJson, type CliIo, usage } from './api-client.ts';
+import { apiAccess, apiBase, CommandFailure, getJson, type ApiAccess, type CliIo, usage } from './api-client.ts';
 import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
 import { LEDGER_HELP, LEDGER_SUBCOMMAND_HELP } from './ledger-help.ts';
 
@@ -36,6 +36,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   json: { type: 'boolean' },
   api: { type: 'string' },
+  token: { type: 'string' },
+  'ca-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -59,9 +61,10 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       return 0;
     }
     const api = apiBase(values.api, where);
+    const access = apiAccess({ token: values.token, caFile: values['ca-file'] }, where);
     if (subcommand === 'list') {
       if (positionals.length > 0) throw usage(`${where}: unexpected argument "${positionals[0]}"`);
-      const records = await listInteractions(api, values, where);
+      const records = await listInteractions(api, access, values, where);
       if (values.json) io.out(JSON.stringify(records, null, 2));
       else printTable(records, io);
       return 0;
@@ -78,10 +81,10 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
     }
     if (subcommand === 'evaluations') {
       const { showEvaluations } = await import('./evaluations-command.ts');
-      await showEvaluations(api, positionals[0], { json: values.json === true, where }, io);
+      await showEvaluations(api, positionals[0], { json: values.json === true, where, access }, io);
       return 0;
     }
-    const record = await showInteraction(api, positionals[0], where);
+    const record = await showInteraction(api, access, positionals[0], where);
     if (values.json) io.out(JSON.stringify(record, null, 2));
     else printRecord(record, io);
     return 0;
@@ -111,6 +114,7 @@ function parseOptions(args: string[], where: string) {
 
 async function listInteractions(
   api: URL,
+  access: ApiAccess,
   values: ReturnType<typeof parseOptions>['values'],
   where: string,
 ): Promise<InteractionRecord[]> {
@@ -130,17 +134,21 @@ async function listInteractions(
       throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
     url.searchParams.set('limit', values.limit);
   }
-  const body = (await getJson(url, where, () => undefined)) as { interactions?: InteractionRecord[] };
+  const body = (await getJson(url, where, () => undefined, access)) as { interactions?: InteractionRecord[] };
   if (!Array.isArray(body?.interactions))
     throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
   return body.interactions;
 }
 
-async function showInteraction(api: URL, interactionId: string, where: string): Promise<InteractionRecord> {
+async function showInteraction(
+  api: URL,
+  access: ApiAccess,
+  interactionId: string,
+  where: string,
+): Promise<InteractionRecord> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
-  return (await getJson(url, where, (status) =>
-    status === 404 ? `interaction ${interactionId} not found` : undefined,
-  )) as InteractionRecord;
+  const explain = (status: number) => (status === 404 ? `interaction ${interactionId} not found` : undefined);
+  return (await getJson(url, where, explain, access)) as InteractionRecord;
 }
 
 // ---- human output --------------------------------------------------------------------------

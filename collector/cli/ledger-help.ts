@@ -12,11 +12,26 @@ const API_OPTION: OptionHelp = {
   description: "the collector's API",
   default: `$EVALON_API_URL, else ${DEFAULT_API_URL}`,
 };
+/** How a command reaches the API: `--api`, `--token`, `--ca-file` (every command that reads it takes them). */
+export const API_OPTIONS: readonly OptionHelp[] = [
+  API_OPTION,
+  {
+    flag: '--token TOKEN',
+    description: "the API's extensions::api::auth::bearer_token",
+    default: '$EVALON_API_TOKEN',
+  },
+  {
+    flag: '--ca-file FILE',
+    description: "PEM CAs to trust for an https:// API, besides the system's",
+    default: '$EVALON_CA_CERTS',
+  },
+];
 const JSON_OPTION: OptionHelp = { flag: '--json', description: 'print the JSON the API answers' };
 
 export const LEDGER_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   list: {
-    usage: '[--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]',
+    usage:
+      '[--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL] [--token TOKEN] [--ca-file FILE]',
     description: 'Lists recorded interactions, newest first: time, id, agent, failed, tool calls, final response.',
     options: [
       { flag: '--agent ID', description: "only this agent's interactions" },
@@ -32,23 +47,23 @@ export const LEDGER_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         default: String(DEFAULT_INTERACTION_LIMIT),
       },
       JSON_OPTION,
-      API_OPTION,
+      ...API_OPTIONS,
     ],
     examples: ['evalon ledger list --agent support-agent --since 24h'],
   },
   show: {
-    usage: '<interactionId> [--json] [--api URL]',
+    usage: '<interactionId> [--json] [--api URL] [--token TOKEN] [--ca-file FILE]',
     description:
       'Shows one interaction record: agent, roles, timing, status, usage, input, transcript, final response.',
-    options: [JSON_OPTION, API_OPTION],
+    options: [JSON_OPTION, ...API_OPTIONS],
     examples: ['evalon ledger show 4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7'],
   },
   evaluations: {
-    usage: '<interactionId> [--json] [--api URL]',
+    usage: '<interactionId> [--json] [--api URL] [--token TOKEN] [--ca-file FILE]',
     description:
       'Shows the evaluations recorded for one interaction: evaluator, version, outcome, score, label, control id, ' +
       'attempts and explanation.',
-    options: [JSON_OPTION, API_OPTION],
+    options: [JSON_OPTION, ...API_OPTIONS],
     examples: ['evalon ledger evaluations 4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7 --json'],
   },
 };

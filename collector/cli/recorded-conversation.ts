@@ -8,14 +8,14 @@
  *   no such route records no conversation verdicts, which is not an error.
  */
 import type { ConversationWithInteractions, EvaluationRecord } from '../../src/model/records.ts';
-import { CommandFailure, getJson } from './api-client.ts';
+import { type ApiAccess, apiAccess, CommandFailure, getJson } from './api-client.ts';
 
 export interface ConversationRequest {
   api: URL;
   conversationId: string;
   agentId?: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+  /** The token and CAs the API needs (`--token`, `--ca-file`, else their environment variables). */
+  access?: ApiAccess;
   /** The command, for messages. */
   where: string;
 }
@@ -27,7 +27,7 @@ export interface RecordedConversation {
 
 export async function fetchRecordedConversation(request: ConversationRequest): Promise<RecordedConversation> {
   const { api, conversationId, agentId, where } = request;
-  const headers: Record<string, string> = request.token ? { authorization: `Bearer ${request.token}` } : {};
+  const access = request.access ?? apiAccess({}, where);
   const path = `api/v1/conversations/${encodeURIComponent(conversationId)}`;
   const url = (suffix = '') => {
     const target = new URL(`${path}${suffix}`, api);
@@ -59,7 +59,7 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
         '(evalon ledger list shows the recorded ones)'
       );
     },
-    headers,
+    access,
   )) as ConversationWithInteractions;
   if (!Array.isArray(conversation?.interactions))
     throw new CommandFailure(`${where}: the API at ${api.origin} answered a conversation without interactions`, 1);
@@ -72,7 +72,7 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
     evaluationsUrl,
     where,
     (status, body) => (status === 404 && noRoute(body) ? noVerdicts : undefined),
-    headers,
+    access,
   ).catch((error: unknown) => {
     if (error === noVerdicts) return { evaluations: [] };
     throw error;

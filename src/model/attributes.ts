@@ -128,6 +128,14 @@ export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
+/** Why the receiver refused spans: `auth`, `too_large`, `bad_request`, `throttled`. */
+export const METRIC_REASON = 'reason';
+/** The OTLP transport spans came over: `http` or `grpc`. */
+export const METRIC_PROTOCOL = 'protocol';
+/** An exporter's id as configured (`otlphttp`, `otlphttp/tempo`). */
+export const METRIC_EXPORTER = 'exporter';
+/** The signal an export carried: `traces`, `logs` or `metrics`. */
+export const METRIC_SIGNAL = 'signal';
 
 // ---------------------------------------------------------------------------------------------
 // OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL / CHAIN …

@@ -197,7 +197,7 @@ describe('evalon scenario from-conversation: what it writes', () => {
       const refused = await run([CONVERSATION, '--api', guarded.url, '--criteria', criteria]);
       expect(refused.code).toBe(1);
       expect(refused.err).toEqual([
-        `evalon scenario from-conversation: the API at ${guarded.url} answered 401: missing or wrong bearer token`,
+        'evalon scenario from-conversation: the API requires a token: pass --token or set EVALON_API_TOKEN',
       ]);
       const allowed = await run([CONVERSATION, '--api', guarded.url, '--token', 's3cret', '--criteria', criteria]);
       expect(allowed.code).toBe(0);
