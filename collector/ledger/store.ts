@@ -5,25 +5,47 @@
  * takes the narrowest role (`SpanStore`, `InteractionStore`, ...); the service holds the whole.
  */
 import type { EvaluationQueue } from './evaluation-queue.ts';
+import type { EvaluationWaits } from './evaluation-waits.ts';
 import type { InteractionStore } from './interaction-store.ts';
 import type { RecordedEvaluations } from './recorded-evaluations.ts';
 import type { ReplicaStore } from './replica-store.ts';
+import type { ReviewStore } from './review-store.ts';
 import type { SpanStore } from './span-store.ts';
 
 // The roles' types, so that one import gives the whole contract.
 export type {
   DurableProgress,
+  EvaluationCause,
   EvaluationLease,
   EvaluationQueue,
   EvaluationStart,
   QueuedEvaluation,
 } from './evaluation-queue.ts';
+export type { DeliveredSignal, EvaluationWaits, SignalDelivery, SignalDeliveryResult } from './evaluation-waits.ts';
+export type {
+  ClaimResult,
+  OpenReview,
+  ReviewClaim,
+  ReviewedSubject,
+  ReviewQuery,
+  ReviewReason,
+  ReviewRecord,
+  ReviewStatus,
+  ReviewStore,
+} from './review-store.ts';
 export type { AgentSummary, InteractionPageQuery, InteractionQuery, InteractionStore } from './interaction-store.ts';
 export type { RecordedEvaluations } from './recorded-evaluations.ts';
 export type { ReplicaStore, TraceElsewhere, TracesElsewhere } from './replica-store.ts';
 export type { LateSpan, SpanStore } from './span-store.ts';
 
-export interface LedgerStore extends SpanStore, InteractionStore, EvaluationQueue, RecordedEvaluations, ReplicaStore {
+export interface LedgerStore
+  extends SpanStore,
+    InteractionStore,
+    EvaluationQueue,
+    EvaluationWaits,
+    RecordedEvaluations,
+    ReviewStore,
+    ReplicaStore {
   /** Safe twice; calls after it reject with "the store is closed". */
   close(): Promise<void>;
 }

@@ -100,6 +100,8 @@ export const EVALON_EVALUATION_OUTCOME = 'evalon.evaluation.outcome';
 export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
+/** Who gave a human verdict (the `human-review` evaluator's reviewer). */
+export const EVALON_REVIEWER = 'evalon.reviewer';
 
 /**
  * On a judge's evaluation (verdict or failed outcome): characters of the rendered transcript left

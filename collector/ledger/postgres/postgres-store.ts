@@ -24,6 +24,7 @@ import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { decodeSpans } from '../core/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, ledgerError, redactUrl } from './connection.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
@@ -122,6 +123,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   return {
     ...createEvaluationStoreMethods(pool, where, run),
+    ...createWaitAndReviewMethods(pool, where, run),
     replicaId,
 
     claimReplica() {

@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
 import type { InteractionStore } from '../interaction-store.ts';
@@ -29,11 +29,15 @@ export function createEvaluationStoreMethods(
     SELECT record FROM interactions
     WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?`);
   const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
-  const selectQueued = db.prepare(`SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?`);
+  // Parked evaluations (evaluation-waits.ts) are not queued work: loadDueEvaluations reads them.
+  const selectQueued = db.prepare(
+    `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? AND awaiting_signal IS NULL ORDER BY seq LIMIT ?`,
+  );
   const selectClaimable = db.prepare(`
     SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
-    WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
-  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
+    WHERE seq > ? AND awaiting_signal IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?)
+    ORDER BY seq LIMIT ?`);
+  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue WHERE awaiting_signal IS NULL');
   const selectEvaluations = db.prepare(
     'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
   );
@@ -155,10 +159,29 @@ export function createEvaluationStoreMethods(
     async recordEvaluations(records) {
       ensureOpen();
       if (records.length === 0) return [];
-      return (await writer.write({
+      const result = (await writer.write({
         op: 'recordEvaluations',
         rows: records.map((record) => recordRow(record, path)),
       })) as RecordResult;
+      return result.written;
+    },
+
+    async recordEvaluationsWithFollowUps(records, followUps) {
+      ensureOpen();
+      if (records.length === 0) return { written: [], queued: [] };
+      const result = (await writer.write({
+        op: 'recordEvaluations',
+        rows: records.map((record) => recordRow(record, path)),
+        followUps: followUps.map((followUp) => followUpRow(followUp, path)),
+      })) as RecordResult;
+      const seqs = new Map(result.queued);
+      return {
+        written: result.written,
+        queued: followUps.flatMap((followUp) => {
+          const seq = seqs.get(followUp.evaluationId);
+          return seq === undefined ? [] : [{ ...followUp, attempts: 0, seq }];
+        }),
+      };
     },
 
     async getEvaluations(interactionId) {

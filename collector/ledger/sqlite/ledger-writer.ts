@@ -6,6 +6,7 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
+import { createWaitAndReviewWrites, type WaitAndReviewWriteRequest } from './wait-and-review-writes.ts';
 
 export type { InteractionRow, SpanRow } from '../core/rows.ts';
 
@@ -23,7 +24,8 @@ export type WriteRequest =
   | { op: 'putInteractions'; rows: InteractionRow[] }
   | { op: 'releaseTraces'; traceIds: string[] }
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
-  | EvaluationWriteRequest;
+  | EvaluationWriteRequest
+  | WaitAndReviewWriteRequest;
 
 export interface LedgerWriter {
   /**
@@ -45,6 +47,7 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   );
 
   const applyEvaluationWrite = createEvaluationWrites(db);
+  const applyWaitOrReviewWrite = createWaitAndReviewWrites(db);
 
   function apply(request: WriteRequest): unknown {
     switch (request.op) {
@@ -62,6 +65,11 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const r of request.rows)
           insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
+      case 'parkEvaluations':
+      case 'deliverSignal':
+      case 'openReview':
+      case 'claimReview':
+        return applyWaitOrReviewWrite(request);
       default:
         return applyEvaluationWrite(request);
     }

@@ -18,6 +18,7 @@ import type { InteractionQuery } from '../interaction-store.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { openDatabase, type Synchronous } from './open-database.ts';
@@ -100,6 +101,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
+    ...createWaitAndReviewMethods(db, path, writer, ensureOpen),
 
     async appendSpans(spans) {
       ensureOpen();

@@ -9,19 +9,24 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { HumanReviewDependencies, ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
 import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { isoTime, type Clock } from './clock.ts';
-import { executeDurable, type StepSlot } from './durable-execution.ts';
+import { executeDurable, triggerOf, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
 
-export interface Executed {
-  record: EvaluationRecord;
-  /** What made a failed outcome fail. */
-  error?: unknown;
-}
+export type Executed =
+  | {
+      record: EvaluationRecord;
+      /** What made a failed outcome fail. */
+      error?: unknown;
+      parked?: undefined;
+    }
+  /** A durable evaluation waiting for a signal: the progress to park it with. */
+  | { parked: DurableProgress; record?: undefined };
 
 export type AttemptExecutor = (
   evaluation: QueuedEvaluation,
@@ -41,9 +46,15 @@ export function createAttemptExecutor(options: {
   clock: Clock;
   /** Where LLM judges report their model calls (given to every evaluator's `create`). */
   judgeCalls?: JudgeCallRecorder;
+  /** Where review evaluations open their reviews (given to every evaluator's `create`). */
+  reviews?: ReviewOpener;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
+  const dependencies: JudgeDependencies & HumanReviewDependencies = {
+    ledger,
+    ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
+    ...(options.reviews ? { reviews: options.reviews } : {}),
+  };
   return async function execute(evaluation, startedAt, slot, markDurable) {
     const { config, controlId } = resolve(evaluation);
     const definition = registry.get(evaluation.evaluatorId);
@@ -74,6 +85,7 @@ export function createAttemptExecutor(options: {
         clock,
       });
       if (!outcome) return undefined;
+      if ('parked' in outcome) return { parked: outcome.parked };
       // The control id as configured when the evaluation finished.
       const record = attemptRecord(
         evaluation,
@@ -109,6 +121,7 @@ export function createAttemptExecutor(options: {
         ledger,
         timeoutMs: definition.timeoutMs,
         signal: signal,
+        trigger: triggerOf(evaluation),
       });
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;

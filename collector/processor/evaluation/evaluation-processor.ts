@@ -15,6 +15,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
+import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
@@ -29,7 +30,9 @@ import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
+import { createRoutingTable } from './routing.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
+import type { ReviewStore } from '../../ledger/review-store.ts';
 
 /** Interactions read per page when catching up on what was recorded but not taken in. */
 const CATCH_UP_PAGE = 500;
@@ -69,7 +72,7 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 }
 
 export interface EvaluationProcessorOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & Partial<ReviewStore>;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
     Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
   registry: EvaluatorRegistry;
@@ -96,6 +99,8 @@ export interface EvaluationProcessorOptions {
   shutdownGraceMs?: number;
   /** Wait before running an evaluation again after a model outage (tests shorten it). */
   unavailableBackoff?: { baseMs: number; maxMs: number };
+  /** How often the ledger is read for signal waits that are due (default 1 s). */
+  duePollMs?: number;
   /** Evaluation leases, when replicas share the ledger (see `EvaluationRuntimeOptions.lease`). */
   lease?: { owner: string; durationMs: number; rescanMs?: number };
 }
@@ -104,6 +109,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const { store, config, registry, logger } = options;
   const clock = clockFrom(options.clock);
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
+  const routing = createRoutingTable({ bindings, registry, evaluators: config.evaluators });
   const ledger = createStoreLedgerClient(store);
   const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
   const runtime = createEvaluationRuntime({
@@ -122,6 +128,10 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+    // Review evaluations open their reviews in the ledger's review queue.
+    ...(store.openReview ? { reviews: { openReview: store.openReview.bind(store) } } : {}),
+    followUps: (record, evaluation) => routing.followUps(record, evaluation, new Date(clock.now()).toISOString()),
+    ...(options.duePollMs !== undefined ? { duePollMs: options.duePollMs } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
@@ -151,6 +161,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         continue;
       }
       for (const binding of bindings.resolve({ agentId: record.agentId, roles: record.roles ?? [] })) {
+        // A routed entry is queued by another entry's outcome, never by the interaction itself.
+        if (routing.isRouted(binding)) continue;
         const verdict = triggerVerdict(record, binding);
         if (verdict === 'not-sampled') counters.notSampled++;
         else if (verdict === 'failed-interaction') counters.failedNotTriggered++;

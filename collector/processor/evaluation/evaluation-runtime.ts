@@ -13,14 +13,17 @@
  * This module wires the parts, each with one job and its own counters (`stats` gathers them):
  * the queue in memory with read-back from the ledger (run-queue.ts), claims and run slots
  * (run-scheduler.ts), one attempt (attempt-executor.ts, durable-execution.ts), model-outage waits
- * (model-outage.ts), leases (evaluation-leases.ts), outcome recording (outcome-recording.ts) and
- * shutdown (runtime-shutdown.ts). Every part reads the time and waits through one clock.
+ * (model-outage.ts), leases (evaluation-leases.ts), outcome recording (outcome-recording.ts), waits
+ * for signals (due-waits.ts) and shutdown (runtime-shutdown.ts). Every part reads the time and waits through one clock.
  */
 import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
+import type { ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
+import { createDueWaits } from './due-waits.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
@@ -46,10 +49,13 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
   deferred: number;
   /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
   leasesLost: number;
+  /** Durable evaluations parked here to wait for a signal, and resumed after one (or their deadline). */
+  parked: number;
+  resumed: number;
 }
 
 export interface EvaluationRuntimeOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations;
   registry: EvaluatorRegistry;
   /**
    * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called
@@ -99,6 +105,15 @@ export interface EvaluationRuntimeOptions {
    * in one process never mix their judges' calls.
    */
   tracerProvider?: TracerProvider;
+  /** Where review evaluations open their reviews (given to evaluators' `create`); default none. */
+  reviews?: ReviewOpener;
+  /**
+   * The evaluations an outcome routes (review entries with `after`), queued in the transaction
+   * that records it (routing.ts). Default: none.
+   */
+  followUps?(record: EvaluationRecord, evaluation: QueuedEvaluation): QueuedEvaluation[];
+  /** How often the ledger is read for waits that are due (default 1 s, on the clock). */
+  duePollMs?: number;
 }
 
 export interface EvaluationRuntime {
@@ -106,6 +121,8 @@ export interface EvaluationRuntime {
   start(): Promise<void>;
   /** Runs evaluations that are already durable in the ledger's queue. */
   submit(evaluations: readonly QueuedEvaluation[]): void;
+  /** Reads the waits that are due now: a signal was just delivered to one of them. */
+  wake(): void;
   /** Resolves when nothing is waiting, running or being written. */
   idle(): Promise<void>;
   /** Stops claiming, gives claimed and running evaluations a grace period, then stops them. Safe twice. */
@@ -145,6 +162,11 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     clock,
     logger,
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(options.followUps ? { followUps: options.followUps } : {}),
+    onQueued(queued) {
+      queue.submit(queued);
+      pump();
+    },
     onSettled(evaluationId) {
       queue.release(evaluationId);
       leases.done(evaluationId);
@@ -166,6 +188,18 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     signal: stopAll.signal,
     clock,
     ...(options.tracerProvider ? { judgeCalls: createJudgeCallSpans(options.tracerProvider, () => clock.now()) } : {}),
+    ...(options.reviews ? { reviews: options.reviews } : {}),
+  });
+  const waits = createDueWaits({
+    store,
+    clock,
+    logger,
+    claimableNow: () => leases.claimableNow(),
+    resume(due) {
+      queue.submitFirst(due);
+      pump();
+    },
+    ...(options.duePollMs !== undefined ? { pollMs: options.duePollMs } : {}),
   });
   const outages = createOutageDeferrals({
     retryForMs: options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS,
@@ -219,9 +253,24 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       queue.release(evaluation.evaluationId);
       return;
     }
+    if (executed.parked) {
+      // It leaves the runtime once the ledger holds it parked, not before: until then a read of the
+      // queue would find it runnable and start it again.
+      const parked = waits.park(evaluation, executed.parked).then(
+        () => leases.done(evaluation.evaluationId),
+        (error: unknown) =>
+          logger.error(
+            `evaluation ${evaluation.evaluationId}: parking it to wait for a signal failed: ` +
+              `${error instanceof Error ? error.message : String(error)} (it resumes from its last saved step at the ` +
+              'next start)',
+          ),
+      );
+      track(parked.finally(() => queue.release(evaluation.evaluationId)));
+      return;
+    }
     if (executed.record.outcome.type === 'failed' && !stopping && outages.defer(evaluation, executed.error)) return;
     outages.forget(evaluation.evaluationId);
-    track(outcomes.recordAttempt(executed.record));
+    track(outcomes.recordAttempt(executed.record, evaluation));
   }
 
   function pump(): void {
@@ -259,7 +308,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   async function writesDone(): Promise<void> {
-    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
+    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), waits.idle()]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -271,6 +320,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         ...outcomes.stats(),
         deferred: outages.waiting(),
         ...leases.stats(),
+        ...waits.stats(),
       };
     },
     async start() {
@@ -279,10 +329,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       queue.readFromStart();
       pump();
       leases.start(() => queue.rescan());
+      waits.start();
     },
     submit(evaluations) {
       queue.submit(evaluations);
       pump();
+    },
+    wake() {
+      if (started && !stopping) waits.wake();
     },
     idle() {
       return new Promise<void>((resolve) => {
@@ -293,6 +347,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     shutdown() {
       stopped ??= (async () => {
         stopping = true;
+        await waits.stop();
         await shutDownRuntime({
           clock,
           graceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,

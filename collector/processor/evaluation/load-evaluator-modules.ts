@@ -21,6 +21,7 @@ import {
   type RegisteredEvaluator,
 } from './evaluator-registry.ts';
 import { checkEvaluatorProperties } from './property-checks.ts';
+import { checkRoutes } from './route-checks.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -107,6 +108,7 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
         definitionOf: (id) => byId.get(id)?.definition,
         ...(options.locate ? { locate: options.locate } : {}),
       }),
+      ...checkRoutes({ evaluators: options.evaluators, ...(options.locate ? { locate: options.locate } : {}) }),
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -8,6 +8,7 @@ import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
+import { describeWaitAndReviewContract } from './wait-and-review-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   store: S;
@@ -299,6 +300,7 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     });
 
     describeEvaluationStoreContract(() => store, reopen);
+    describeWaitAndReviewContract(() => store, reopen);
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {

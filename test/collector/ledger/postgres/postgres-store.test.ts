@@ -66,6 +66,7 @@ describe('PostgreSQL store', () => {
       'late_spans',
       'pending_spans',
       'replicas',
+      'reviews',
       'schema_version',
     ]);
     const lease = await query(
