@@ -2,21 +2,27 @@
  * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
  * readiness, and the interaction ledger read-only (`/api/v1/interactions`,
  * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`), the
- * collector's counters (`/api/v1/stats`) and its pages under `/ui/`. Bodies are JSON; records use
- * exactly the InteractionRecord names. A failing handler answers 500, never crashes the collector.
- * With a bearer token, the token gate answers 401 before any route but the health checks is
- * reached (token-gate.ts).
+ * collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`, reviews-routes.ts,
+ * whose POSTs claim reviews and submit verdicts), agreement between entries (`/api/v1/agreement`)
+ * and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON; records use exactly the
+ * record type names. A failing handler answers 500, never crashes the collector. With a bearer
+ * token, the token gate answers 401 before any route but the health checks and the page's static
+ * files is reached (token-gate.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../security/http-server.ts';
 import type { ServerTlsOptions } from '../security/tls-files.ts';
+import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import type { ReviewStore } from '../ledger/review-store.ts';
+import { BodyTooLargeError, readBody } from './request-body.ts';
+import { reviewRoutes } from './reviews-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 import { createTokenGate } from './token-gate.ts';
-import { UI_INDEX_HTML } from './ui-index.ts';
+import { uiRoutes } from './ui/ui-routes.ts';
 
 /** How long an idle keep-alive connection stays open. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
@@ -29,7 +35,7 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations;
+  store: InteractionStore & RecordedEvaluations & ReviewStore & Pick<EvaluationWaits, 'deliverSignal'>;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */
@@ -40,6 +46,12 @@ export interface ApiServerOptions {
   bearerToken?: string;
   /** Serve HTTPS (the TLS files as read at startup). */
   tls?: ServerTlsOptions;
+  /** Resumes the evaluations due now (a verdict was just delivered): the evaluation runtime's `wake`. */
+  wakeEvaluations?: () => void;
+  /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
+  agreement?: () => unknown;
+  /** How long a verdict's submission waits for its record before answering 202. */
+  recordWaitMs?: number;
 }
 
 export interface ApiServer {
@@ -91,7 +103,20 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
-    { path: /^\/ui$/, get: () => ({ status: 200, body: UI_INDEX_HTML, contentType: 'text/html; charset=utf-8' }) },
+    {
+      path: /^\/api\/v1\/agreement$/,
+      get: () =>
+        options.agreement
+          ? { status: 200, body: options.agreement() }
+          : error(404, 'no agreement in this collector (the evaluation processor is not running)'),
+    },
+    ...reviewRoutes({
+      store,
+      now,
+      ...(options.wakeEvaluations ? { wake: options.wakeEvaluations } : {}),
+      ...(options.recordWaitMs !== undefined ? { recordWaitMs: options.recordWaitMs } : {}),
+    }),
+    ...uiRoutes(),
     {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
@@ -103,6 +128,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
     const method = request.method ?? 'GET';
+    let body: string;
+    try {
+      body = await readBody(request);
+    } catch (cause) {
+      if (cause instanceof BodyTooLargeError) return error(413, cause.message, { field: 'body' });
+      throw cause;
+    }
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://api.local');
@@ -122,7 +154,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         };
       case 'handler':
         try {
-          return await match.handler(match.params, url);
+          return await match.handler(match.params, url, body);
         } catch (cause) {
           if (cause instanceof ApiQueryError) return error(400, cause.message, { parameter: cause.parameter });
           return error(500, `internal error: ${cause instanceof Error ? cause.message : String(cause)}`);
@@ -149,10 +181,12 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
-      request.resume();
       const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
-      if (refusal) return send(response, refusal);
+      if (refusal) {
+        // The body is not read: drain it so that the keep-alive connection stays usable.
+        request.resume();
+        return send(response, refusal);
+      }
       reply(request).then(
         (result) => send(response, result),
         (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),

@@ -15,6 +15,10 @@ export interface ApiExtensionSettings extends ComponentSettings {
   ready: () => Readiness;
   /** The running collector's counters, served at `GET /api/v1/stats`. */
   stats: () => Record<string, unknown>;
+  /** Resumes evaluations due now (a reviewer's verdict was just delivered). */
+  wakeEvaluations?: () => void;
+  /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
+  agreement?: () => unknown;
 }
 
 export const apiExtensionFactory = {
@@ -31,6 +35,8 @@ export const apiExtensionFactory = {
       store: settings.store,
       ready: settings.ready,
       stats: settings.stats,
+      ...(settings.wakeEvaluations ? { wakeEvaluations: settings.wakeEvaluations } : {}),
+      ...(settings.agreement ? { agreement: settings.agreement } : {}),
       ...(config.bearerToken !== undefined ? { bearerToken: config.bearerToken } : {}),
       ...(tls ? { tls } : {}),
     });

@@ -50,8 +50,8 @@ describe('the API with a bearer token', () => {
     '/api/v1/interactions?agent=support-agent',
     '/api/v1/stats',
     '/api/v1/no-such-route',
-    '/ui/',
-    '/ui',
+    '/api/v1/reviews',
+    '/api/v1/agreement',
   ];
 
   it.each(protectedPaths)('answers %s 401 without the token, with a JSON error and WWW-Authenticate', async (path) => {
@@ -74,7 +74,16 @@ describe('the API with a bearer token', () => {
     expect((await get('/api/v1/interactions', authorization)).status).toBe(401);
   });
 
-  it('answers with the token as without auth: the ledger, the counters and the /ui/ index', async () => {
+  it('serves the review page’s files without the token: they hold no data, the page asks for the token', async () => {
+    for (const path of ['/ui/', '/ui/app.js', '/ui/style.css']) {
+      const response = await get(path);
+      expect(response.status, path).toBe(200);
+    }
+    expect((await get('/ui/index.html')).headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await get('/ui/').then((r) => r.text())).toContain('<script type="module" src="app.js">');
+  });
+
+  it('answers with the token as without auth: the ledger, the counters and the review page', async () => {
     const list = await get('/api/v1/interactions', `Bearer ${TOKEN}`);
     expect(list.status).toBe(200);
     expect(
@@ -86,7 +95,7 @@ describe('the API with a bearer token', () => {
     const ui = await get('/ui/', `Bearer ${TOKEN}`);
     expect(ui.status).toBe(200);
     expect(ui.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await ui.text()).toContain('<a href="../api/v1/interactions">');
+    expect(await ui.text()).toContain('<main id="main"');
     expect((await get('/api/v1/no-such-route', `Bearer ${TOKEN}`)).status).toBe(404);
   });
 
