@@ -277,6 +277,11 @@ service:
         { timeoutMs: 20_000, what: 'the interaction in the ledger' },
       );
       expect(record).toMatchObject({ agentId: 'packaged-agent', finalResponseText: 'Your order has shipped.' });
+      // The review page's files ship in the package (the build copies them into dist/).
+      for (const file of ['', 'app.js', 'style.css']) {
+        const page = await fetch(`${apiUrl}/ui/${file}`);
+        expect(page.status, `/ui/${file}`).toBe(200);
+      }
     } finally {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
