@@ -16,8 +16,8 @@ import type { ReviewRecord, ReviewStore } from '../ledger/review-store.ts';
 import { jsonBody } from './request-body.ts';
 import type { JsonReply } from './router.ts';
 
-/** How long the answer waits for the evaluation's record. */
-export const DEFAULT_RECORD_WAIT_MS = 15_000;
+/** How long the answer waits for the evaluation's record (within the CLI's 10 s wait for an answer). */
+export const DEFAULT_RECORD_WAIT_MS = 8_000;
 const RECORD_POLL_MS = 25;
 
 export interface ReviewSubmissionOptions {
