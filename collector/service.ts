@@ -19,6 +19,7 @@ import type { Lifecycle } from './pipeline/consumer.ts';
 import type { EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
 import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
+import { agreementBody } from './api/agreement-body.ts';
 import { createInteractionsFanOut } from './processor/interactions/fan-out.ts';
 import type { InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
 
@@ -162,6 +163,7 @@ function createComponents(
       refusedSpans: () => otlp?.refusedSpans() ?? [],
       evaluationQueueSize: () => store.countQueuedEvaluations(),
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
+      agreement: () => evaluationProcessor.agreement.report(),
     },
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;

@@ -2,7 +2,7 @@
  * The help of `evalon review` and of each of its subcommands, by name: `review-command.ts`
  * dispatches exactly the subcommands listed here.
  */
-import { DEFAULT_REVIEW_LIMIT } from '../ledger/core/review-rows.ts';
+import { DEFAULT_REVIEW_LIMIT } from '../ledger/review-store.ts';
 import type { CommandHelp, OptionHelp } from './command.ts';
 import { API_OPTIONS } from './ledger-help.ts';
 

@@ -13,6 +13,7 @@ import {
   EVALON_EVALUATION_LAG_METRIC,
   EVALON_EVALUATION_QUEUE_SIZE_METRIC,
   EVALON_EVALUATION_RUNNING_METRIC,
+  EVALON_EVALUATION_AGREEMENT_METRIC,
   EVALON_EVALUATION_SCORE_METRIC,
   EVALON_INTERACTIONS_METRIC,
   EVALON_PENDING_SPANS_METRIC,
@@ -115,6 +116,13 @@ export const METRICS = {
     name: EVALON_EVALUATION_RUNNING_METRIC,
     unit: '{evaluation}',
     description: 'Evaluations running now.',
+  },
+  agreement: {
+    name: EVALON_EVALUATION_AGREEMENT_METRIC,
+    unit: '1',
+    description:
+      "Agreement between two evaluator entries over their last window of subjects judged by both: raw rate, Cohen's " +
+      'kappa, mean absolute score difference (statistic).',
   },
   refusedSpans: {
     name: EVALON_RECEIVER_REFUSED_SPANS_METRIC,

@@ -16,6 +16,9 @@ import type { EvaluationRecord, EvaluationSubjectRef } from '../../src/model/rec
 /** `open`: waiting for a reviewer; `claimed`: open, and claimed by someone until a time not yet passed. */
 export type ReviewStatus = 'open' | 'claimed' | 'done' | 'expired';
 export const REVIEW_STATUSES: readonly ReviewStatus[] = ['open', 'claimed', 'done', 'expired'];
+/** Reviews a list page holds unless asked, and at most. */
+export const DEFAULT_REVIEW_LIMIT = 50;
+export const MAX_REVIEW_LIMIT = 1000;
 
 /** Why a subject is in the review queue. */
 export type ReviewReason =

@@ -128,6 +128,10 @@ export const EVALON_SIMULATION_RESPOND_IN = 'evalon.simulation.respond_in';
 export const METRIC_EVALUATOR = 'evaluator';
 export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
+/** The agreement gauge's pair of evaluator entries, and which statistic. */
+export const METRIC_AGREEMENT_A = 'a';
+export const METRIC_AGREEMENT_B = 'b';
+export const METRIC_STATISTIC = 'statistic';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
 /** Why the receiver refused spans: `auth`, `too_large`, `bad_request`, `throttled`. */

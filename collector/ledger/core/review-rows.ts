@@ -7,15 +7,14 @@ import type { EvaluationOutcomeType, EvaluationRecord } from '../../../src/model
 import { LedgerQueryError, LedgerStoreError } from '../errors.ts';
 import { parseIsoTime } from '../interaction-query.ts';
 import {
+  DEFAULT_REVIEW_LIMIT,
+  MAX_REVIEW_LIMIT,
   REVIEW_STATUSES,
   type OpenReview,
   type ReviewQuery,
   type ReviewRecord,
   type ReviewStatus,
 } from '../review-store.ts';
-
-export const DEFAULT_REVIEW_LIMIT = 50;
-export const MAX_REVIEW_LIMIT = 1000;
 
 /** The columns of an opened review, checked. */
 export interface ReviewRow {

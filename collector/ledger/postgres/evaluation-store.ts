@@ -19,6 +19,7 @@ import { type InteractionFilters, normalizeCountQuery, normalizePageQuery } from
 import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
+import { LedgerQueryError } from '../errors.ts';
 
 export type EvaluationStoreMethods = EvaluationQueue &
   RecordedEvaluations &
@@ -318,6 +319,22 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           [interactionId],
         );
         return rows.map((row) => row.record);
+      });
+    },
+
+    async pageEntryEvaluations(query) {
+      return run('pageEntryEvaluations', async () => {
+        if (query.before !== undefined && !/^\d+$/.test(query.before))
+          throw new LedgerQueryError(
+            'before',
+            `ledger query: before ${JSON.stringify(query.before)} is not one this store gave`,
+          );
+        const { rows } = await pool.query<{ id: string; record: EvaluationRecord }>(
+          `SELECT id, record FROM evaluations WHERE evaluator_id = $1 AND id < $2::bigint ORDER BY id DESC LIMIT $3`,
+          [query.evaluatorId, query.before ?? '9223372036854775807', query.limit],
+        );
+        const records = rows.map((row) => row.record);
+        return rows.length === query.limit ? { records, next: rows[rows.length - 1]!.id } : { records };
       });
     },
 

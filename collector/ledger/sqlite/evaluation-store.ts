@@ -12,6 +12,7 @@ import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
+import { LedgerQueryError } from '../errors.ts';
 
 export type EvaluationStoreMethods = EvaluationQueue &
   RecordedEvaluations &
@@ -38,6 +39,9 @@ export function createEvaluationStoreMethods(
     WHERE seq > ? AND awaiting_signal IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?)
     ORDER BY seq LIMIT ?`);
   const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue WHERE awaiting_signal IS NULL');
+  const selectEntryPage = db.prepare(
+    'SELECT id, record FROM evaluations WHERE evaluator_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+  );
   const selectEvaluations = db.prepare(
     'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
   );
@@ -189,6 +193,22 @@ export function createEvaluationStoreMethods(
       return (selectEvaluations.all(interactionId) as { record: string }[]).map(
         (row) => JSON.parse(row.record) as EvaluationRecord,
       );
+    },
+
+    async pageEntryEvaluations(query) {
+      ensureOpen();
+      const before = query.before === undefined ? Number.MAX_SAFE_INTEGER : Number(query.before);
+      if (!Number.isSafeInteger(before))
+        throw new LedgerQueryError(
+          'before',
+          `ledger query: before ${JSON.stringify(query.before)} is not one this store gave`,
+        );
+      const rows = selectEntryPage.all(query.evaluatorId, before, query.limit) as unknown as {
+        id: number;
+        record: string;
+      }[];
+      const records = rows.map((row) => JSON.parse(row.record) as EvaluationRecord);
+      return rows.length === query.limit ? { records, next: String(rows[rows.length - 1]!.id) } : { records };
     },
 
     async pageInteractions(query) {

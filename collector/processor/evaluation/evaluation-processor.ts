@@ -30,6 +30,7 @@ import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
+import { createAgreementTracker, type AgreementTracker } from './agreement.ts';
 import { createRoutingTable } from './routing.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 import type { ReviewStore } from '../../ledger/review-store.ts';
@@ -67,6 +68,8 @@ export interface EvaluationProcessorStats extends RuntimeStats {
 export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
   readonly stats: EvaluationProcessorStats;
   readonly runtime: EvaluationRuntime;
+  /** Agreement between the entries `agreement` pairs, kept as outcomes are recorded. */
+  readonly agreement: AgreementTracker;
   /** Resolves when every queued evaluation has been recorded (tests, backfill). */
   idle(): Promise<void>;
 }
@@ -74,7 +77,7 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 export interface EvaluationProcessorOptions {
   store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & Partial<ReviewStore>;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
-    Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
+    Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs' | 'agreement'>>;
   registry: EvaluatorRegistry;
   /**
    * Time and timers of the processor and its runtime, created once (default: the system clock).
@@ -110,6 +113,12 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const clock = clockFrom(options.clock);
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
   const routing = createRoutingTable({ bindings, registry, evaluators: config.evaluators });
+  const agreement = createAgreementTracker({
+    pairs: config.agreement ?? [],
+    store,
+    routed: routing.routedEntries(),
+    logger,
+  });
   const ledger = createStoreLedgerClient(store);
   const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
   const runtime = createEvaluationRuntime({
@@ -126,7 +135,10 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     clock,
     logger,
     resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
-    ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    onRecorded(record) {
+      agreement.observe(record);
+      options.onRecorded?.(record);
+    },
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     // Review evaluations open their reviews in the ledger's review queue.
     ...(store.openReview ? { reviews: { openReview: store.openReview.bind(store) } } : {}),
@@ -252,6 +264,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       return { ...runtime.stats, ...counters, intakeDeferred: deferredIntakes };
     },
     runtime,
+    agreement,
     async consumeInteractions(records) {
       if (!started) throw new Error('evaluation: consumeInteractions called before start');
       if (records.length === 0 || stopped) return;
@@ -269,6 +282,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     },
     async start() {
       if (started) return;
+      await agreement.start();
       await runtime.start();
       await catchUp();
       started = true;
@@ -279,6 +293,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       while (resumeCheck && !stopped) await sleep(clock, RESUME_CHECK_MS);
       await serial;
       await runtime.idle();
+      await agreement.idle();
     },
     async shutdown() {
       stopped = true;
