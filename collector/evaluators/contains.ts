@@ -14,6 +14,7 @@ const ID = 'contains';
 export const containsEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) contains all, any or none of the given texts',
+  type: 'deterministic',
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -176,6 +176,7 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
       'a model judges the interaction against each criterion (binary, ' +
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
     create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
   });
 }

@@ -38,6 +38,7 @@ function compile(schema: Record<string, unknown>): z.ZodType {
 export const jsonSchemaEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response is JSON valid against a JSON Schema',
+  type: 'deterministic',
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -38,6 +38,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
     id: ID,
     description: 'a model judges the interaction against a rubric (score, label, explanation)',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
     create: (dependencies) => ({
       async evaluate(context) {
         const { ledger } = dependencies;

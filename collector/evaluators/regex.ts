@@ -14,6 +14,7 @@ const ID = 'regex';
 export const regexEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) matches, or must not match, a regular expression',
+  type: 'deterministic',
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -11,6 +11,7 @@ import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 export const replyLengthEvaluator = defineEvaluator({
   id: 'reply-length',
   description: 'the final response has at least min-length (and at most max-length) characters',
+  type: 'deterministic',
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -13,6 +13,7 @@ const ID = 'tool-call-required';
 export const toolCallRequiredEvaluator = defineEvaluator({
   id: ID,
   description: 'the interaction called the named tools (all or any of them)',
+  type: 'deterministic',
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

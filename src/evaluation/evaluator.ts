@@ -15,6 +15,7 @@
  * `create` may also return a `DurableEvaluator` (durable-evaluator.ts): the runtime sees it and
  * runs the evaluation step by step, saving its progress after every step.
  */
+import type { EvaluatorType } from '../model/records.ts';
 import type { Effect } from './effect.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
@@ -48,6 +49,11 @@ export interface EvaluatorDefinitionOptions {
   timeoutMs?: number;
   /** What it checks, for `evalon explain` and docs. */
   description?: string;
+  /**
+   * What kind of evaluator it is, recorded as provenance (`gen_ai.evaluation.evaluator.type`) on
+   * every verdict: `llm_judge`, `deterministic`, `human` or `custom` (the default).
+   */
+  type?: EvaluatorType;
 }
 
 const DEFINITION = Symbol.for('evalon.evaluation.evaluator-definition');
@@ -57,11 +63,14 @@ export interface EvaluatorDefinition {
   readonly version: string;
   readonly timeoutMs: number;
   readonly description?: string;
+  readonly type: EvaluatorType;
   create(dependencies: EvaluatorDependencies): Evaluator;
   readonly [DEFINITION]: true;
 }
 
 export const DEFAULT_EVALUATOR_VERSION = '1';
+export const DEFAULT_EVALUATOR_TYPE: EvaluatorType = 'custom';
+const EVALUATOR_TYPES: readonly EvaluatorType[] = ['llm_judge', 'deterministic', 'human', 'custom'];
 export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
@@ -89,11 +98,17 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
       `${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`,
     );
   }
+  const type = options.type ?? DEFAULT_EVALUATOR_TYPE;
+  if (!EVALUATOR_TYPES.includes(type))
+    throw new EvaluatorDefinitionError(
+      `${where}: type must be one of ${EVALUATOR_TYPES.join(', ')} (got ${JSON.stringify(type)})`,
+    );
   const create = options.create;
   return Object.freeze({
     id,
     version,
     timeoutMs,
+    type,
     ...(options.description !== undefined ? { description: options.description } : {}),
     create: (dependencies: EvaluatorDependencies) => create(dependencies),
     [DEFINITION]: true as const,

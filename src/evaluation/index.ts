@@ -40,7 +40,13 @@ export {
   type EvaluatorDependencies,
 } from './evaluator.ts';
 export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
-export type { DurableProgress, EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
+export type {
+  DurableProgress,
+  EvaluationOutcome,
+  EvaluationOutcomeType,
+  EvaluationRecord,
+  EvaluatorType,
+} from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
   DurableEffectError,

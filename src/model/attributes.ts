@@ -49,6 +49,10 @@ export const GEN_AI_EVALUATION_NAME = 'gen_ai.evaluation.name';
 export const GEN_AI_EVALUATION_SCORE_VALUE = 'gen_ai.evaluation.score.value';
 export const GEN_AI_EVALUATION_SCORE_LABEL = 'gen_ai.evaluation.score.label';
 export const GEN_AI_EVALUATION_EXPLANATION = 'gen_ai.evaluation.explanation';
+/** Provenance on the event and the evaluation span: the entry's version and the kind of evaluator. */
+export const GEN_AI_EVALUATION_EVALUATOR_VERSION = 'gen_ai.evaluation.evaluator.version';
+/** `llm_judge`, `deterministic`, `human` or `custom`. */
+export const GEN_AI_EVALUATION_EVALUATOR_TYPE = 'gen_ai.evaluation.evaluator.type';
 
 /** Older GenAI conventions, still written by many instrumentations and read as a fallback. */
 export const GEN_AI_SYSTEM = 'gen_ai.system';
@@ -100,6 +104,10 @@ export const EVALON_EVALUATION_OUTCOME = 'evalon.evaluation.outcome';
 export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
+/** `true` on the verdicts of an evaluator entry marked `shadow: true` (left out of pass rates). */
+export const EVALON_EVALUATION_SHADOW = 'evalon.evaluation.shadow';
+/** A stable hash of the evaluator entry's effective properties for the evaluated subject. */
+export const EVALON_EVALUATION_CONFIG_HASH = 'evalon.evaluation.config_hash';
 
 /** A judge-call span: how many HTTP attempts the call took. */
 export const EVALON_MODEL_ATTEMPTS = 'evalon.model.attempts';
@@ -122,6 +130,12 @@ export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
+/** `true` or `false`: whether the evaluator entry is a shadow. */
+export const METRIC_SHADOW = 'shadow';
+/** Why an evaluation was skipped (`budget`). */
+export const METRIC_REASON = 'reason';
+/** A judge model (the circuit breaker's gauge). */
+export const METRIC_MODEL = 'model';
 
 // ---------------------------------------------------------------------------------------------
 // OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL / CHAIN …

@@ -19,8 +19,8 @@ import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
 
-export type EvaluationStoreMethods = EvaluationQueue &
-  RecordedEvaluations &
+export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
+  Omit<RecordedEvaluations, 'loadRecentEvaluations'> &
   Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;

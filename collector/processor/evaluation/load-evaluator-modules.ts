@@ -16,6 +16,7 @@ import {
   type EvaluatorRegistry,
   type RegisteredEvaluator,
 } from './evaluator-registry.ts';
+import { parseEntryId } from './entry-id.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -24,7 +25,7 @@ export interface LoadEvaluatorsOptions {
   /** Absolute paths, as the configuration loader resolved them. */
   modules: readonly string[];
   builtIns: readonly EvaluatorDefinition[];
-  /** Evaluator ids the configuration has entries for: each must be defined. */
+  /** Entry ids the configuration has (`type` or `type/name`): each type must be defined. */
   configuredIds: readonly string[];
 }
 
@@ -78,8 +79,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
 
   const known = [...byId.keys()].sort();
   for (const id of options.configuredIds) {
-    if (byId.has(id)) continue;
-    const meant = closestKey(id, known);
+    const { type, name } = parseEntryId(id);
+    if (byId.has(type)) continue;
+    const meant = closestKey(type, known);
     const hint =
       meant !== undefined
         ? `did you mean "${meant}"?`
@@ -88,7 +90,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
           : 'no evaluator is defined';
     problems.push({
       path: `${EVALUATORS_PATH}::${id}`,
-      message: `no evaluator with id "${id}" is defined by a built-in or by a module in ${MODULES_PATH} (${hint})`,
+      message:
+        `${name !== undefined ? `the entry's type (before "/"): ` : ''}no evaluator with id "${type}" is defined by ` +
+        `a built-in or by a module in ${MODULES_PATH} (${hint})`,
     });
   }
   if (problems.length > 0) throw new ConfigError(problems);
