@@ -17,6 +17,7 @@ import {
   METRIC_EVALUATOR,
   METRIC_FAILED,
   METRIC_OUTCOME,
+  METRIC_SHADOW,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel } from './verdict-attributes.ts';
@@ -114,10 +115,12 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
+  // `shadow` on every evaluation metric: pass rates leave shadow entries out with shadow!="true".
   const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
+    [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
@@ -144,6 +147,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         score.record(outcome.evaluation.score, {
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =

@@ -41,6 +41,8 @@ export interface OtlpCapture {
   readonly logs: CapturedLogRecord[];
   /** Parsed OTLP/JSON ExportMetricsServiceRequest bodies. */
   readonly metrics: Array<Record<string, unknown>>;
+  /** The OTLP/JSON spans as sent (attributes as `{ key, value: { doubleValue } }`), to check value types. */
+  readonly rawSpans: Array<Record<string, unknown>>;
   respondWith(status: number): void;
   close(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
   const spans: SpanData[] = [];
   const logs: CapturedLogRecord[] = [];
   const metrics: Array<Record<string, unknown>> = [];
+  const rawSpans: Array<Record<string, unknown>> = [];
   let status = 200;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -64,6 +67,7 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
       const json = contentType.includes('json');
       if (status === 200) {
         if (path === '/v1/traces') spans.push(...decodeTraceRequest(body, json ? 'json' : 'protobuf').spans);
+        if (path === '/v1/traces' && json) rawSpans.push(...rawSpansOf(body));
         else if (path === '/v1/logs') logs.push(...decodeJsonLogs(json ? body : Buffer.from('{}')));
         else if (path === '/v1/metrics' && json)
           metrics.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
@@ -80,6 +84,7 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
     spans,
     logs,
     metrics,
+    rawSpans,
     respondWith(next) {
       status = next;
     },
@@ -92,6 +97,13 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
 }
 
 type Json = Record<string, unknown>;
+
+function rawSpansOf(body: Buffer): Json[] {
+  const request = JSON.parse(body.toString('utf8')) as { resourceSpans?: Array<{ scopeSpans?: Json[] }> };
+  return (request.resourceSpans ?? []).flatMap((resource) =>
+    (resource.scopeSpans ?? []).flatMap((scope) => (scope.spans as Json[] | undefined) ?? []),
+  );
+}
 
 function decodeJsonLogs(body: Buffer): CapturedLogRecord[] {
   const request = JSON.parse(body.toString('utf8')) as { resourceLogs?: Json[] };

@@ -5,6 +5,7 @@ import { otlpHttpExporterSchema, type OtlpHttpExporterConfig } from './config.ts
 import { createEvaluationSpans } from './evaluation-spans.ts';
 import { logExportFailures } from './export-failures.ts';
 import {
+  createOtlpEvaluationSpanExporter,
   createOtlpLogExporter,
   createOtlpMetricExporter,
   createOtlpTraceExporter,
@@ -36,7 +37,7 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
     }
     if (use.traces) {
       const exporter = logExportFailures(
-        createOtlpTraceExporter(config),
+        createOtlpEvaluationSpanExporter(config),
         'evaluation spans',
         urlOf(config, TRACES_PATH),
         logger,

@@ -5,10 +5,12 @@
  * Alloy and Jaeger all do), with the configured headers, gzip and timeout. They retry 429/502/
  * 503/504 with backoff and run with tracing suppressed, so exporting never traces itself.
  */
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { OtlpHttpExporterConfig } from './config.ts';
+import { createDoubleScoreLogExporter, createDoubleScoreTraceExporter } from './double-scores.ts';
 
 export const TRACES_PATH = '/v1/traces';
 export const LOGS_PATH = '/v1/logs';
@@ -28,12 +30,19 @@ function optionsFor(config: OtlpHttpExporterConfig, path: string) {
   };
 }
 
+/** Forwarded spans: the received spans as they are. */
 export function createOtlpTraceExporter(config: OtlpHttpExporterConfig): OTLPTraceExporter {
   return new OTLPTraceExporter(optionsFor(config, TRACES_PATH));
 }
 
-export function createOtlpLogExporter(config: OtlpHttpExporterConfig): OTLPLogExporter {
-  return new OTLPLogExporter(optionsFor(config, LOGS_PATH));
+/** Evaluation spans (and judge calls): scores as doubles (double-scores.ts). */
+export function createOtlpEvaluationSpanExporter(config: OtlpHttpExporterConfig): SpanExporter {
+  return createDoubleScoreTraceExporter(optionsFor(config, TRACES_PATH));
+}
+
+/** Verdict events: scores as doubles (double-scores.ts). */
+export function createOtlpLogExporter(config: OtlpHttpExporterConfig): LogRecordExporter {
+  return createDoubleScoreLogExporter(optionsFor(config, LOGS_PATH));
 }
 
 /** Cumulative temporality, as Prometheus and most backends expect. */

@@ -15,6 +15,7 @@ import { isoTime, type Clock } from './clock.ts';
 import { executeDurable, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import type { RunSettings } from './run-settings.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
 
 export interface Executed {
@@ -33,8 +34,8 @@ export type AttemptExecutor = (
 export function createAttemptExecutor(options: {
   registry: EvaluatorRegistry;
   ledger: CachingLedgerClient;
-  /** `config()` and `control-id` from the running configuration (again before every durable step). */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  /** `config()`, `control-id`, shadow and provenance from the running configuration (again before every durable step). */
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
   /** The collector stopping. */
   signal: AbortSignal;
@@ -45,7 +46,8 @@ export function createAttemptExecutor(options: {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
   const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
   return async function execute(evaluation, startedAt, slot, markDurable) {
-    const { config, controlId } = resolve(evaluation);
+    const settings = resolve(evaluation);
+    const { config } = settings;
     const definition = registry.get(evaluation.evaluatorId);
     let result: AttemptResult;
     let evaluator: Evaluator | undefined;
@@ -74,12 +76,12 @@ export function createAttemptExecutor(options: {
         clock,
       });
       if (!outcome) return undefined;
-      // The control id as configured when the evaluation finished.
+      // The control id, shadow and provenance as configured when the evaluation finished.
       const record = attemptRecord(
         evaluation,
         outcome,
         { startedAt, completedAt: isoTime(clock.now()) },
-        resolve(evaluation).controlId,
+        { settings: resolve(evaluation), definition },
       );
       return { record, error: outcome.error };
     }
@@ -113,7 +115,12 @@ export function createAttemptExecutor(options: {
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;
     return {
-      record: attemptRecord(evaluation, result, { startedAt, completedAt: isoTime(clock.now()) }, controlId),
+      record: attemptRecord(
+        evaluation,
+        result,
+        { startedAt, completedAt: isoTime(clock.now()) },
+        { settings, definition },
+      ),
       error: result.error,
     };
   };

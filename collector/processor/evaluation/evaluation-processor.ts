@@ -22,13 +22,13 @@ import type { Logger } from '../../logger.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
-import { settingsAtRunTime } from './binding-resolution.ts';
 import { clockFrom, sleep, type Clock, type Timer } from './clock.ts';
 import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
+import { createRunSettings } from './run-settings.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 
 /** Interactions read per page when catching up on what was recorded but not taken in. */
@@ -119,7 +119,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     ...(options.lease ? { lease: options.lease } : {}),
     clock,
     logger,
-    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    resolve: createRunSettings(config.evaluators, config.defaults),
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
@@ -156,8 +156,10 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         else if (verdict === 'failed-interaction') counters.failedNotTriggered++;
         if (verdict !== 'triggered') continue;
         const definition = registry.get(binding.evaluatorId);
-        if (!definition) continue; // startup checks every configured id; nothing to run
-        evaluations.push(queuedEvaluation(record, definition.id, definition.version, triggeredAt, 'interaction'));
+        if (!definition) continue; // startup checks every configured entry's type; nothing to run
+        // The entry's own version, else the evaluator's: a new version is a new evaluation, never an overwrite.
+        const version = binding.version ?? definition.version;
+        evaluations.push(queuedEvaluation(record, binding.evaluatorId, version, triggeredAt, 'interaction'));
       }
     }
     const queued = await store.enqueueEvaluations(evaluations, {

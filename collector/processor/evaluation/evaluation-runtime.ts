@@ -36,6 +36,7 @@ import { createOutcomeRecording, type OutcomeStats } from './outcome-recording.t
 import { createRunScheduler, type SchedulerStats } from './run-scheduler.ts';
 import { DEFAULT_SHUTDOWN_GRACE_MS, shutDownRuntime } from './runtime-shutdown.ts';
 import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
+import type { RunSettings } from './run-settings.ts';
 
 export { DEFAULT_SHUTDOWN_GRACE_MS };
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -52,10 +53,11 @@ export interface EvaluationRuntimeOptions {
   store: EvaluationQueue & InteractionStore & RecordedEvaluations;
   registry: EvaluatorRegistry;
   /**
-   * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called
-   * again before every step of a durable evaluation, so later steps see a changed configuration.
+   * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running
+   * configuration (run-settings.ts). Called again before every step of a durable evaluation, so
+   * later steps see a changed configuration.
    */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   concurrency: number;
   maxAttempts?: number;
   /**
@@ -137,7 +139,13 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     claimableNow: () => leases.claimableNow(),
     clock,
     logger,
-    onAbandoned: (evaluation) => track(outcomes.recordAbandoned(evaluation, options.resolve(evaluation).controlId)),
+    onAbandoned: (evaluation) =>
+      track(
+        outcomes.recordAbandoned(evaluation, {
+          settings: options.resolve(evaluation),
+          definition: registry.get(evaluation.evaluatorId),
+        }),
+      ),
     onChange: () => pump(),
   });
   const outcomes = createOutcomeRecording({
