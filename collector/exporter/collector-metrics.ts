@@ -16,7 +16,9 @@ import {
   METRIC_AGENT,
   METRIC_EVALUATOR,
   METRIC_FAILED,
+  METRIC_MODEL,
   METRIC_OUTCOME,
+  METRIC_REASON,
   METRIC_SHADOW,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
@@ -33,6 +35,8 @@ export interface CollectorMetricSources {
   /** Evaluations queued and not yet recorded; may read the ledger. */
   evaluationQueueSize?(): number | Promise<number>;
   evaluationsRunning?(): number;
+  /** Each judge model's circuit breaker: 0 closed, 1 open, 2 half-open. */
+  judgeCircuits?(): ReadonlyArray<{ model: string; state: number }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -55,6 +59,8 @@ export interface CollectorMetrics {
   recordEvaluation(record: EvaluationRecord): void;
   /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
   recordLag(record: EvaluationRecord, seconds: number): void;
+  /** Counts an evaluation not started (`reason`: `budget`, its token budget was spent). */
+  recordSkipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
@@ -85,6 +91,11 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   const duration = histogram(METRICS.duration);
   const lag = histogram(METRICS.lag);
   const tokens = histogram(METRICS.tokens, ValueType.INT);
+  const skipped = meter.createCounter(METRICS.skipped.name, {
+    unit: METRICS.skipped.unit,
+    description: METRICS.skipped.description,
+    valueType: ValueType.INT,
+  });
   const interactions = meter.createCounter(METRICS.interactions.name, {
     unit: METRICS.interactions.unit,
     description: METRICS.interactions.description,
@@ -113,6 +124,19 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
+  meter
+    .createObservableGauge(METRICS.judgeCircuit.name, {
+      unit: METRICS.judgeCircuit.unit,
+      description: METRICS.judgeCircuit.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      // Breakers are per base URL and model; the label is the model: the worst state of its breakers.
+      const byModel = new Map<string, number>();
+      for (const { model, state } of sources.judgeCircuits?.() ?? [])
+        byModel.set(model, Math.max(byModel.get(model) ?? 0, state));
+      for (const [model, state] of byModel) result.observe(state, { [METRIC_MODEL]: model });
+    });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
   // `shadow` on every evaluation metric: pass rates leave shadow entries out with shadow!="true".
@@ -174,6 +198,13 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordLag(record, seconds) {
       if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
+    },
+    recordSkipped(skip) {
+      skipped.add(1, {
+        [METRIC_EVALUATOR]: skip.evaluatorId,
+        [METRIC_AGENT]: agentLabel(skip.agentId),
+        [METRIC_REASON]: skip.reason,
+      });
     },
     recordInteractions(records) {
       for (const record of records)

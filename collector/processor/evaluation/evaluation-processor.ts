@@ -29,6 +29,8 @@ import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
 import { createRunSettings } from './run-settings.ts';
+import type { SkippedEvaluation } from './budget-skips.ts';
+import { createEvaluationBudgets } from './evaluation-budgets.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 
 /** Interactions read per page when catching up on what was recorded but not taken in. */
@@ -80,6 +82,8 @@ export interface EvaluationProcessorOptions {
   clock?: Clock | (() => number);
   logger: Logger;
   onRecorded?(record: EvaluationRecord): void;
+  /** Called with each evaluation not started because its token budget was spent. */
+  onSkipped?(skip: SkippedEvaluation): void;
   /**
    * Where LLM judges' model calls become `chat <model>` spans under their evaluation's span: the
    * telemetry exporters' `tracerProvider` (default: none, the calls are not traced).
@@ -106,6 +110,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
   const ledger = createStoreLedgerClient(store);
   const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
+  const budgets = createEvaluationBudgets({ evaluators: config.evaluators, defaults: config.defaults, clock, logger });
   const runtime = createEvaluationRuntime({
     store,
     ledger,
@@ -121,6 +126,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     logger,
     resolve: createRunSettings(config.evaluators, config.defaults),
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(budgets ? { budgets } : {}),
+    ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),

@@ -27,6 +27,8 @@ import type { Logger } from '../../logger.ts';
 import { createAttemptExecutor, type Executed } from './attempt-executor.ts';
 import { clockFrom, type Clock } from './clock.ts';
 import { createEvaluationLeases, type LeaseOption } from './evaluation-leases.ts';
+import type { BudgetStats, EvaluationBudgets } from './evaluation-budgets.ts';
+import { createBudgetSkips, type SkippedEvaluation } from './budget-skips.ts';
 import { createRunQueue, type QueueStats } from './run-queue.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
@@ -47,6 +49,10 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
   deferred: number;
   /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
   leasesLost: number;
+  /** Evaluations not started because a token budget was spent (dropped from the queue, not recorded). */
+  skipped: number;
+  /** Each token budget: spent, limit, window, skipped (none without budgets). */
+  budgets: BudgetStats[];
 }
 
 export interface EvaluationRuntimeOptions {
@@ -95,6 +101,13 @@ export interface EvaluationRuntimeOptions {
   accept?(evaluation: QueuedEvaluation): boolean;
   /** Limits evaluation starts while the event loop is saturated (default: no limit). */
   governor?: LoadGovernor;
+  /**
+   * Token budgets (evaluation-budgets.ts): an evaluation whose budget is spent is dropped from the
+   * queue instead of started. Default: none (a backfill runs without).
+   */
+  budgets?: EvaluationBudgets;
+  /** Called with each evaluation dropped because its budget was spent (the skipped-evaluations metric). */
+  onSkipped?(skip: SkippedEvaluation): void;
   /**
    * Where LLM judges' model calls become `chat <model>` spans, children of their evaluation's
    * `evaluate` span (default: none, the calls are not traced). This runtime's own: two runtimes
@@ -182,9 +195,21 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     logger,
     rerun: (evaluation) => scheduler.rerun(evaluation),
   });
+  const skips = options.budgets
+    ? createBudgetSkips({
+        store,
+        budgets: options.budgets,
+        clock,
+        ...(options.lease ? { owner: options.lease.owner } : {}),
+        ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
+        release: (evaluationId) => queue.release(evaluationId),
+        track: (work) => track(work),
+      })
+    : undefined;
   const scheduler = createRunScheduler({
     concurrency: options.concurrency,
     governor,
+    ...(skips ? { admit: (evaluation: QueuedEvaluation) => skips.admit(evaluation) } : {}),
     clock,
     logger,
     queue,
@@ -229,6 +254,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     }
     if (executed.record.outcome.type === 'failed' && !stopping && outages.defer(evaluation, executed.error)) return;
     outages.forget(evaluation.evaluationId);
+    options.budgets?.spend(executed.record);
     track(outcomes.recordAttempt(executed.record));
   }
 
@@ -267,7 +293,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   async function writesDone(): Promise<void> {
-    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
+    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), skips?.idle()]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -279,10 +305,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         ...outcomes.stats(),
         deferred: outages.waiting(),
         ...leases.stats(),
+        skipped: skips?.count() ?? 0,
+        budgets: options.budgets?.stats() ?? [],
       };
     },
     async start() {
       if (started) return;
+      // A restart must not hand a spent budget its tokens back: the windows are rebuilt first.
+      if (skips) await skips.restore();
       started = true;
       queue.readFromStart();
       pump();
