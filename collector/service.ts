@@ -82,6 +82,7 @@ export async function startCollector(
       pendingSpans: () => interactionsProcessor.assembler.pendingSpans(),
       evaluationQueueSize: () => store.countQueuedEvaluations(),
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
+      judgeCircuits: () => evaluationProcessor.runtime.judgeCircuits(),
     },
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;

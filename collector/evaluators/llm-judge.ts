@@ -29,7 +29,7 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf } from './judge-calls.ts';
+import { circuitBreakersOf, judgeCallsOf } from './judge-calls.ts';
 
 const ID = 'llm-judge';
 
@@ -55,11 +55,12 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options, judgeCallsOf(dependencies), {
-          traceId: interaction.traceId,
-          evaluationId: context.evaluationId,
-          evaluatorId: context.evaluatorId,
-        });
+        const client = judgeModelClient(
+          options,
+          judgeCallsOf(dependencies),
+          { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId },
+          circuitBreakersOf(dependencies),
+        );
         const modelName = judgeModelName(config, client);
         let verdict: RubricVerdict;
         try {

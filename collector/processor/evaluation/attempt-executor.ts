@@ -9,6 +9,7 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { CircuitBreakers } from '../../../src/judge/circuit-breaker.ts';
 import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { isoTime, type Clock } from './clock.ts';
@@ -42,9 +43,15 @@ export function createAttemptExecutor(options: {
   clock: Clock;
   /** Where LLM judges report their model calls (given to every evaluator's `create`). */
   judgeCalls?: JudgeCallRecorder;
+  /** The runtime's circuit breakers in front of the judge models (given to every evaluator's `create`). */
+  circuitBreakers?: CircuitBreakers;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
+  const dependencies: JudgeDependencies = {
+    ledger,
+    ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
+    ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
+  };
   return async function execute(evaluation, startedAt, slot, markDurable) {
     const settings = resolve(evaluation);
     const { config } = settings;

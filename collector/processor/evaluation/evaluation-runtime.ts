@@ -20,6 +20,8 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
+import { createJudgeCircuits } from './judge-circuits.ts';
+import type { JudgeCircuitStats } from './judge-circuits.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
@@ -53,6 +55,8 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
   skipped: number;
   /** Each token budget: spent, limit, window, skipped (none without budgets). */
   budgets: BudgetStats[];
+  /** The circuit breaker of each judge model endpoint used so far. */
+  judgeCircuits: JudgeCircuitStats[];
 }
 
 export interface EvaluationRuntimeOptions {
@@ -127,6 +131,8 @@ export interface EvaluationRuntime {
   shutdown(): Promise<void>;
   /** A snapshot of every part's counters. */
   readonly stats: RuntimeStats;
+  /** Each judge model's circuit state (0 closed, 1 open, 2 half-open), for the gauge. */
+  judgeCircuits(): Array<{ model: string; state: number }>;
 }
 
 export function createEvaluationRuntime(options: EvaluationRuntimeOptions): EvaluationRuntime {
@@ -179,7 +185,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     await store.saveEvaluationProgress(updates);
     return updates.map(() => undefined);
   }, MAX_WRITE_BATCH);
+  // One registry of judge circuit breakers per runtime, on its clock: two collectors never share one.
+  const circuits = createJudgeCircuits({ clock, logger });
   const execute = createAttemptExecutor({
+    circuitBreakers: circuits.breakers,
     registry,
     ledger,
     resolve: options.resolve,
@@ -307,8 +316,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         ...leases.stats(),
         skipped: skips?.count() ?? 0,
         budgets: options.budgets?.stats() ?? [],
+        judgeCircuits: circuits.stats(),
       };
     },
+    judgeCircuits: () => circuits.gauge(),
     async start() {
       if (started) return;
       // A restart must not hand a spent budget its tokens back: the windows are rebuilt first.

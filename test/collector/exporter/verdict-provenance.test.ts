@@ -132,3 +132,33 @@ describe('provenance and shadows', () => {
       expect(select(samples, name, { evaluator: 'llm-judge/candidate', shadow: 'true' })).toHaveLength(1);
   });
 });
+
+describe('judge metrics', () => {
+  it('exports each judge model’s circuit state (the worst of its endpoints) and the evaluations a budget skipped', async () => {
+    telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), {
+      logger: silentLogger,
+      sources: {
+        judgeCircuits: () => [
+          { model: 'claude-a', state: 0 },
+          { model: 'claude-a', state: 1 },
+          { model: 'claude-b', state: 0 },
+        ],
+      },
+    });
+    await telemetry.start();
+    telemetry.verdicts.skipped({ evaluatorId: 'llm-judge/strict', agentId: 'support-agent', reason: 'budget' });
+    telemetry.verdicts.skipped({ evaluatorId: 'llm-judge/strict', agentId: 'support-agent', reason: 'budget' });
+    const { samples } = await scrape(telemetry.prometheusAddress()!);
+    expect(select(samples, 'evalon_judge_circuit_state').map((sample) => [sample.labels.model, sample.value])).toEqual([
+      ['claude-a', 1],
+      ['claude-b', 0],
+    ]);
+    expect(
+      select(samples, 'evalon_evaluations_skipped_total', {
+        evaluator: 'llm-judge/strict',
+        agent: 'support-agent',
+        reason: 'budget',
+      })[0].value,
+    ).toBe(2);
+  });
+});
