@@ -20,9 +20,10 @@ import { createProgressBar, type ProgressBar } from './progress-bar.ts';
 const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] \
 [--config FILE]...
 
-Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled,
-trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the
-evaluator version (--version, default the evaluator's own). Interactions that already have an
+Evaluates the stored interactions the evaluator entry's bindings trigger (ID is the entry's key,
+such as llm-judge/strict; the live rules: enabled, trigger-on-failure, sampling, loop safety),
+oldest first, recording each outcome under the version (--version, else the entry's version, else
+the evaluator's own). Interactions that already have an
 outcome for that version are skipped, so running it again is safe.`;
 
 function parseBackfillArgs(args: string[]) {
@@ -101,7 +102,8 @@ export async function runBackfillCommand(
     await store.close();
   }
   bar.finish(result.scanned, result.total, detail(result));
-  const version = values.version ?? registry.get(values.evaluator)?.version;
+  const version =
+    values.version ?? evaluation.evaluators[values.evaluator]?.version ?? registry.get(values.evaluator)?.version;
   const r = result.runtime;
   io.out(
     `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +

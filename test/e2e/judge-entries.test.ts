@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { main } from '../../collector/cli/main.ts';
 import type { BudgetStats } from '../../collector/processor/evaluation/evaluation-budgets.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import { createScriptedModel, type ScriptedModel } from '../../src/testing/scripted-model.ts';
@@ -243,4 +244,17 @@ it('stops new evaluations of a spent entry or binding budget, counts the skips, 
   const again = await evaluate('support-agent', { recorded: 2, skipped: 0 });
   expect(Object.keys(await evaluationsOf(again)).sort()).toEqual(['llm-judge/candidate', 'llm-judge/strict']);
   expect((await stats()).evaluation.budgets.map((budget) => budget.spent)).toEqual([300, 300]);
+});
+
+it('leaves the skipped evaluations to evalon backfill, which evaluates exactly those', async () => {
+  const out: string[] = [];
+  const code = await main(['backfill', '--config', collector.configFile, '--evaluator', 'llm-judge/strict'], {
+    out: (line) => out.push(line),
+    err: () => {},
+  });
+  expect(code).toBe(0);
+  // Seven interactions so far; four were skipped by the spent budget (never recorded), three recorded.
+  expect(out.join('\n')).toMatch(
+    /^backfill llm-judge\/strict \(version 1\): 7 interactions read; 4 evaluated \(4 passed, 0 failed, 0 inconclusive, 0 errors\); 3 already had an outcome for this version/,
+  );
 });
