@@ -1,7 +1,8 @@
 /**
  * `evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]`: for each known agent,
  * which evaluator entry applies, why, and the effective settings (sampling-ratio and
- * trigger-on-failure with where each comes from, control-id, and what `config()` returns).
+ * trigger-on-failure with where each comes from, control-id, and what `config()` returns), with
+ * each entry's evaluator type and kind, version, shadow mark and token budgets.
  *
  * Known agents: those named under `agents` in the configuration and those the ledger has seen
  * (with the roles of their newest interaction), plus one line per role named under `agent-roles`
@@ -27,13 +28,32 @@ import { BUILT_IN_EVALUATORS } from '../evaluators/index.ts';
 import { entryType } from '../processor/evaluation/entry-id.ts';
 import type { EvaluatorRegistry } from '../processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
-import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
+import { CONFIG_OPTION, DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
+import { type CliCommand, formatHelp } from './command.ts';
 
-const USAGE = `Usage: evalon explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
-
-For each known agent (or the one given), which evaluator entry binds it, why, and the effective
-settings. Agents are those named in the configuration and those the ledger has seen.`;
+export const explainCommand: CliCommand = {
+  help: {
+    usage: '[--config FILE]... [--agent ID [--roles a,b]] [--json]',
+    description:
+      'For each known agent (or the one given), which evaluator entry binds it, why, and the effective settings; ' +
+      'for each entry, the evaluator it runs (type and kind), the version its outcomes are recorded under, ' +
+      'whether it is a shadow and its token budgets. ' +
+      'Agents are those named in the configuration and those the ledger has seen.',
+    options: [
+      CONFIG_OPTION,
+      { flag: '--agent ID', description: 'explain this agent only' },
+      {
+        flag: '--roles a,b',
+        description: "the agent's roles, comma-separated (with --agent)",
+        default: 'the roles of its newest interaction in the ledger',
+      },
+      { flag: '--json', description: 'print the explanations as JSON' },
+    ],
+    examples: ['evalon explain --agent billing-agent --roles customer-facing'],
+  },
+  run: (args, io) => runExplainCommand(args, io),
+};
 
 export interface AgentExplanation {
   agentId: string;
@@ -72,7 +92,7 @@ export interface BindingExplanation {
 export async function runExplainCommand(args: string[], io: CliIo): Promise<number> {
   const values = parseExplainArgs(args);
   if (values.help) {
-    io.out(USAGE);
+    io.out(formatHelp(['explain'], explainCommand));
     return 0;
   }
   if (values.roles !== undefined && values.agent === undefined)
@@ -283,7 +303,8 @@ function printAgent(explanation: AgentExplanation, io: CliIo): void {
 }
 
 function describeBudget(budget: BindingExplanation['budgets'][number]): string {
-  return `${budget.tokens} tokens per ${budget.per} (${budget.of === 'entry' ? 'the entry, all its bindings' : 'this binding'})`;
+  const of = budget.of === 'entry' ? 'the entry, all its bindings' : 'this binding';
+  return `${budget.tokens} tokens per ${budget.per} (${of})`;
 }
 
 /** `llm-judge (llm_judge, built-in), version 2 (the entry's)`. */

@@ -8,6 +8,8 @@ import { defineEvaluator } from '../../src/evaluation/evaluator.ts';
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { choice, optionalBoolean, quote, targetText, TARGETS } from './evaluator-properties.ts';
+import { configValues } from '../../src/evaluation/config-values.ts';
+import { strictObject } from '../../src/config/strict-object.ts';
 
 const ID = 'contains';
 
@@ -15,6 +17,12 @@ export const containsEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) contains all, any or none of the given texts',
   type: 'deterministic',
+  properties: strictObject({
+    values: configValues.stringList({ nonEmpty: true }),
+    match: configValues.oneOf(['all', 'any', 'none']).optional(),
+    'case-sensitive': configValues.boolean().optional(),
+    target: configValues.oneOf(TARGETS).optional(),
+  }),
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -2,7 +2,8 @@
  * `criteria-judge`: a model judges the interaction once per criterion. Properties: `criteria`
  * (exactly a scenario's `eval_criteria`: strings or mappings with `name`, `description`,
  * `criterion_type` binary | scored | rubric, `require_tool_call`, `weight`, `pass_threshold`),
- * `prompt_template` (replaces the judge's default instructions), `model` (default `EVALON_MODEL`).
+ * `prompt_template` (replaces the judge's default instructions), `model` (default `EVALON_MODEL`),
+ * `max_input_tokens` (default 100,000: each criterion's request, transcript shortened to fit).
  *
  * A durable evaluator: `onEvaluation` reads the criteria, prompt and model (kept in the state, so
  * one evaluation judges against one consistent configuration even if it changes mid-way), then
@@ -15,7 +16,8 @@
  * when every criterion with a weight above 0 passes (src/judge, `overallPassed`). A criterion whose
  * verdict stays unreadable after one retry, or whose model call fails (after the client's own
  * retries), fails the whole evaluation at once (a failed record, never a pass), carrying the
- * tokens spent so far.
+ * tokens spent so far. The verdict and such a failure carry `evalon.judge.transcript.omitted_chars`:
+ * the most any criterion's request left out of the transcript.
  */
 import type { InteractionRecord } from '../../src/model/records.ts';
 import { DurableEvaluator } from '../../src/evaluation/durable-evaluator.ts';
@@ -39,13 +41,16 @@ import {
   judgeModelName,
   judgeTranscript,
   JUDGE_TIMEOUT_MS,
+  maxInputTokens,
   optionalText,
+  transcriptAttributes,
   usageAttributes,
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
 import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
 import { circuitBreakersOf, judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import { criteriaJudgeProperties } from './judge-properties.ts';
 
 const ID = 'criteria-judge';
 /**
@@ -68,6 +73,8 @@ export interface CriteriaJudgeState {
   criteria: Criterion[];
   promptTemplate: string;
   modelName: string;
+  /** Tokens one criterion's request may take (absent in progress saved before it was kept: the default). */
+  maxInputTokens?: number;
   /** One per judged criterion, in criterion order. */
   results: CriterionResult[];
   /** Model calls answered so far. */
@@ -116,8 +123,9 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     if (judgeTranscript(interaction).length === 0)
       return this.effects().inconclusive('the interaction has no messages to judge');
     const modelName = judgeModelName(config, judgeModelClient(this.#options));
+    const budget = maxInputTokens(config, ID);
     return this.effects()
-      .updateState({ criteria, promptTemplate, modelName, results: [], calls: 0 })
+      .updateState({ criteria, promptTemplate, modelName, maxInputTokens: budget, results: [], calls: 0 })
       .transitionTo(this.judgeCriterion)
       .withInput(0);
   }
@@ -139,6 +147,7 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       model: client,
       promptTemplate: state.promptTemplate,
       modelName: state.modelName,
+      ...(state.maxInputTokens !== undefined ? { maxInputTokens: state.maxInputTokens } : {}),
       calledTools: calledTools(interaction),
       signal: context.signal,
       onCallError: (error) => (callError = error),
@@ -149,13 +158,15 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       calls: state.calls + client.calls,
     };
     if (result.outcome === 'unparseable' || result.outcome === 'judge_error') {
+      const sofar = combineResults(next.results);
       throw new EvaluatorFailedError(
         `evaluator ${ID}: no verdict for criterion "${result.name}": ${result.reasoning}`,
         {
           ...(callError !== undefined ? { cause: callError } : {}),
           attributes: {
-            ...usageAttributes(combineResults(next.results).usage, state.modelName),
+            ...usageAttributes(sofar.usage, state.modelName),
             judge_calls: next.calls,
+            ...transcriptAttributes(sofar.omittedChars),
           },
         },
       );
@@ -177,7 +188,11 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       .withAttribute('criteria_passed', results.length - failedNames.length)
       .withAttribute('criteria_total', results.length)
       .withAttribute('criteria_failed', failedNames.join(','));
-    return this.effects().complete(withUsage(evaluation, verdict.usage, modelName));
+    const withTranscript = Object.entries(transcriptAttributes(verdict.omittedChars)).reduce(
+      (evaluated, [key, value]) => evaluated.withAttribute(key, value),
+      evaluation,
+    );
+    return this.effects().complete(withUsage(withTranscript, verdict.usage, modelName));
   }
 }
 
@@ -189,6 +204,7 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
     type: 'llm_judge',
+    properties: criteriaJudgeProperties,
     create: (dependencies) =>
       new CriteriaJudgeEvaluator(
         dependencies.ledger,

@@ -2,16 +2,18 @@
  * `llm-judge`: a model judges the interaction against a rubric. Properties: `rubric` (what a good
  * interaction looks like) and/or `prompt_template` (replaces the judge's default instructions; the
  * transcript is never substituted into it), `model` (default `EVALON_MODEL`), `pass_threshold`
- * (0..1: passed = score >= threshold; without it, the judge's own `passed`).
+ * (0..1: passed = score >= threshold; without it, the judge's own `passed`), `max_input_tokens`
+ * (default 100,000: the transcript is shortened to fit, src/judge/shorten-transcript.ts).
  *
  * The verdict is a forced `record_verdict` tool call validated with zod: score, label and
  * explanation. An unreadable reply is asked for once more, then the evaluation fails (a failed
  * record, never a pass); so does a model call that fails after the client's retries. Token usage
  * goes on the Evaluation as `gen_ai.usage.input_tokens` / `gen_ai.usage.output_tokens` with
  * `gen_ai.request.model`; when the judge fails after calling the model, the same attributes (and
- * `judge_calls`) go on the failed outcome. Each model call is a `chat <model>` span in the
- * interaction's trace, child of this evaluation's span, through the recorder the runtime creates
- * the evaluator with (judge-calls.ts).
+ * `judge_calls`) go on the failed outcome. Every verdict, and every failed outcome of a judge that
+ * sent a request, carries `evalon.judge.transcript.omitted_chars`. Each model call is a
+ * `chat <model>` span in the interaction's trace, child of this evaluation's span, through the
+ * recorder the runtime creates the evaluator with (judge-calls.ts).
  */
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
@@ -23,13 +25,16 @@ import {
   judgeModelName,
   judgeTranscript,
   JUDGE_TIMEOUT_MS,
+  maxInputTokens,
   optionalText,
   optionalThreshold,
+  transcriptAttributes,
   usageAttributes,
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
 import { circuitBreakersOf, judgeCallsOf } from './judge-calls.ts';
+import { llmJudgeProperties } from './judge-properties.ts';
 
 const ID = 'llm-judge';
 
@@ -37,6 +42,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
   return defineEvaluator({
     id: ID,
     description: 'a model judges the interaction against a rubric (score, label, explanation)',
+    properties: llmJudgeProperties,
     timeoutMs: JUDGE_TIMEOUT_MS,
     type: 'llm_judge',
     create: (dependencies) => ({
@@ -52,6 +58,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
           );
         }
         const passThreshold = optionalThreshold(config, ID);
+        const budget = maxInputTokens(config, ID);
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
@@ -63,10 +70,13 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         );
         const modelName = judgeModelName(config, client);
         let verdict: RubricVerdict;
+        let omittedChars: number | undefined;
         try {
           verdict = await judgeRubric({
             model: client,
             transcript,
+            maxInputTokens: budget,
+            onTranscriptFitted: (fitted) => (omittedChars = fitted.transcript.omittedChars),
             modelName,
             ...(rubric !== undefined ? { rubric } : {}),
             ...(promptTemplate !== undefined ? { promptTemplate } : {}),
@@ -74,12 +84,16 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
             signal: context.signal,
           });
         } catch (error) {
-          if (client.calls === 0) throw error;
-          // Tokens were spent: the failed outcome reports them (and the token metric counts them).
+          if (omittedChars === undefined) throw error;
+          // The judge ran: the failed outcome says what it read, and the tokens it spent if any were
+          // (the token metric counts them).
           const message = error instanceof Error ? error.message || error.name : String(error);
           throw new EvaluatorFailedError(message, {
             cause: error,
-            attributes: { ...usageAttributes(client.usage, modelName), judge_calls: client.calls },
+            attributes: {
+              ...(client.calls > 0 ? { ...usageAttributes(client.usage, modelName), judge_calls: client.calls } : {}),
+              ...transcriptAttributes(omittedChars),
+            },
           });
         }
         let evaluation = Evaluation.of(
@@ -94,6 +108,8 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
             .withAttribute('pass_threshold', passThreshold)
             .withAttribute('judge_passed', verdict.judgePassed);
         if (verdict.calls > 1) evaluation = evaluation.withAttribute('judge_calls', verdict.calls);
+        for (const [key, value] of Object.entries(transcriptAttributes(verdict.omittedChars)))
+          evaluation = evaluation.withAttribute(key, value);
         return effects.complete(withUsage(evaluation, verdict.usage, verdict.model));
       },
     }),

@@ -7,6 +7,8 @@ import { defineEvaluator } from '../../src/evaluation/evaluator.ts';
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { choice, optionalBoolean } from './evaluator-properties.ts';
+import { configValues } from '../../src/evaluation/config-values.ts';
+import { strictObject } from '../../src/config/strict-object.ts';
 
 const ID = 'tool-call-required';
 
@@ -14,6 +16,11 @@ export const toolCallRequiredEvaluator = defineEvaluator({
   id: ID,
   description: 'the interaction called the named tools (all or any of them)',
   type: 'deterministic',
+  properties: strictObject({
+    tools: configValues.stringList({ nonEmpty: true }),
+    match: configValues.oneOf(['all', 'any']).optional(),
+    'require-success': configValues.boolean().optional(),
+  }),
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

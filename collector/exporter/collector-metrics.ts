@@ -16,10 +16,13 @@ import {
   METRIC_AGENT,
   METRIC_EVALUATOR,
   METRIC_FAILED,
+  METRIC_EXPORTER,
   METRIC_MODEL,
   METRIC_OUTCOME,
+  METRIC_PROTOCOL,
   METRIC_REASON,
   METRIC_SHADOW,
+  METRIC_SIGNAL,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel } from './verdict-attributes.ts';
@@ -37,6 +40,14 @@ export interface CollectorMetricSources {
   evaluationsRunning?(): number;
   /** Each judge model's circuit breaker: 0 closed, 1 open, 2 half-open. */
   judgeCircuits?(): ReadonlyArray<{ model: string; state: number }>;
+  /** Spans the receiver refused so far, by reason and protocol (monotonic counts). */
+  refusedSpans?(): ReadonlyArray<{ reason: string; protocol: string; count: number }>;
+  /** Traces evicted undecided so far (`max_pending_traces`). */
+  evictedTraces?(): number;
+  /** Spans that arrived after their interaction was recorded, so far. */
+  lateSpans?(): number;
+  /** Failed exports so far, by exporter id and signal. */
+  exportFailures?(): ReadonlyArray<{ exporter: string; signal: string; count: number }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -64,7 +75,7 @@ export interface CollectorMetrics {
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
-  /** Replaces what the gauges and the spans counter read (given at creation otherwise). */
+  /** Sets what the gauges and the observed counters read (given at creation otherwise); others stay. */
   observe(sources: CollectorMetricSources): void;
 }
 
@@ -136,6 +147,28 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
       for (const { model, state } of sources.judgeCircuits?.() ?? [])
         byModel.set(model, Math.max(byModel.get(model) ?? 0, state));
       for (const [model, state] of byModel) result.observe(state, { [METRIC_MODEL]: model });
+    });
+  observed(METRICS.tracesEvicted, 'counter', () => sources.evictedTraces?.());
+  observed(METRICS.spansLate, 'counter', () => sources.lateSpans?.());
+  meter
+    .createObservableCounter(METRICS.refusedSpans.name, {
+      unit: METRICS.refusedSpans.unit,
+      description: METRICS.refusedSpans.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { reason, protocol, count } of sources.refusedSpans?.() ?? [])
+        result.observe(count, { [METRIC_REASON]: reason, [METRIC_PROTOCOL]: protocol });
+    });
+  meter
+    .createObservableCounter(METRICS.exporterFailures.name, {
+      unit: METRICS.exporterFailures.unit,
+      description: METRICS.exporterFailures.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { exporter, signal, count } of sources.exportFailures?.() ?? [])
+        result.observe(count, { [METRIC_EXPORTER]: exporter, [METRIC_SIGNAL]: signal });
     });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
@@ -215,7 +248,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordTokenUsage,
     observe(next) {
-      sources = { ...next };
+      sources = { ...sources, ...next };
     },
   };
 }

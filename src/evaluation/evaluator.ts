@@ -12,9 +12,15 @@
  * A module listed in `processors.evaluation.modules` exports its definitions (named exports, or
  * arrays of them); the id is how configuration refers to the evaluator.
  *
+ * `properties`, a zod schema of the mapping `context.config()` reads (keys as written in YAML,
+ * `min-length`), lets the collector check every binding's properties at startup and in
+ * `evalon validate`, each problem reported once with its YAML path, instead of failing every
+ * evaluation at run time. Without it, properties are checked only by the getters, when they run.
+ *
  * `create` may also return a `DurableEvaluator` (durable-evaluator.ts): the runtime sees it and
  * runs the evaluation step by step, saving its progress after every step.
  */
+import type * as z from 'zod';
 import type { EvaluatorType } from '../model/records.ts';
 import type { Effect } from './effect.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
@@ -54,6 +60,12 @@ export interface EvaluatorDefinitionOptions {
    * every verdict: `llm_judge`, `deterministic`, `human` or `custom` (the default).
    */
   type?: EvaluatorType;
+  /**
+   * The properties it takes, as a zod schema of the effective properties of one binding (the
+   * binding's over the entry's, key by key, reserved keys left out), checked synchronously before
+   * anything runs. A check only: `config()` still returns the values as written.
+   */
+  properties?: z.ZodType;
 }
 
 const DEFINITION = Symbol.for('evalon.evaluation.evaluator-definition');
@@ -64,6 +76,8 @@ export interface EvaluatorDefinition {
   readonly timeoutMs: number;
   readonly description?: string;
   readonly type: EvaluatorType;
+  /** See `EvaluatorDefinitionOptions.properties`. */
+  readonly properties?: z.ZodType;
   create(dependencies: EvaluatorDependencies): Evaluator;
   readonly [DEFINITION]: true;
 }
@@ -103,6 +117,13 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
     throw new EvaluatorDefinitionError(
       `${where}: type must be one of ${EVALUATOR_TYPES.join(', ')} (got ${JSON.stringify(type)})`,
     );
+  const properties = options.properties;
+  if (properties !== undefined && typeof (properties as { safeParse?: unknown })?.safeParse !== 'function') {
+    throw new EvaluatorDefinitionError(
+      `${where}: properties must be a zod schema (properties: z.object({ 'min-length': z.number() }))`,
+      { field: 'properties' },
+    );
+  }
   const create = options.create;
   return Object.freeze({
     id,
@@ -110,6 +131,7 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
     timeoutMs,
     type,
     ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(properties !== undefined ? { properties } : {}),
     create: (dependencies: EvaluatorDependencies) => create(dependencies),
     [DEFINITION]: true as const,
   });

@@ -29,6 +29,7 @@ export type { StepDeclaration, StepDeclarations, StepMethod } from './durable-st
 export type { RetryPolicy } from './retry-policy.ts';
 export type { Duration } from '../config/duration.ts';
 export { EvaluatorConfig } from './evaluator-config.ts';
+export { configValues } from './config-values.ts';
 export {
   DEFAULT_EVALUATION_TIMEOUT_MS,
   DEFAULT_EVALUATOR_VERSION,

@@ -211,6 +211,30 @@ export function isRetryable(error: unknown): boolean {
   return error instanceof SyntaxError;
 }
 
+/**
+ * The model refused the request because its input exceeds the model's context window: a 400
+ * `invalid_request_error` whose message says "prompt is too long" (any letter case), or the
+ * `prompt_too_long` error code. Looked for along the `cause` chain (a `ModelCallError` wraps the
+ * SDK's error), and on any error with status 400 whose message carries both (a recorded error
+ * replayed by the simulation). The judge answers it by halving its input budget, once.
+ */
+export function isPromptTooLongError(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 8; depth++) {
+    if (current instanceof Anthropic.APIError) {
+      if (current.status !== 400) return false;
+      if (current.errorCode === 'prompt_too_long') return true;
+      return current.type === 'invalid_request_error' && PROMPT_TOO_LONG.test(current.apiMessage ?? current.message);
+    }
+    const status = (current as { status?: unknown }).status;
+    if (status === 400 && INVALID_REQUEST.test(current.message) && PROMPT_TOO_LONG.test(current.message)) return true;
+    current = current.cause;
+  }
+  return false;
+}
+
+const PROMPT_TOO_LONG = /prompt is too long/i;
+const INVALID_REQUEST = /invalid_request_error/i;
+
 /** The `retry-after-ms` or `retry-after` (seconds or an HTTP date) of an API error, in ms. */
 export function retryAfterMs(error: unknown): number | undefined {
   if (!(error instanceof Anthropic.APIError) || !error.headers) return undefined;

@@ -34,7 +34,8 @@ export interface ModelMessage {
 
 export interface ModelTool {
   name: string;
-  description: string;
+  /** Optional in the Messages API; a tool without one is shown by its name and schema. */
+  description?: string;
   input_schema: JsonObject;
 }
 

@@ -109,6 +109,12 @@ export const EVALON_EVALUATION_SHADOW = 'evalon.evaluation.shadow';
 /** A stable hash of the evaluator entry's effective properties for the evaluated subject. */
 export const EVALON_EVALUATION_CONFIG_HASH = 'evalon.evaluation.config_hash';
 
+/**
+ * On a judge's evaluation (verdict or failed outcome): characters of the rendered transcript left
+ * out of what the judge read to fit its input budget (`max_input_tokens`); 0 when it read it whole.
+ */
+export const EVALON_JUDGE_TRANSCRIPT_OMITTED_CHARS = 'evalon.judge.transcript.omitted_chars';
+
 /** A judge-call span: how many HTTP attempts the call took. */
 export const EVALON_MODEL_ATTEMPTS = 'evalon.model.attempts';
 /** The attributes of one `evalon.model.retry` event. */
@@ -132,10 +138,19 @@ export const METRIC_OUTCOME = 'outcome';
 export const METRIC_FAILED = 'failed';
 /** `true` or `false`: whether the evaluator entry is a shadow. */
 export const METRIC_SHADOW = 'shadow';
-/** Why an evaluation was skipped (`budget`). */
+/**
+ * Why something was left undone: why the receiver refused spans (`auth`, `too_large`, `bad_request`,
+ * `throttled`), why an evaluation was skipped (`budget`).
+ */
 export const METRIC_REASON = 'reason';
 /** A judge model (the circuit breaker's gauge). */
 export const METRIC_MODEL = 'model';
+/** The OTLP transport spans came over: `http` or `grpc`. */
+export const METRIC_PROTOCOL = 'protocol';
+/** An exporter's id as configured (`otlphttp`, `otlphttp/tempo`). */
+export const METRIC_EXPORTER = 'exporter';
+/** The signal an export carried: `traces`, `logs` or `metrics`. */
+export const METRIC_SIGNAL = 'signal';
 
 // ---------------------------------------------------------------------------------------------
 // OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL / CHAIN …

@@ -41,3 +41,8 @@ export const EVALON_PENDING_TRACES_METRIC = 'evalon.pending.traces';
 export const EVALON_PENDING_SPANS_METRIC = 'evalon.pending.spans';
 export const EVALON_EVALUATION_QUEUE_SIZE_METRIC = 'evalon.evaluation.queue.size';
 export const EVALON_EVALUATION_RUNNING_METRIC = 'evalon.evaluation.running';
+/** The collector's own health: what it refused, evicted, received late, failed to export. */
+export const EVALON_RECEIVER_REFUSED_SPANS_METRIC = 'evalon.receiver.refused_spans';
+export const EVALON_TRACES_EVICTED_METRIC = 'evalon.traces.evicted';
+export const EVALON_SPANS_LATE_METRIC = 'evalon.spans.late';
+export const EVALON_EXPORTER_FAILURES_METRIC = 'evalon.exporter.failures';

@@ -4,7 +4,8 @@
  * (OTLP/JSON, decoded here with the receiver's attribute reader) and `/v1/metrics` (kept as
  * parsed JSON), and answers 200 with an empty response, or a status the test sets.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import type { Attributes, SpanData } from '../../collector/model/span.ts';
@@ -33,8 +34,15 @@ export interface CapturedRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** Serve HTTPS with this certificate; with `ca`, clients must present a certificate it signed. */
+export interface CaptureTls {
+  cert: Buffer;
+  key: Buffer;
+  ca?: Buffer;
+}
+
 export interface OtlpCapture {
-  /** Base URL, e.g. `http://127.0.0.1:PORT`: the exporter's `endpoint`. */
+  /** Base URL, e.g. `http://127.0.0.1:PORT` (`https://` with TLS): the exporter's `endpoint`. */
   readonly url: string;
   readonly requests: CapturedRequest[];
   readonly spans: SpanData[];
@@ -47,14 +55,14 @@ export interface OtlpCapture {
   close(): Promise<void>;
 }
 
-export async function startOtlpCapture(): Promise<OtlpCapture> {
+export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Promise<OtlpCapture> {
   const requests: CapturedRequest[] = [];
   const spans: SpanData[] = [];
   const logs: CapturedLogRecord[] = [];
   const metrics: Array<Record<string, unknown>> = [];
   const rawSpans: Array<Record<string, unknown>> = [];
   let status = 200;
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -75,11 +83,15 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
       res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
       res.end(json ? '{}' : '');
     });
-  });
+  };
+  const tls = options.tls;
+  const server: Server = tls
+    ? createTlsServer({ cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca, requestCert: true } : {}) }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     spans,
     logs,

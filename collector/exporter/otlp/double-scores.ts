@@ -5,10 +5,10 @@
  *
  * The exporters here are the official OTLP/HTTP log and trace exporters put together exactly as
  * their classes do (`OTLPExporterBase` over the node HTTP delegate, with its retries, compression,
- * headers and timeout), with the official JSON serializer wrapped: a batch without a whole-number
- * score is sent as the serializer wrote it (no extra work); one with such a score is read back and
- * that attribute's `intValue` becomes `doubleValue`. The SDK offers no hook to type a number, hence
- * this wrapper rather than a library.
+ * headers, timeout and TLS agent options), with the official JSON serializer wrapped: a batch
+ * without a whole-number score is sent as the serializer wrote it (no extra work); one with such a
+ * score is read back and that attribute's `intValue` becomes `doubleValue`. The SDK offers no hook
+ * to type a number, hence this wrapper rather than a library.
  */
 import { OTLPExporterBase } from '@opentelemetry/otlp-exporter-base';
 import {

@@ -35,7 +35,10 @@ export type AttemptExecutor = (
 export function createAttemptExecutor(options: {
   registry: EvaluatorRegistry;
   ledger: CachingLedgerClient;
-  /** `config()`, `control-id`, shadow and provenance from the running configuration (again before every durable step). */
+  /**
+   * `config()`, `control-id`, shadow and provenance from the running configuration (again before
+   * every durable step).
+   */
   resolve(evaluation: QueuedEvaluation): RunSettings;
   saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
   /** The collector stopping. */

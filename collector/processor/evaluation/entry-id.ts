@@ -7,6 +7,10 @@
  *
  * Two keys that differ only in case name the same entry to a person reading a dashboard, so they
  * are one id twice: `llm-judge/strict` beside `llm-judge/Strict` is a configuration error.
+ *
+ * Not `parseComponentId` (collector/config/component-id.ts), which exporters use: its type rule (a
+ * letter first, no `.`) would refuse evaluator ids `defineEvaluator` allows (`acme.tone`), and its
+ * names may hold more `/`s, where an entry's name is letters, digits, `.`, `_` and `-` only.
  */
 
 /** The separator between an entry's type and its name. */

@@ -2,13 +2,17 @@
  * Loading evaluator modules at startup. A module exports evaluator definitions (`defineEvaluator`)
  * as named exports, as its default export, or in arrays. Every problem is collected and thrown
  * together as one `ConfigError`, each naming the module file (or the YAML path) and what is wrong:
- * a module that fails to import, one that exports no evaluator, an id defined twice, and an
- * evaluator configured under `processors.evaluation.evaluators` that nothing defines.
+ * a module that fails to import, one that exports no evaluator, an id defined twice, an
+ * evaluator configured under `processors.evaluation.evaluators` that nothing defines, and, given
+ * the entries, every binding's properties that its evaluator's `properties` schema refuses
+ * (property-checks.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
+import type { ConfigLocator } from '../../config/load-config.ts';
+import type { EvaluatorEntryConfig } from './config.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
 import {
   BUILT_IN,
@@ -16,7 +20,8 @@ import {
   type EvaluatorRegistry,
   type RegisteredEvaluator,
 } from './evaluator-registry.ts';
-import { parseEntryId } from './entry-id.ts';
+import { entryType, parseEntryId } from './entry-id.ts';
+import { checkEvaluatorProperties } from './property-checks.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -27,6 +32,10 @@ export interface LoadEvaluatorsOptions {
   builtIns: readonly EvaluatorDefinition[];
   /** Entry ids the configuration has (`type` or `type/name`): each type must be defined. */
   configuredIds: readonly string[];
+  /** The entries themselves: their bindings' properties are checked against each evaluator's schema. */
+  evaluators?: Readonly<Record<string, EvaluatorEntryConfig>>;
+  /** Places property problems in their files (`LoadedConfig.locate`). */
+  locate?: ConfigLocator;
 }
 
 export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Promise<EvaluatorRegistry> {
@@ -94,6 +103,16 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
         `${name !== undefined ? `the entry's type (before "/"): ` : ''}no evaluator with id "${type}" is defined by ` +
         `a built-in or by a module in ${MODULES_PATH} (${hint})`,
     });
+  }
+  if (options.evaluators) {
+    problems.push(
+      ...checkEvaluatorProperties({
+        evaluators: options.evaluators,
+        // Entries are keyed `type` or `type/name`: the type is the evaluator whose schema applies.
+        definitionOf: (id) => byId.get(entryType(id))?.definition,
+        ...(options.locate ? { locate: options.locate } : {}),
+      }),
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return createEvaluatorRegistry(unique);
