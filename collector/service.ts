@@ -71,7 +71,6 @@ export async function startCollector(
     ...(options.clock ? { clock: options.clock } : {}),
   };
   const evaluation = config.processors.evaluation;
-  const traces = config.service.pipelines.traces;
   // Evaluator modules load before anything opens: a module that fails, or a binding whose
   // properties its evaluator's schema refuses, stops startup, naming where it is.
   const registry = await loadEvaluatorRegistry({
@@ -164,6 +163,7 @@ function createComponents(
       evaluationQueueSize: () => store.countQueuedEvaluations(),
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
       agreement: () => evaluationProcessor.agreement.report(),
+      judgeCircuits: () => evaluationProcessor.runtime.judgeCircuits(),
     },
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;

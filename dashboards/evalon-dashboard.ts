@@ -80,10 +80,13 @@ function variable(name: string, label: string, query: string): dashboard.QueryVa
     .current({ text: 'All', value: '$__all' });
 }
 
-/** Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`. */
+/**
+ * Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`. Shadow evaluator entries
+ * (`shadow="true"`) are left out; series without the label (older collectors) count.
+ */
 const passRate = (sum: string, range: string) =>
-  `${sum} (increase(evalon_evaluations_total{${FILTER}, outcome="pass"}[${range}]))` +
-  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}, outcome=~"pass|fail"}[${range}]))`;
+  `${sum} (increase(evalon_evaluations_total{${FILTER}, outcome="pass", shadow!="true"}[${range}]))` +
+  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}, outcome=~"pass|fail", shadow!="true"}[${range}]))`;
 
 /** Panel ids and query refIds, which Grafana needs and the builders leave to the author. */
 function numbered(built: dashboard.Dashboard): dashboard.Dashboard {
@@ -127,8 +130,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       statPanel(
         'Pass rate',
-        'Passing verdicts among pass and fail verdicts over the dashboard ' +
-          'range (inconclusive and failed evaluations are not verdicts).',
+        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed ' +
+          'evaluations are not verdicts; shadow evaluator entries are left out).',
         'percentunit',
         query(passRate('sum', '$__range'), 'pass rate'),
       )
@@ -147,7 +150,7 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Pass rate by agent and evaluator',
-        'Passing verdicts among pass and fail verdicts, per agent and evaluator.',
+        'Passing verdicts among pass and fail verdicts, per agent and evaluator (shadow entries left out).',
         'percentunit',
         [query(passRate('sum by (agent, evaluator)', RATE), '{{agent}} / {{evaluator}}')],
       )

@@ -22,11 +22,15 @@ export const backfillCommand: CliCommand = {
   help: {
     usage: '--evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] [--config FILE]...',
     description:
-      "Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled, " +
-      'trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the evaluator ' +
-      'version. Interactions that already have an outcome for that version are skipped, so running it again is safe.',
+      "Evaluates the stored interactions the evaluator entry's bindings trigger (ID is the entry's key, such as " +
+      'llm-judge/strict; the live rules: enabled, trigger-on-failure, sampling, loop safety), oldest first, ' +
+      "recording each outcome under the version (--version, else the entry's version, else the evaluator's own). " +
+      'Interactions that already have an outcome for that version are skipped, so running it again is safe.',
     options: [
-      { flag: '--evaluator ID', description: 'the evaluator to run (required)' },
+      {
+        flag: '--evaluator ID',
+        description: 'the evaluator entry to run: its key, such as llm-judge/strict (required)',
+      },
       { flag: '--agent ID', description: "only this agent's interactions" },
       {
         flag: '--since WHEN',
@@ -35,12 +39,15 @@ export const backfillCommand: CliCommand = {
       },
       {
         flag: '--version V',
-        description: 'the evaluator version to record outcomes under',
-        default: "the evaluator's own",
+        description: 'the version to record outcomes under',
+        default: "the entry's version, else the evaluator's own",
       },
       CONFIG_OPTION,
     ],
-    examples: ['evalon backfill --evaluator reply-length --agent support-agent --since 7d'],
+    examples: [
+      'evalon backfill --evaluator reply-length --agent support-agent --since 7d',
+      'evalon backfill --evaluator llm-judge/strict --since 24h',
+    ],
   },
   run: (args, io) => runBackfillCommand(args, io),
 };
@@ -123,7 +130,8 @@ export async function runBackfillCommand(
     await store.close();
   }
   bar.finish(result.scanned, result.total, detail(result));
-  const version = values.version ?? registry.get(values.evaluator)?.version;
+  const version =
+    values.version ?? evaluation.evaluators[values.evaluator]?.version ?? registry.get(values.evaluator)?.version;
   const r = result.runtime;
   io.out(
     `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +

@@ -31,7 +31,8 @@ const JSON_OPTION: OptionHelp = { flag: '--json', description: 'print the JSON t
 export const LEDGER_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
   list: {
     usage:
-      '[--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL] [--token TOKEN] [--ca-file FILE]',
+      '[--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL] ' +
+      '[--token TOKEN] [--ca-file FILE]',
     description: 'Lists recorded interactions, newest first: time, id, agent, failed, tool calls, final response.',
     options: [
       { flag: '--agent ID', description: "only this agent's interactions" },

@@ -48,7 +48,8 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
+import { circuitBreakersOf, judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
 import { criteriaJudgeProperties } from './judge-properties.ts';
 
 const ID = 'criteria-judge';
@@ -84,13 +85,23 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   readonly #ledger: LedgerClient;
   readonly #options: JudgeEvaluatorOptions;
   readonly #judgeCalls: JudgeCallRecorder | undefined;
+  readonly #circuitBreakers: CircuitBreakers | undefined;
 
-  /** `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit). */
-  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}, judgeCalls?: JudgeCallRecorder) {
+  /**
+   * `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit);
+   * `circuitBreakers`: the collector's breakers in front of the judge models.
+   */
+  constructor(
+    ledger: LedgerClient,
+    options: JudgeEvaluatorOptions = {},
+    judgeCalls?: JudgeCallRecorder,
+    circuitBreakers?: CircuitBreakers,
+  ) {
     super();
     this.#ledger = ledger;
     this.#options = options;
     this.#judgeCalls = judgeCalls;
+    this.#circuitBreakers = circuitBreakers;
   }
 
   override settings(): DurableSettings {
@@ -124,11 +135,12 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     const context = this.evaluationContext();
     const state = this.currentState();
     const interaction: InteractionRecord = await this.#ledger.getInteraction(context.subject.interactionId);
-    const client = judgeModelClient(this.#options, this.#judgeCalls, {
-      traceId: interaction.traceId,
-      evaluationId: context.evaluationId,
-      evaluatorId: context.evaluatorId,
-    });
+    const client = judgeModelClient(
+      this.#options,
+      this.#judgeCalls,
+      { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId },
+      this.#circuitBreakers,
+    );
     let callError: unknown;
     const result = await judgeOneCriterion(state.criteria[index], {
       transcript: judgeTranscript(interaction),
@@ -191,8 +203,15 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
       'a model judges the interaction against each criterion (binary, ' +
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
     properties: criteriaJudgeProperties,
-    create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
+    create: (dependencies) =>
+      new CriteriaJudgeEvaluator(
+        dependencies.ledger,
+        options,
+        judgeCallsOf(dependencies),
+        circuitBreakersOf(dependencies),
+      ),
   });
 }
 

@@ -120,6 +120,7 @@ function routedOutcome(record: EvaluationRecord): Omit<Extract<ReviewReason, { k
 
 export const humanReviewEvaluator = defineEvaluator({
   id: HUMAN_REVIEW_ID,
+  type: 'human',
   description:
     "a person's verdict from the review queue (sampled by its binding, or routed after another entry's outcome)",
   properties: humanReviewProperties,

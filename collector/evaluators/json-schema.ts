@@ -54,6 +54,7 @@ function validatorOf(schema: Record<string, unknown>) {
 export const jsonSchemaEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response is JSON valid against a JSON Schema',
+  type: 'deterministic',
   properties: jsonSchemaProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {

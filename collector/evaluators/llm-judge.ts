@@ -33,7 +33,7 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf } from './judge-calls.ts';
+import { circuitBreakersOf, judgeCallsOf } from './judge-calls.ts';
 import { llmJudgeProperties } from './judge-properties.ts';
 
 const ID = 'llm-judge';
@@ -44,6 +44,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
     description: 'a model judges the interaction against a rubric (score, label, explanation)',
     properties: llmJudgeProperties,
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
     create: (dependencies) => ({
       async evaluate(context) {
         const { ledger } = dependencies;
@@ -61,11 +62,12 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         const interaction = await ledger.getInteraction(context.subject.interactionId);
         const transcript = judgeTranscript(interaction);
         if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options, judgeCallsOf(dependencies), {
-          traceId: interaction.traceId,
-          evaluationId: context.evaluationId,
-          evaluatorId: context.evaluatorId,
-        });
+        const client = judgeModelClient(
+          options,
+          judgeCallsOf(dependencies),
+          { traceId: interaction.traceId, evaluationId: context.evaluationId, evaluatorId: context.evaluatorId },
+          circuitBreakersOf(dependencies),
+        );
         const modelName = judgeModelName(config, client);
         let verdict: RubricVerdict;
         let omittedChars: number | undefined;

@@ -31,6 +31,7 @@ export const replyLengthProperties = strictObject({
 export const replyLengthEvaluator = defineEvaluator({
   id: 'reply-length',
   description: 'the final response has at least min-length (and at most max-length) characters',
+  type: 'deterministic',
   properties: replyLengthProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {

@@ -15,6 +15,7 @@ const ID = 'tool-call-required';
 export const toolCallRequiredEvaluator = defineEvaluator({
   id: ID,
   description: 'the interaction called the named tools (all or any of them)',
+  type: 'deterministic',
   properties: strictObject({
     tools: configValues.stringList({ nonEmpty: true }),
     match: configValues.oneOf(['all', 'any']).optional(),

@@ -20,9 +20,11 @@ import {
   METRIC_STATISTIC,
   METRIC_FAILED,
   METRIC_EXPORTER,
+  METRIC_MODEL,
   METRIC_OUTCOME,
   METRIC_PROTOCOL,
   METRIC_REASON,
+  METRIC_SHADOW,
   METRIC_SIGNAL,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
@@ -39,6 +41,8 @@ export interface CollectorMetricSources {
   /** Evaluations queued and not yet recorded; may read the ledger. */
   evaluationQueueSize?(): number | Promise<number>;
   evaluationsRunning?(): number;
+  /** Each judge model's circuit breaker: 0 closed, 1 open, 2 half-open. */
+  judgeCircuits?(): ReadonlyArray<{ model: string; state: number }>;
   /** Spans the receiver refused so far, by reason and protocol (monotonic counts). */
   refusedSpans?(): ReadonlyArray<{ reason: string; protocol: string; count: number }>;
   /** Traces evicted undecided so far (`max_pending_traces`). */
@@ -77,6 +81,8 @@ export interface CollectorMetrics {
   recordEvaluation(record: EvaluationRecord): void;
   /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
   recordLag(record: EvaluationRecord, seconds: number): void;
+  /** Counts an evaluation not started (`reason`: `budget`, its token budget was spent). */
+  recordSkipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
@@ -107,6 +113,11 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   const duration = histogram(METRICS.duration);
   const lag = histogram(METRICS.lag);
   const tokens = histogram(METRICS.tokens, ValueType.INT);
+  const skipped = meter.createCounter(METRICS.skipped.name, {
+    unit: METRICS.skipped.unit,
+    description: METRICS.skipped.description,
+    valueType: ValueType.INT,
+  });
   const interactions = meter.createCounter(METRICS.interactions.name, {
     unit: METRICS.interactions.unit,
     description: METRICS.interactions.description,
@@ -135,6 +146,19 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
+  meter
+    .createObservableGauge(METRICS.judgeCircuit.name, {
+      unit: METRICS.judgeCircuit.unit,
+      description: METRICS.judgeCircuit.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      // Breakers are per base URL and model; the label is the model: the worst state of its breakers.
+      const byModel = new Map<string, number>();
+      for (const { model, state } of sources.judgeCircuits?.() ?? [])
+        byModel.set(model, Math.max(byModel.get(model) ?? 0, state));
+      for (const [model, state] of byModel) result.observe(state, { [METRIC_MODEL]: model });
+    });
   observed(METRICS.tracesEvicted, 'counter', () => sources.evictedTraces?.());
   observed(METRICS.spansLate, 'counter', () => sources.lateSpans?.());
   meter
@@ -179,10 +203,12 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
+  // `shadow` on every evaluation metric: pass rates leave shadow entries out with shadow!="true".
   const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
+    [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
@@ -209,6 +235,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         score.record(outcome.evaluation.score, {
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =
@@ -235,6 +262,13 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordLag(record, seconds) {
       if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
+    },
+    recordSkipped(skip) {
+      skipped.add(1, {
+        [METRIC_EVALUATOR]: skip.evaluatorId,
+        [METRIC_AGENT]: agentLabel(skip.agentId),
+        [METRIC_REASON]: skip.reason,
+      });
     },
     recordInteractions(records) {
       for (const record of records)

@@ -9,6 +9,8 @@
  */
 import {
   EVALON_EVALUATIONS_METRIC,
+  EVALON_EVALUATIONS_SKIPPED_METRIC,
+  EVALON_JUDGE_CIRCUIT_STATE_METRIC,
   EVALON_EVALUATION_DURATION_METRIC,
   EVALON_EVALUATION_LAG_METRIC,
   EVALON_EVALUATION_QUEUE_SIZE_METRIC,
@@ -52,6 +54,20 @@ export const METRICS = {
     name: EVALON_EVALUATIONS_METRIC,
     unit: '{evaluation}',
     description: 'Evaluation outcomes recorded, by evaluator, agent and outcome (pass, fail, inconclusive, error).',
+  },
+  skipped: {
+    name: EVALON_EVALUATIONS_SKIPPED_METRIC,
+    unit: '{evaluation}',
+    description:
+      'Evaluations not started, by evaluator, agent and reason (budget: the token budget of the entry or binding ' +
+      'was spent); not recorded, so a backfill can evaluate them later.',
+  },
+  judgeCircuit: {
+    name: EVALON_JUDGE_CIRCUIT_STATE_METRIC,
+    unit: '1',
+    description:
+      'The circuit breaker in front of each judge model: 0 closed, 1 open (calls wait), 2 half-open (one probe call ' +
+      'let through).',
   },
   score: {
     name: EVALON_EVALUATION_SCORE_METRIC,

@@ -55,6 +55,7 @@ export type {
   EvaluationOutcomeType,
   EvaluationRecord,
   SignalWaitProgress,
+  EvaluatorType,
 } from '../model/records.ts';
 export {
   ConfigPropertyTypeError,

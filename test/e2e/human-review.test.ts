@@ -4,7 +4,8 @@
  * on `fail` queues exactly those; the collector is killed with SIGKILL and restarted, and the queue
  * is still there; reviewers claim and submit through the API (a claim held by another, a bad body,
  * an unknown id, a second submission, two submissions at once: one 200 and one 409 each time); the
- * human verdict is recorded and exported as a verdict event carrying its reviewer.
+ * human verdict is recorded and exported as a verdict event of evaluator type `human` carrying its
+ * reviewer.
  */
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -143,6 +144,7 @@ service:
       type: 'verdict',
       evaluation: { passed: false, score: 0.1, label: 'wrong', attributes: { 'evalon.reviewer': 'ana' } },
     },
+    provenance: { evaluatorType: 'human', reviewer: 'ana' },
   });
   const again = await post(a.reviewId, { ...verdict, passed: true });
   expect(again.status).toBe(409);
@@ -167,6 +169,7 @@ service:
     { what: 'the human verdict event' },
   );
   expect(event.attributes['gen_ai.evaluation.score.label']).toBe('wrong');
+  expect(event.attributes['gen_ai.evaluation.evaluator.type']).toBe('human');
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
 }, 90_000);

@@ -49,6 +49,8 @@ export interface OtlpCapture {
   readonly logs: CapturedLogRecord[];
   /** Parsed OTLP/JSON ExportMetricsServiceRequest bodies. */
   readonly metrics: Array<Record<string, unknown>>;
+  /** The OTLP/JSON spans as sent (attributes as `{ key, value: { doubleValue } }`), to check value types. */
+  readonly rawSpans: Array<Record<string, unknown>>;
   respondWith(status: number): void;
   close(): Promise<void>;
 }
@@ -58,6 +60,7 @@ export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Prom
   const spans: SpanData[] = [];
   const logs: CapturedLogRecord[] = [];
   const metrics: Array<Record<string, unknown>> = [];
+  const rawSpans: Array<Record<string, unknown>> = [];
   let status = 200;
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -72,6 +75,7 @@ export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Prom
       const json = contentType.includes('json');
       if (status === 200) {
         if (path === '/v1/traces') spans.push(...decodeTraceRequest(body, json ? 'json' : 'protobuf').spans);
+        if (path === '/v1/traces' && json) rawSpans.push(...rawSpansOf(body));
         else if (path === '/v1/logs') logs.push(...decodeJsonLogs(json ? body : Buffer.from('{}')));
         else if (path === '/v1/metrics' && json)
           metrics.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
@@ -92,6 +96,7 @@ export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Prom
     spans,
     logs,
     metrics,
+    rawSpans,
     respondWith(next) {
       status = next;
     },
@@ -104,6 +109,13 @@ export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Prom
 }
 
 type Json = Record<string, unknown>;
+
+function rawSpansOf(body: Buffer): Json[] {
+  const request = JSON.parse(body.toString('utf8')) as { resourceSpans?: Array<{ scopeSpans?: Json[] }> };
+  return (request.resourceSpans ?? []).flatMap((resource) =>
+    (resource.scopeSpans ?? []).flatMap((scope) => (scope.spans as Json[] | undefined) ?? []),
+  );
+}
 
 function decodeJsonLogs(body: Buffer): CapturedLogRecord[] {
   const request = JSON.parse(body.toString('utf8')) as { resourceLogs?: Json[] };

@@ -16,6 +16,7 @@ import { readClientTls } from '../../security/tls-files.ts';
 import { otlpHttpExporterSchema, type OtlpHttpExporterConfig } from './config.ts';
 import { watchExportFailures } from './export-failures.ts';
 import {
+  createOtlpEvaluationSpanExporter,
   createOtlpLogExporter,
   createOtlpMetricExporter,
   createOtlpTraceExporter,
@@ -62,7 +63,7 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
     }
     if (use.traces) {
       const spans = watch('evaluation spans', TRACES_PATH, 'traces');
-      parts.spanExporter = watchExportFailures(createOtlpTraceExporter(config, tls), spans);
+      parts.spanExporter = watchExportFailures(createOtlpEvaluationSpanExporter(config, tls), spans);
       // The forwarder reports its own failed exports; they count with the signal's others.
       if (use.traces.forward) {
         parts.forwarder = createSpanForwarder({

@@ -8,11 +8,13 @@
  * TLS files are read when the exporter is created (at startup); `tls.ca_file` replaces the system's
  * CAs for this exporter, as the OpenTelemetry Collector's `ca_file` does.
  */
-import { OTLPLogExporter } from '@opentelemetry/exporter-logs-otlp-http';
 import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { LogRecordExporter } from '@opentelemetry/sdk-logs';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { ClientTlsOptions } from '../../security/tls-files.ts';
 import type { OtlpHttpExporterConfig } from './config.ts';
+import { createDoubleScoreLogExporter, createDoubleScoreTraceExporter } from './double-scores.ts';
 
 export const TRACES_PATH = '/v1/traces';
 export const LOGS_PATH = '/v1/logs';
@@ -34,12 +36,19 @@ function optionsFor(config: OtlpHttpExporterConfig, path: string, tls: ClientTls
   };
 }
 
-export function createOtlpTraceExporter(config: OtlpHttpExporterConfig, tls?: ClientTlsOptions) {
+/** Forwarded spans: the received spans as they are. */
+export function createOtlpTraceExporter(config: OtlpHttpExporterConfig, tls?: ClientTlsOptions): OTLPTraceExporter {
   return new OTLPTraceExporter(optionsFor(config, TRACES_PATH, tls));
 }
 
-export function createOtlpLogExporter(config: OtlpHttpExporterConfig, tls?: ClientTlsOptions) {
-  return new OTLPLogExporter(optionsFor(config, LOGS_PATH, tls));
+/** Evaluation spans (and judge calls): scores as doubles (double-scores.ts). */
+export function createOtlpEvaluationSpanExporter(config: OtlpHttpExporterConfig, tls?: ClientTlsOptions): SpanExporter {
+  return createDoubleScoreTraceExporter(optionsFor(config, TRACES_PATH, tls));
+}
+
+/** Verdict events: scores as doubles (double-scores.ts). */
+export function createOtlpLogExporter(config: OtlpHttpExporterConfig, tls?: ClientTlsOptions): LogRecordExporter {
+  return createDoubleScoreLogExporter(optionsFor(config, LOGS_PATH, tls));
 }
 
 /** Cumulative temporality, as Prometheus and most backends expect. */

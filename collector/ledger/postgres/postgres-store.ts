@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, ledgerError, redactUrl } from './connection.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
+import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
@@ -124,6 +125,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     ...createEvaluationStoreMethods(pool, where, run),
     ...createWaitAndReviewMethods(pool, where, run),
+    ...createEvaluationSkipMethods(pool, where, run),
     replicaId,
 
     claimReplica() {

@@ -22,6 +22,7 @@ export type EvaluationWriteRequest =
     }
   | { op: 'renewEvaluationLeases'; lease: { owner: string; untilMs: number }; seqs: number[] }
   | { op: 'releaseEvaluationLeases'; owner: string; seqs: number[] }
+  | { op: 'dropEvaluations'; seqs: number[]; atMs: number; owner: string | null }
   | { op: 'recordEvaluations'; rows: EvaluationRecordRow[]; followUps?: FollowUpRow[] }
   | { op: 'saveEvaluationProgress'; updates: { seq: number; json: string }[] };
 
@@ -70,6 +71,12 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
     UPDATE reviews SET status = ?, completed_at_ms = ?, sort_ms = ?, record = ?, claimed_by = NULL,
       claimed_until_ms = NULL
     WHERE review_id = ? AND status = 'open'`);
+  // Only what never started (a parked evaluation started: its attempts count afresh from its wait),
+  // and what no other owner holds a live lease on.
+  const drop = db.prepare(`
+    DELETE FROM evaluation_queue
+    WHERE seq = ? AND attempts = 0 AND awaiting_signal IS NULL
+      AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations
       (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
@@ -116,6 +123,8 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
       case 'releaseEvaluationLeases':
         for (const seq of request.seqs) release.run(seq, request.owner);
         return undefined;
+      case 'dropEvaluations':
+        return request.seqs.filter((seq) => Number(drop.run(seq, request.owner, request.atMs).changes) === 1);
       case 'saveEvaluationProgress':
         for (const u of request.updates) saveProgress.run(u.json, u.seq);
         return undefined;

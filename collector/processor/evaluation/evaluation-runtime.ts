@@ -20,6 +20,8 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
+import { createJudgeCircuits } from './judge-circuits.ts';
+import type { JudgeCircuitStats } from './judge-circuits.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
@@ -30,6 +32,8 @@ import type { Logger } from '../../logger.ts';
 import { createAttemptExecutor, type Executed } from './attempt-executor.ts';
 import { clockFrom, type Clock } from './clock.ts';
 import { createEvaluationLeases, type LeaseOption } from './evaluation-leases.ts';
+import type { BudgetStats, EvaluationBudgets } from './evaluation-budgets.ts';
+import { createBudgetSkips, type SkippedEvaluation } from './budget-skips.ts';
 import { createRunQueue, type QueueStats } from './run-queue.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
@@ -39,6 +43,7 @@ import { createOutcomeRecording, type OutcomeStats } from './outcome-recording.t
 import { createRunScheduler, type SchedulerStats } from './run-scheduler.ts';
 import { DEFAULT_SHUTDOWN_GRACE_MS, shutDownRuntime } from './runtime-shutdown.ts';
 import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
+import type { RunSettings } from './run-settings.ts';
 
 export { DEFAULT_SHUTDOWN_GRACE_MS };
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -52,16 +57,23 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
   /** Durable evaluations parked here to wait for a signal, and resumed after one (or their deadline). */
   parked: number;
   resumed: number;
+  /** Evaluations not started because a token budget was spent (dropped from the queue, not recorded). */
+  skipped: number;
+  /** Each token budget: spent, limit, window, skipped (none without budgets). */
+  budgets: BudgetStats[];
+  /** The circuit breaker of each judge model endpoint used so far. */
+  judgeCircuits: JudgeCircuitStats[];
 }
 
 export interface EvaluationRuntimeOptions {
   store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations;
   registry: EvaluatorRegistry;
   /**
-   * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called
-   * again before every step of a durable evaluation, so later steps see a changed configuration.
+   * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running
+   * configuration (run-settings.ts). Called again before every step of a durable evaluation, so
+   * later steps see a changed configuration.
    */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   concurrency: number;
   maxAttempts?: number;
   /**
@@ -100,6 +112,13 @@ export interface EvaluationRuntimeOptions {
   /** Limits evaluation starts while the event loop is saturated (default: no limit). */
   governor?: LoadGovernor;
   /**
+   * Token budgets (evaluation-budgets.ts): an evaluation whose budget is spent is dropped from the
+   * queue instead of started. Default: none (a backfill runs without).
+   */
+  budgets?: EvaluationBudgets;
+  /** Called with each evaluation dropped because its budget was spent (the skipped-evaluations metric). */
+  onSkipped?(skip: SkippedEvaluation): void;
+  /**
    * Where LLM judges' model calls become `chat <model>` spans, children of their evaluation's
    * `evaluate` span (default: none, the calls are not traced). This runtime's own: two runtimes
    * in one process never mix their judges' calls.
@@ -129,6 +148,8 @@ export interface EvaluationRuntime {
   shutdown(): Promise<void>;
   /** A snapshot of every part's counters. */
   readonly stats: RuntimeStats;
+  /** Each judge model's circuit state (0 closed, 1 open, 2 half-open), for the gauge. */
+  judgeCircuits(): Array<{ model: string; state: number }>;
 }
 
 export function createEvaluationRuntime(options: EvaluationRuntimeOptions): EvaluationRuntime {
@@ -154,7 +175,13 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     claimableNow: () => leases.claimableNow(),
     clock,
     logger,
-    onAbandoned: (evaluation) => track(outcomes.recordAbandoned(evaluation, options.resolve(evaluation).controlId)),
+    onAbandoned: (evaluation) =>
+      track(
+        outcomes.recordAbandoned(evaluation, {
+          settings: options.resolve(evaluation),
+          definition: registry.get(evaluation.evaluatorId),
+        }),
+      ),
     onChange: () => pump(),
   });
   const outcomes = createOutcomeRecording({
@@ -180,7 +207,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     await store.saveEvaluationProgress(updates);
     return updates.map(() => undefined);
   }, MAX_WRITE_BATCH);
+  // One registry of judge circuit breakers per runtime, on its clock: two collectors never share one.
+  const circuits = createJudgeCircuits({ clock, logger });
   const execute = createAttemptExecutor({
+    circuitBreakers: circuits.breakers,
     registry,
     ledger,
     resolve: options.resolve,
@@ -208,9 +238,21 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     logger,
     rerun: (evaluation) => scheduler.rerun(evaluation),
   });
+  const skips = options.budgets
+    ? createBudgetSkips({
+        store,
+        budgets: options.budgets,
+        clock,
+        ...(options.lease ? { owner: options.lease.owner } : {}),
+        ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
+        release: (evaluationId) => queue.release(evaluationId),
+        track: (work) => track(work),
+      })
+    : undefined;
   const scheduler = createRunScheduler({
     concurrency: options.concurrency,
     governor,
+    ...(skips ? { admit: (evaluation: QueuedEvaluation) => skips.admit(evaluation) } : {}),
     clock,
     logger,
     queue,
@@ -270,6 +312,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     }
     if (executed.record.outcome.type === 'failed' && !stopping && outages.defer(evaluation, executed.error)) return;
     outages.forget(evaluation.evaluationId);
+    options.budgets?.spend(executed.record);
     track(outcomes.recordAttempt(executed.record, evaluation));
   }
 
@@ -308,7 +351,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   async function writesDone(): Promise<void> {
-    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), waits.idle()]);
+    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), waits.idle(), skips?.idle()]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -321,10 +364,16 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         deferred: outages.waiting(),
         ...leases.stats(),
         ...waits.stats(),
+        skipped: skips?.count() ?? 0,
+        budgets: options.budgets?.stats() ?? [],
+        judgeCircuits: circuits.stats(),
       };
     },
+    judgeCircuits: () => circuits.gauge(),
     async start() {
       if (started) return;
+      // A restart must not hand a spent budget its tokens back: the windows are rebuilt first.
+      if (skips) await skips.restore();
       started = true;
       queue.readFromStart();
       pump();

@@ -20,6 +20,7 @@ import {
   type EvaluatorRegistry,
   type RegisteredEvaluator,
 } from './evaluator-registry.ts';
+import { entryType, parseEntryId } from './entry-id.ts';
 import { checkEvaluatorProperties } from './property-checks.ts';
 import { checkRoutes } from './route-checks.ts';
 
@@ -30,7 +31,7 @@ export interface LoadEvaluatorsOptions {
   /** Absolute paths, as the configuration loader resolved them. */
   modules: readonly string[];
   builtIns: readonly EvaluatorDefinition[];
-  /** Evaluator ids the configuration has entries for: each must be defined. */
+  /** Entry ids the configuration has (`type` or `type/name`): each type must be defined. */
   configuredIds: readonly string[];
   /** The entries themselves: their bindings' properties are checked against each evaluator's schema. */
   evaluators?: Readonly<Record<string, EvaluatorEntryConfig>>;
@@ -88,8 +89,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
 
   const known = [...byId.keys()].sort();
   for (const id of options.configuredIds) {
-    if (byId.has(id)) continue;
-    const meant = closestKey(id, known);
+    const { type, name } = parseEntryId(id);
+    if (byId.has(type)) continue;
+    const meant = closestKey(type, known);
     const hint =
       meant !== undefined
         ? `did you mean "${meant}"?`
@@ -98,14 +100,17 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
           : 'no evaluator is defined';
     problems.push({
       path: `${EVALUATORS_PATH}::${id}`,
-      message: `no evaluator with id "${id}" is defined by a built-in or by a module in ${MODULES_PATH} (${hint})`,
+      message:
+        `${name !== undefined ? `the entry's type (before "/"): ` : ''}no evaluator with id "${type}" is defined by ` +
+        `a built-in or by a module in ${MODULES_PATH} (${hint})`,
     });
   }
   if (options.evaluators) {
     problems.push(
       ...checkEvaluatorProperties({
         evaluators: options.evaluators,
-        definitionOf: (id) => byId.get(id)?.definition,
+        // Entries are keyed `type` or `type/name`: the type is the evaluator whose schema applies.
+        definitionOf: (id) => byId.get(entryType(id))?.definition,
         ...(options.locate ? { locate: options.locate } : {}),
       }),
       ...checkRoutes({ evaluators: options.evaluators, ...(options.locate ? { locate: options.locate } : {}) }),

@@ -109,7 +109,8 @@ export function createRoutingTable(options: {
           ...subject,
           evaluationId: randomUUID(),
           evaluatorId: binding.evaluatorId,
-          evaluatorVersion: definition.version,
+          // The entry's own version, else the evaluator's, as for a triggered evaluation.
+          evaluatorVersion: binding.version ?? definition.version,
           triggeredAt,
           attempts: 0,
           cause: { kind: 'routed', after: record.evaluatorId, record },

@@ -243,6 +243,7 @@ describe('the Prometheus endpoint', () => {
       'agent',
       'outcome',
       'failed',
+      'shadow',
       'le',
       'otel_scope_name',
       'otel_scope_version',

@@ -51,6 +51,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.outcome': 'pass',
     'evalon.control.id': 'QA-1',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   fail: {
     'gen_ai.evaluation.name': 'reply-length',
@@ -59,6 +60,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.evaluation.id': 'eval-2-reply-length',
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.outcome': 'fail',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   inconclusive: {
     'gen_ai.evaluation.name': 'tool-call-required',
@@ -67,6 +69,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.evaluation.id': 'eval-3-tool-call-required',
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.outcome': 'inconclusive',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   failed: {
     'gen_ai.evaluation.name': 'json-schema',
@@ -75,6 +78,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.evaluation.id': 'eval-4-json-schema',
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.outcome': 'error',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
 };
 
