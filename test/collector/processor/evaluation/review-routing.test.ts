@@ -134,12 +134,12 @@ describe('routing to human review', () => {
     expect((await harness.store.getReview(review.reviewId))!.status).toBe('expired');
   });
 
-  it('routes by score_below and lets an audit binding sample without routing', async () => {
+  it('routes by score_below, to an entry named type/name', async () => {
     const yaml = `
 evaluators:
   judge:
     agents: { support-agent: { trigger: interaction } }
-  human-review:
+  human-review/low-scores:
     after: judge
     score_below: 0.5
     agents: { support-agent: { trigger: interaction } }
@@ -154,5 +154,6 @@ evaluators:
     });
     await harness.processor.idle();
     expect(reviews.map((r) => r.interactionId)).toEqual([low.interactionId]);
+    expect(reviews[0]!.entryId).toBe('human-review/low-scores');
   });
 });
