@@ -206,6 +206,9 @@ function createComponents(
                 interactionsProcessor.ready()
                   ? true
                   : { ready: false, reason: 'recovering pending spans or shutting down' },
+              // A reviewer's verdict resumes its evaluation here at once.
+              wakeEvaluations: () => evaluationProcessor.runtime.wake(),
+              agreement: () => agreementBody(evaluationProcessor.agreement.report()),
               stats: () => ({
                 ...interactionsProcessor.stats,
                 pendingTraces: interactionsProcessor.assembler.pendingTraces(),

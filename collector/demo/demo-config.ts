@@ -3,7 +3,8 @@
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
  * example support agent so that every outcome shows: pass, fail, inconclusive (the example
  * interaction-quality evaluator on the failed interaction) and error (the LLM judge, whose scripted
- * model garbles its verdict on one question: demo-model.ts).
+ * model garbles its verdict on one question: demo-model.ts); a human review of every interaction,
+ * answered by the demo's reviewer, and the agreement between the LLM judge and it.
  */
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +74,13 @@ processors:
         flags: i
         agents:
           support-agent: { trigger: interaction }
+      human-review/audit:                 # a person's verdict: the demo's reviewer answers every
+                                          # review through the API (demo-reviewer.ts)
+        review_timeout: 1h
+        agents:
+          support-agent: { trigger: interaction, sampling-ratio: 1.0 }
+    agreement:                            # how often the LLM judge agrees with people
+      - between: [llm-judge, human-review/audit]
 exporters:
   prometheus: { endpoint: 127.0.0.1:${ports.prometheus} }
 extensions:

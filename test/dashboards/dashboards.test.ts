@@ -61,6 +61,7 @@ describe('the committed dashboards', () => {
         'Judge tokens by evaluator',
         'Ingest rate',
         'Pending interactions and evaluation queue',
+        'Agreement between entries',
       ]),
     );
     const ids = dashboard.panels.map((panel) => panel.id);
@@ -84,6 +85,7 @@ describe('the dashboard queries against a real scrape', () => {
       pendingSpans: () => 2,
       evaluationQueueSize: () => 0,
       evaluationsRunning: () => 0,
+      agreement: () => [{ a: 'llm-judge', b: 'human-review', rate: 0.8, kappa: 0.55, scoreMae: 0.1 }],
     });
     for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
     telemetry.metrics.recordTokenUsage({
