@@ -156,7 +156,7 @@ async function evaluationsOf(interactionId: string): Promise<Record<string, Eval
   return Object.fromEntries(evaluations.map((record) => [record.evaluatorId, record]));
 }
 
-it('records both entries with their ids, versions, shadow flags and provenance, in the ledger and in telemetry', async () => {
+it('records both entries with ids, versions, shadow flags and provenance, in the ledger and in telemetry', async () => {
   const first = await evaluate('support-agent', { recorded: 2, skipped: 0 });
   const records = await evaluationsOf(first);
   expect(Object.keys(records).sort()).toEqual(['llm-judge/candidate', 'llm-judge/strict']);
@@ -201,7 +201,8 @@ it('records both entries with their ids, versions, shadow flags and provenance, 
   await start();
 });
 
-it('stops new evaluations of a spent entry or binding budget, counts the skips, keeps them across a restart, and starts again once the window slides', async () => {
+// A spent entry or binding budget: new evaluations stop and are counted, across a restart, until the window slides.
+it('stops new evaluations of a spent budget, counts the skips, keeps them across a restart, starts again', async () => {
   // 300 tokens each so far (the first test). The entry's budget spans its two bindings.
   await evaluate('billing-agent', { recorded: 2, skipped: 0 }); // strict 600 of 500: spent
   await evaluate('support-agent', { recorded: 1, skipped: 1 }); // candidate's support binding 600 of 500: spent
@@ -255,6 +256,9 @@ it('leaves the skipped evaluations to evalon backfill, which evaluates exactly t
   expect(code).toBe(0);
   // Seven interactions so far; four were skipped by the spent budget (never recorded), three recorded.
   expect(out.join('\n')).toMatch(
-    /^backfill llm-judge\/strict \(version 1\): 7 interactions read; 4 evaluated \(4 passed, 0 failed, 0 inconclusive, 0 errors\); 3 already had an outcome for this version/,
+    new RegExp(
+      '^backfill llm-judge/strict \\(version 1\\): 7 interactions read; 4 evaluated ' +
+        '\\(4 passed, 0 failed, 0 inconclusive, 0 errors\\); 3 already had an outcome for this version',
+    ),
   );
 });

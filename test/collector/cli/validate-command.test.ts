@@ -308,7 +308,7 @@ describe('evaluator properties, through the real CLI', () => {
   const cli = join(root, 'collector/cli/main.ts');
   const failure = (error: { code: number; stdout: string; stderr: string }) => error;
 
-  it('evalon validate reports a bad regex, a missing pattern and an invalid JSON Schema with their paths, exit 2', async () => {
+  it('reports a bad regex, a missing pattern and an invalid JSON Schema with their paths, exit 2', async () => {
     const [file] = writeConfigFiles({ 'otel-config.yaml': yaml });
     const result = await exec(process.execPath, [cli, 'validate', '--config', file!]).then(() => undefined, failure);
     expect({ code: result?.code, stdout: result?.stdout }).toEqual({ code: 2, stdout: '' });

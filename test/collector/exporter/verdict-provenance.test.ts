@@ -134,7 +134,7 @@ describe('provenance and shadows', () => {
 });
 
 describe('judge metrics', () => {
-  it('exports each judge model’s circuit state (the worst of its endpoints) and the evaluations a budget skipped', async () => {
+  it('exports each judge model’s circuit state (its worst endpoint) and the evaluations a budget skipped', async () => {
     telemetry = createTelemetryExporters(telemetryConfig({ prometheus: true, metrics: ['prometheus'] }), {
       logger: silentLogger,
       sources: {

@@ -10,7 +10,8 @@ import { MINIMAL_PIPELINE, writeConfigFiles } from '../../../helpers/config-file
 
 async function validate(evaluators: string, override?: string) {
   const files = writeConfigFiles({
-    'otel-config.yaml': `processors:\n  interactions:\n  evaluation:\n    evaluators:\n${evaluators}${MINIMAL_PIPELINE}`,
+    'otel-config.yaml':
+      'processors:\n  interactions:\n  evaluation:\n    evaluators:\n' + `${evaluators}${MINIMAL_PIPELINE}`,
     ...(override !== undefined ? { 'override.yaml': override } : {}),
   });
   const out: string[] = [];
@@ -39,14 +40,16 @@ describe('evaluator entry errors', () => {
     expect(err).toMatch(/^invalid configuration \(5 problems\):/);
     expect(err).toMatch(
       new RegExp(
-        `otel-config.yaml:7:\\d+: ${PATH}::llm-judge/strict::budget: per is required \\(the sliding window the tokens are counted over, such as 1h\\)`,
+        `otel-config.yaml:7:\\d+: ${PATH}::llm-judge/strict::budget: per is required ` +
+          '\\(the sliding window the tokens are counted over, such as 1h\\)',
       ),
     );
     expect(err).toContain(
       `${PATH}::llm-judge/strict::agents::support-agent::budget: tokens must be at least 1 (got 0)`,
     );
     expect(err).toContain(
-      `${PATH}::llm-judge/strict::agents::support-agent::budget: per must be a duration such as 500ms, 30s, 5m, 1h30m ` +
+      `${PATH}::llm-judge/strict::agents::support-agent::budget: ` +
+        'per must be a duration such as 500ms, 30s, 5m, 1h30m ' +
         'or 7d, or a number of milliseconds (got string "lots")',
     );
     expect(err).toContain(`${PATH}::llm-judge/lenient::budget: tokens must be at least 1 (got -5)`);

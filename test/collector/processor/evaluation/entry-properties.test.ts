@@ -9,7 +9,8 @@ import { MINIMAL_PIPELINE, writeConfigFiles } from '../../../helpers/config-file
 
 async function validate(evaluators: string) {
   const [file] = writeConfigFiles({
-    'otel-config.yaml': `processors:\n  interactions:\n  evaluation:\n    evaluators:\n${evaluators}${MINIMAL_PIPELINE}`,
+    'otel-config.yaml':
+      'processors:\n  interactions:\n  evaluation:\n    evaluators:\n' + `${evaluators}${MINIMAL_PIPELINE}`,
   });
   const out: string[] = [];
   const err: string[] = [];
