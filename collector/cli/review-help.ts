@@ -34,7 +34,8 @@ export const REVIEW_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     examples: ['evalon review show 0b6f0c9e-5d1a-4a55-9d55-2b7b0c7b2f11'],
   },
   submit: {
-    usage: `<reviewId> (--pass | --fail) --explanation TEXT [--score N] [--label L] [--reviewer NAME] [--json] ${ACCESS}`,
+    usage:
+      '<reviewId> (--pass | --fail) --explanation TEXT [--score N] [--label L] [--reviewer NAME] [--json] ' + ACCESS,
     description:
       "Records a reviewer's verdict on a review: it becomes the review evaluation's outcome, recorded and exported " +
       'like every verdict. A review takes one verdict: a second is refused, showing the one recorded.',
@@ -53,7 +54,8 @@ export const REVIEW_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
         '--explanation "invented a refund policy"',
     ],
     notes:
-      'Exit codes: 0 recorded, 1 refused (already reviewed, expired, claimed by another) or the API failed, 2 bad input.',
+      'Exit codes: 0 recorded, 1 refused (already reviewed, expired, claimed by another) or the API failed, ' +
+      '2 bad input.',
   },
 };
 

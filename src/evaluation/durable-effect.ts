@@ -161,7 +161,7 @@ export function createDurableEffects<State>(scope: EffectScope): DurableEffects<
   };
 }
 
-/** A transition, a signal wait or a state update made by `createDurableEffects` (possibly another copy of this module). */
+/** A transition, a signal wait or a state update made by `createDurableEffects` (maybe another copy of this module). */
 export function isDurableEffect(value: unknown): value is Transition | SignalWaitEffect | StateUpdate {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DURABLE_EFFECT] === true;
 }

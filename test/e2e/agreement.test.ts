@@ -73,7 +73,8 @@ it('serves the pair’s rate and kappa on the API and as a gauge', async () => {
   const text = await (await fetch(`http://${metrics.host}:${metrics.port}/metrics`)).text();
   const sample = (statistic: string) =>
     new RegExp(
-      `^evalon_evaluation_agreement\\{[^}]*a="reply-length/short",b="reply-length/long",statistic="${statistic}"[^}]*\\} ([\\d.]+)`,
+      '^evalon_evaluation_agreement\\{[^}]*a="reply-length/short",b="reply-length/long",' +
+        `statistic="${statistic}"[^}]*\\} ([\\d.]+)`,
       'm',
     ).exec(text)?.[1];
   expect(sample('rate')).toBe('0.75');

@@ -175,7 +175,8 @@ export function createWaitAndReviewMethods(pool: pg.Pool, where: string, run: Ru
         params.push(q.limit);
         const order = newest ? 'sort_ms DESC, review_id DESC' : 'sort_ms, review_id';
         const { rows } = await pool.query<StoredReview & { sort_ms: string }>(
-          `SELECT ${REVIEW_COLUMNS} FROM reviews WHERE ${conditions.join(' AND ')} ORDER BY ${order} LIMIT $${params.length}`,
+          `SELECT ${REVIEW_COLUMNS} FROM reviews WHERE ${conditions.join(' AND ')} ORDER BY ${order} ` +
+            `LIMIT $${params.length}`,
           params,
         );
         const reviews = rows.map((row) => reviewFromRow(row, q.nowMs));

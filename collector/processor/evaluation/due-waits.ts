@@ -77,7 +77,8 @@ export function createDueWaits(options: DueWaitsOptions): DueWaits {
       })
       .catch((error: unknown) => {
         logger.error(
-          `evaluation: reading the evaluations due after a wait failed: ${error instanceof Error ? error.message : String(error)} (retrying in ${pollMs} ms)`,
+          'evaluation: reading the evaluations due after a wait failed: ' +
+            `${error instanceof Error ? error.message : String(error)} (retrying in ${pollMs} ms)`,
         );
       })
       .finally(() => {

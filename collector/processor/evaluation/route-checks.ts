@@ -31,7 +31,9 @@ export function checkRoutes(options: {
       if (typeof after !== 'string' || after === '') message = 'must be the id of another evaluator entry';
       else if (after === id) message = `names this entry itself (an entry is routed from another entry's outcome)`;
       else if (!ids.includes(after))
-        message = `names "${after}", which is not an evaluator entry (configured: ${ids.filter((x) => x !== id).join(', ') || 'none'})`;
+        message =
+          `names "${after}", which is not an evaluator entry ` +
+          `(configured: ${ids.filter((x) => x !== id).join(', ') || 'none'})`;
       if (!message) continue;
       const position = options.locate?.(yamlPath);
       problems.push({

@@ -78,7 +78,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 describe('the review page', () => {
-  it('shows the queue, a review with its transcript and routed verdict, and records a verdict typed with the keyboard', async (ctx) => {
+  it('shows the queue, a review with its transcript and routed verdict, records a verdict typed', async (ctx) => {
     const chromium = needBrowser(ctx);
     const { collector, interactionId } = await collectorWithReview();
     const page = await chromium.newPage();

@@ -46,7 +46,10 @@ describe('review routing and agreement in the configuration', () => {
       `${PATH}::human-review/escalations::after: names "reply-lenght", which is not an evaluator entry`,
     );
     expect(err).toMatch(
-      /otel-config.yaml:10:\d+: processors::evaluation::evaluators::human-review\/escalations: when\[1\]: must be one of pass, fail, inconclusive, error/,
+      new RegExp(
+        'otel-config.yaml:10:\\d+: processors::evaluation::evaluators::human-review/escalations: when\\[1\\]: ' +
+          'must be one of pass, fail, inconclusive, error',
+      ),
     );
     expect(err).toMatch(
       /otel-config.yaml:9: processors::evaluation::evaluators::human-review\/escalations::after: names/,

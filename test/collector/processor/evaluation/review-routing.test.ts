@@ -109,7 +109,7 @@ describe('routing to human review', () => {
     expect(await harness.store.getReview(review.reviewId)).toMatchObject({ status: 'done', record: recorded });
   });
 
-  it('records a review inconclusive at its deadline, on the clock, and keeps waiting ones across a restart', async () => {
+  it('records a review inconclusive at its deadline on the clock, keeping it across a restart', async () => {
     const clock = createManualClock();
     const harness = await start({ yaml: ROUTED, evaluators: [judge, humanReviewEvaluator], processor: { clock } });
     const bad = interaction('support-agent', { finalResponseText: 'nothing useful' });
