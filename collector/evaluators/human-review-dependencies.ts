@@ -11,4 +11,6 @@ export type ReviewOpener = Pick<ReviewStore, 'openReview'>;
 
 export interface HumanReviewDependencies extends EvaluatorDependencies {
   reviews?: ReviewOpener;
+  /** The collector's clock (the time a review opens); default the system's. */
+  now?: () => number;
 }

@@ -59,10 +59,12 @@ interface ReviewState {
 
 class HumanReview extends DurableEvaluator<ReviewState> {
   readonly #reviews: ReviewOpener | undefined;
+  readonly #now: () => number;
 
-  constructor(reviews: ReviewOpener | undefined) {
+  constructor(dependencies: HumanReviewDependencies) {
     super();
-    this.#reviews = reviews;
+    this.#reviews = dependencies.reviews;
+    this.#now = dependencies.now ?? Date.now;
   }
 
   override steps() {
@@ -86,7 +88,7 @@ class HumanReview extends DurableEvaluator<ReviewState> {
       subject: { kind: 'interaction' },
       reason,
       ...(routed ? { routedVerdict: routed } : {}),
-      createdAt: new Date().toISOString(),
+      createdAt: new Date(this.#now()).toISOString(),
     });
     const written = typeof timeout === 'number' ? formatDuration(timeout) : timeout;
     return this.effects()
@@ -124,5 +126,5 @@ export const humanReviewEvaluator = defineEvaluator({
   description:
     "a person's verdict from the review queue (sampled by its binding, or routed after another entry's outcome)",
   properties: humanReviewProperties,
-  create: (dependencies) => new HumanReview((dependencies as HumanReviewDependencies).reviews),
+  create: (dependencies) => new HumanReview(dependencies as HumanReviewDependencies),
 });

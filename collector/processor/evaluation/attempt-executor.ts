@@ -61,7 +61,7 @@ export function createAttemptExecutor(options: {
     ledger,
     ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
     ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
-    ...(options.reviews ? { reviews: options.reviews } : {}),
+    ...(options.reviews ? { reviews: options.reviews, now: () => options.clock.now() } : {}),
   };
   return async function execute(evaluation, startedAt, slot, markDurable) {
     const settings = resolve(evaluation);
