@@ -198,7 +198,7 @@ async function submit(
   if (values.pass === values.fail) throw usage(`${where}: give one of --pass or --fail`);
   if (values.explanation === undefined || values.explanation.trim() === '')
     throw usage(`${where}: --explanation is required (why the verdict)`);
-  const reviewer = values.reviewer ?? process.env.USER ?? process.env.USERNAME;
+  const reviewer = values.reviewer ?? process.env.USER;
   if (!reviewer) throw usage(`${where}: --reviewer is required ($USER is not set)`);
   const verdict: Record<string, unknown> = { passed: values.pass === true, explanation: values.explanation, reviewer };
   if (values.score !== undefined) {

@@ -115,7 +115,6 @@ describe('evalon review', () => {
     });
     const nobody = await run(['submit', review.reviewId, '--pass', '--explanation', 'x', ...api], {
       USER: undefined,
-      USERNAME: undefined,
     });
     expect(nobody).toMatchObject({ code: 2, err: 'evalon review submit: --reviewer is required ($USER is not set)' });
     const misplaced = await run(['list', '--score', '1', ...api]);
