@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync } from 'node:sqlite';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
+import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 
 export type { InteractionRow, SpanRow } from '../core/rows.ts';
@@ -23,6 +24,7 @@ export type WriteRequest =
   | { op: 'putInteractions'; rows: InteractionRow[] }
   | { op: 'releaseTraces'; traceIds: string[] }
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
+  | ConversationWriteRequest
   | EvaluationWriteRequest;
 
 export interface LedgerWriter {
@@ -44,7 +46,8 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
 
-  const applyEvaluationWrite = createEvaluationWrites(db);
+  const conversations = createConversationWrites(db);
+  const applyEvaluationWrite = createEvaluationWrites(db, conversations);
 
   function apply(request: WriteRequest): unknown {
     switch (request.op) {
@@ -52,8 +55,18 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
         return;
       case 'putInteractions':
-        for (const r of request.rows)
-          insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
+        for (const r of request.rows) {
+          const inserted = insertInteraction.run(
+            r.interactionId,
+            r.traceId,
+            r.agentId,
+            r.conversationId,
+            r.endTimeMs,
+            r.json,
+          );
+          // A record already present (a replay) is not a new turn.
+          if (r.turn && Number(inserted.changes) === 1) conversations.recordTurn(r.turn);
+        }
         return;
       case 'releaseTraces':
         deleteSpans.run(JSON.stringify(request.traceIds));
@@ -62,6 +75,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const r of request.rows)
           insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
+      case 'requestConversationEnd':
+      case 'closeConversations':
+        return conversations.apply(request);
       default:
         return applyEvaluationWrite(request);
     }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
+import { describeConversationStoreContract } from './conversation-store-contract.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
@@ -299,6 +300,7 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     });
 
     describeEvaluationStoreContract(() => store, reopen);
+    describeConversationStoreContract(() => store, reopen);
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {
