@@ -10,12 +10,19 @@
  * them: any replica may close a due conversation (a close is conditional, so only one does), and
  * a revision is taken in by `enqueueEvaluations({ conversationIntake })` exactly once.
  */
+import { EVALON_CONVERSATION_ENDED } from '../../src/model/attributes.ts';
 import type {
   ConversationEndReason,
   ConversationRecord,
   ConversationWithInteractions,
   EvaluationRecord,
 } from '../../src/model/records.ts';
+
+/** Whether an interaction's attributes end its conversation (`evalon.conversation.ended = true`). */
+export function endsConversation(attributes: Record<string, unknown> | undefined): boolean {
+  const ended = attributes?.[EVALON_CONVERSATION_ENDED];
+  return ended === true || ended === 'true';
+}
 
 /** The key of one conversation revision. */
 export interface ConversationRevisionKey {

@@ -17,7 +17,7 @@
  *   are the conversation's.
  */
 import type { ConversationEndReason, InteractionRecord } from '../../../src/model/records.ts';
-import { EVALON_CONVERSATION_ENDED } from '../../../src/model/attributes.ts';
+import { endsConversation } from '../conversation-store.ts';
 import { parseIsoTime } from '../interaction-query.ts';
 
 /** One turn, as the store writes it (derived from the interaction record by `conversationTurnOf`). */
@@ -79,7 +79,6 @@ export function conversationTurnOf(record: InteractionRecord): TurnRow | undefin
   const endMs = parseIsoTime(record.endTime);
   if (endMs === undefined) return undefined; // the record's own check names the bad endTime
   const startMs = parseIsoTime(record.startTime) ?? endMs;
-  const ended = record.attributes?.[EVALON_CONVERSATION_ENDED];
   return {
     conversationId,
     agentId: record.agentId,
@@ -87,7 +86,7 @@ export function conversationTurnOf(record: InteractionRecord): TurnRow | undefin
     startMs,
     endMs,
     failed: record.failed === true,
-    ended: ended === true || ended === 'true',
+    ended: endsConversation(record.attributes),
     roles: Array.isArray(record.roles) ? record.roles.filter((role) => typeof role === 'string') : [],
   };
 }
