@@ -68,6 +68,7 @@ export async function startCollector(
     modules: evaluation.modules,
     builtIns: createBuiltInEvaluators({ judgeEnv: options.judgeEnv }),
     configuredIds: Object.keys(evaluation.evaluators),
+    evaluators: evaluation.evaluators,
   });
   const store = await openLedgerStore(evaluation.ledger, { logger });
 
@@ -126,6 +127,7 @@ export async function startCollector(
               duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
               unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
               completed: interactionsProcessor.assembler.stats.completed,
+              conversations: { ...interactionsProcessor.conversations.stats },
               memory: memoryMiB(),
               evaluation: evaluationProcessor.stats,
             }),

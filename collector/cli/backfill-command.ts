@@ -75,6 +75,7 @@ export async function runBackfillCommand(
     modules: evaluation.modules,
     builtIns: BUILT_IN_EVALUATORS,
     configuredIds: Object.keys(evaluation.evaluators),
+    evaluators: evaluation.evaluators,
   });
 
   const store = await openLedgerStore(evaluation.ledger);

@@ -31,6 +31,7 @@ export async function runValidateCommand(
       modules: evaluation.modules,
       builtIns: BUILT_IN_EVALUATORS,
       configuredIds: Object.keys(evaluation.evaluators),
+      evaluators: evaluation.evaluators,
     });
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

@@ -14,6 +14,8 @@ const ID = 'contains';
 export const containsEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) contains all, any or none of the given texts',
+  // A conversation's final response (and transcript) is its last interaction's.
+  subjects: ['interaction', 'conversation'],
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -38,6 +38,8 @@ function compile(schema: Record<string, unknown>): z.ZodType {
 export const jsonSchemaEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response is JSON valid against a JSON Schema',
+  // A conversation's final response is its last interaction's.
+  subjects: ['interaction', 'conversation'],
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

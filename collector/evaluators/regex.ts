@@ -14,6 +14,8 @@ const ID = 'regex';
 export const regexEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) matches, or must not match, a regular expression',
+  // A conversation's final response (and transcript) is its last interaction's.
+  subjects: ['interaction', 'conversation'],
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

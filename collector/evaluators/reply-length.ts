@@ -11,6 +11,8 @@ import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 export const replyLengthEvaluator = defineEvaluator({
   id: 'reply-length',
   description: 'the final response has at least min-length (and at most max-length) characters',
+  // A conversation's final response is its last interaction's.
+  subjects: ['interaction', 'conversation'],
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

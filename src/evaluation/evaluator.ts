@@ -16,7 +16,7 @@
  * runs the evaluation step by step, saving its progress after every step.
  */
 import type { Effect } from './effect.ts';
-import type { EvaluationContext } from './evaluation-context.ts';
+import type { EvaluationContext, SubjectKind } from './evaluation-context.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
@@ -48,6 +48,12 @@ export interface EvaluatorDefinitionOptions {
   timeoutMs?: number;
   /** What it checks, for `evalon explain` and docs. */
   description?: string;
+  /**
+   * What it can judge: `interaction` (one interaction per evaluation), `conversation` (a whole
+   * conversation: `context.subject.kind === 'conversation'`), or both. Default `['interaction']`.
+   * A binding with `trigger: conversation` needs an evaluator that lists `conversation`.
+   */
+  subjects?: readonly SubjectKind[];
 }
 
 const DEFINITION = Symbol.for('evalon.evaluation.evaluator-definition');
@@ -57,11 +63,15 @@ export interface EvaluatorDefinition {
   readonly version: string;
   readonly timeoutMs: number;
   readonly description?: string;
+  /** What it can judge (`defineEvaluator`'s `subjects`, default `['interaction']`). */
+  readonly subjects: readonly SubjectKind[];
   create(dependencies: EvaluatorDependencies): Evaluator;
   readonly [DEFINITION]: true;
 }
 
 export const DEFAULT_EVALUATOR_VERSION = '1';
+export const DEFAULT_SUBJECTS: readonly SubjectKind[] = Object.freeze(['interaction'] as const);
+const SUBJECT_KINDS: readonly SubjectKind[] = ['interaction', 'conversation'];
 export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
@@ -89,11 +99,24 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
       `${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`,
     );
   }
+  const subjects = options.subjects ?? DEFAULT_SUBJECTS;
+  if (
+    !Array.isArray(subjects) ||
+    subjects.length === 0 ||
+    subjects.some((kind) => !SUBJECT_KINDS.includes(kind as SubjectKind))
+  ) {
+    throw new EvaluatorDefinitionError(
+      `${where}: subjects must list what the evaluator can judge: 'interaction', 'conversation' or both ` +
+        `(got ${JSON.stringify(subjects)})`,
+      { field: 'subjects' },
+    );
+  }
   const create = options.create;
   return Object.freeze({
     id,
     version,
     timeoutMs,
+    subjects: Object.freeze([...new Set(subjects)]),
     ...(options.description !== undefined ? { description: options.description } : {}),
     create: (dependencies: EvaluatorDependencies) => create(dependencies),
     [DEFINITION]: true as const,

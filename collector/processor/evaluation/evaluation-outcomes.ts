@@ -6,6 +6,7 @@ import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
+import { subjectRefOf } from './evaluation-subject.ts';
 
 /** At most one log line per evaluator this often about its failed evaluations. */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
@@ -28,6 +29,7 @@ export function attemptRecord(
     startedAt: times.startedAt,
     completedAt: times.completedAt,
     attempts: evaluation.attempts + 1,
+    subject: subjectRefOf(evaluation),
   };
 }
 
@@ -52,6 +54,7 @@ export function abandonedRecord(
     startedAt: evaluation.startedAt ?? now,
     completedAt: now,
     attempts: evaluation.attempts,
+    subject: subjectRefOf(evaluation),
   };
 }
 
@@ -73,6 +76,10 @@ export function createFailureLog(
         ? ` (${previous.suppressed} more failed evaluations of this evaluator since the last report)`
         : '';
     last.set(record.evaluatorId, { at: now, suppressed: 0 });
-    logger.warn(`evaluation ${record.evaluationId} of interaction ${record.interactionId} failed: ${error}${more}`);
+    const of =
+      record.subject?.kind === 'conversation'
+        ? `conversation ${record.subject.conversationId} (revision ${record.subject.revision})`
+        : `interaction ${record.interactionId}`;
+    logger.warn(`evaluation ${record.evaluationId} of ${of} failed: ${error}${more}`);
   };
 }

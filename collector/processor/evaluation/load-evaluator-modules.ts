@@ -2,13 +2,16 @@
  * Loading evaluator modules at startup. A module exports evaluator definitions (`defineEvaluator`)
  * as named exports, as its default export, or in arrays. Every problem is collected and thrown
  * together as one `ConfigError`, each naming the module file (or the YAML path) and what is wrong:
- * a module that fails to import, one that exports no evaluator, an id defined twice, and an
- * evaluator configured under `processors.evaluation.evaluators` that nothing defines.
+ * a module that fails to import, one that exports no evaluator, an id defined twice, an
+ * evaluator configured under `processors.evaluation.evaluators` that nothing defines, and a
+ * binding whose trigger its evaluator cannot judge (binding-subjects.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
+import type { EvaluatorEntryConfig } from '../../config/evalon-config.ts';
+import { bindingSubjectProblems } from './binding-subjects.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
 import {
   BUILT_IN,
@@ -26,6 +29,8 @@ export interface LoadEvaluatorsOptions {
   builtIns: readonly EvaluatorDefinition[];
   /** Evaluator ids the configuration has entries for: each must be defined. */
   configuredIds: readonly string[];
+  /** The entries themselves: each binding's trigger must be one its evaluator can judge. */
+  evaluators?: Readonly<Record<string, EvaluatorEntryConfig>>;
 }
 
 export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Promise<EvaluatorRegistry> {
@@ -90,6 +95,10 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
       path: `${EVALUATORS_PATH}::${id}`,
       message: `no evaluator with id "${id}" is defined by a built-in or by a module in ${MODULES_PATH} (${hint})`,
     });
+  }
+  if (options.evaluators) {
+    const definitions = unique.map((registered) => registered.definition);
+    problems.push(...bindingSubjectProblems(options.evaluators, (id) => byId.get(id)?.definition, definitions));
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return createEvaluatorRegistry(unique);

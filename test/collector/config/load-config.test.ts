@@ -44,7 +44,7 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     [
       10,
       'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent',
-      'trigger must be "interaction"',
+      'trigger must be one of "interaction", "conversation" (got string "message")',
     ],
     [
       10,

@@ -145,4 +145,18 @@ describe('defineEvaluator', () => {
       /timeoutMs must be an integer/,
     );
   });
+
+  it('judges interactions unless it declares conversations too, and rejects subjects it does not know', () => {
+    const create = () => ({ evaluate: () => effects.inconclusive('n/a') });
+    expect(defineEvaluator({ id: 'x', create }).subjects).toEqual(['interaction']);
+    expect(defineEvaluator({ id: 'x', subjects: ['conversation', 'interaction'], create }).subjects).toEqual([
+      'conversation',
+      'interaction',
+    ]);
+    expect(() => defineEvaluator({ id: 'x', subjects: [], create })).toThrow(
+      "defineEvaluator(x): subjects must list what the evaluator can judge: 'interaction', 'conversation' or both " +
+        '(got [])',
+    );
+    expect(() => defineEvaluator({ id: 'x', subjects: ['session' as never], create })).toThrow(/got \["session"\]/);
+  });
 });
