@@ -116,6 +116,8 @@ export async function startCollector(
           {
             ...settings,
             store,
+            // Turns on their way when an end is requested arrive within the settle window.
+            conversationEndGraceMs: config.processors.interactions.settleMs,
             ready: () =>
               interactionsProcessor.ready()
                 ? true

@@ -1,14 +1,17 @@
 /**
- * The collector's HTTP API (README.md here) on node:http: health, readiness, and the interaction ledger
+ * The collector's HTTP API (README.md here) on node:http: health, readiness, the interaction ledger
  * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`,
- * `/api/v1/interactions/{interactionId}/evaluations`), and the collector's counters (`/api/v1/stats`). Bodies are JSON;
- * records use exactly the InteractionRecord names. A failing handler answers 500, never crashes
- * the collector.
+ * `/api/v1/interactions/{interactionId}/evaluations`), conversations (`/api/v1/conversations…`,
+ * conversation-routes.ts, whose `POST …/end` is the one write), and the collector's counters
+ * (`/api/v1/stats`). Bodies are JSON; records use exactly the record type names. A failing handler
+ * answers 500, never crashes the collector.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import { conversationRoutes } from './conversation-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 
@@ -23,7 +26,9 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations;
+  store: InteractionStore & RecordedEvaluations & ConversationStore;
+  /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
+  conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */
@@ -87,6 +92,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
       },
     },
+    ...conversationRoutes({
+      store,
+      now,
+      ...(options.conversationEndGraceMs !== undefined ? { endGraceMs: options.conversationEndGraceMs } : {}),
+    }),
   ];
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
@@ -132,7 +142,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
   const server = createServer(
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
+      // Request bodies are not read by any route (POST …/end takes none); drain them so keep-alive
+      // connections stay usable.
       request.resume();
       reply(request).then(
         (result) => send(response, result),

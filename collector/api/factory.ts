@@ -10,6 +10,10 @@ export interface ApiExtensionSettings extends ComponentSettings {
   ready: () => Readiness;
   /** The running collector's counters, served at `GET /api/v1/stats`. */
   stats: () => Record<string, unknown>;
+  /** How long after `POST /api/v1/conversations/{id}/end` the conversation may close (the settle window). */
+  conversationEndGraceMs?: number;
+  /** The collector's clock (tests inject one): end requests and relative `since` count from it. */
+  clock?: () => number;
 }
 
 export const apiExtensionFactory = {
@@ -18,7 +22,16 @@ export const apiExtensionFactory = {
   schema: apiExtensionSchema,
   configuredByDefault: false,
   create(settings: ApiExtensionSettings, config: ApiExtensionConfig): ApiServer {
-    const server = createApiServer({ ...config, store: settings.store, ready: settings.ready, stats: settings.stats });
+    const server = createApiServer({
+      ...config,
+      store: settings.store,
+      ready: settings.ready,
+      stats: settings.stats,
+      ...(settings.clock ? { now: settings.clock } : {}),
+      ...(settings.conversationEndGraceMs !== undefined
+        ? { conversationEndGraceMs: settings.conversationEndGraceMs }
+        : {}),
+    });
     return {
       async start() {
         await listenOrFail(() => server.start(), 'extensions::api::endpoint', config);
