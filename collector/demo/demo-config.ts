@@ -3,14 +3,14 @@
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
  * example support agent so that every outcome shows: pass, fail, inconclusive (the example
  * interaction-quality evaluator on the failed interaction) and error (a `regex` binding without
- * its pattern).
+ * its pattern); and an evaluator of whole conversations, each round being one conversation.
  */
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The example evaluators (examples/evaluators: interaction quality, reply length), .ts in a
- * checkout, .js built.
+ * The example evaluators (examples/evaluators: interaction quality, reply length, repeated
+ * question), .ts in a checkout, .js built.
  */
 export const EXAMPLE_EVALUATORS_MODULE = fileURLToPath(
   new URL(`../../examples/evaluators/index${extname(new URL(import.meta.url).pathname)}`, import.meta.url),
@@ -70,6 +70,10 @@ processors:
       regex:                              # misconfigured on purpose: no pattern, so each evaluation
         agents:                           # fails (a missing property fails the evaluation, not startup)
           support-agent: { trigger: interaction }
+      repeated-question-evaluator:        # the example module's: a whole conversation (a demo round)
+        max-asks: 2                       # asks for the order number at most twice a conversation
+        agents:
+          support-agent: { trigger: conversation }
 exporters:
   prometheus: { endpoint: 127.0.0.1:${ports.prometheus} }
 extensions:

@@ -17,9 +17,10 @@ import {
   METRIC_EVALUATOR,
   METRIC_FAILED,
   METRIC_OUTCOME,
+  METRIC_SUBJECT,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
-import { outcomeLabel } from './verdict-attributes.ts';
+import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
 
 /** Where the gauges and the spans counter read from; each is optional. */
 export interface CollectorMetricSources {
@@ -52,7 +53,10 @@ export interface TokenUsage {
 export interface CollectorMetrics {
   /** Counts an outcome and records its score and duration (the verdict recorder calls this). */
   recordEvaluation(record: EvaluationRecord): void;
-  /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
+  /**
+   * Interaction end (for a conversation: the moment it was known over) to outcome, in seconds (the
+   * verdict recorder calls this once it knows the start).
+   */
   recordLag(record: EvaluationRecord, seconds: number): void;
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
@@ -118,6 +122,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
+    [METRIC_SUBJECT]: subjectLabel(record),
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
@@ -144,6 +149,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         score.record(outcome.evaluation.score, {
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_SUBJECT]: subjectLabel(record),
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =

@@ -91,6 +91,17 @@ export function conversationTurnOf(record: InteractionRecord): TurnRow | undefin
   };
 }
 
+/**
+ * Turns recorded together are applied in order of start time (then id), whatever order the batch
+ * holds them in: a turn that ends its conversation is applied before the turns that started
+ * after it, which then open the next revision.
+ */
+export function inStartOrder(turns: readonly TurnRow[]): TurnRow[] {
+  return [...turns].sort((a, b) =>
+    a.startMs !== b.startMs ? a.startMs - b.startMs : a.interactionId < b.interactionId ? -1 : 1,
+  );
+}
+
 export interface AppliedTurn {
   state: ConversationState;
   /** The revision the turn joined. */

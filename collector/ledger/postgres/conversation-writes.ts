@@ -13,6 +13,7 @@ import type { ConversationRevisionKey } from '../conversation-store.ts';
 import {
   applyTurn,
   closedState,
+  inStartOrder,
   revisionOf,
   type ConversationState,
   type RevisionRow,
@@ -183,9 +184,10 @@ async function keepRevisions(client: pg.ClientBase, revisions: RevisionRow[]): P
   return rows.map((row) => ({ conversationId: row.conversation_id, agentId: row.agent_id, revision: row.revision }));
 }
 
-/** Records the turns of newly inserted interactions, in their order. */
-export async function recordTurns(client: pg.ClientBase, turns: TurnRow[]): Promise<void> {
-  if (turns.length === 0) return;
+/** Records the turns of newly inserted interactions, in order of start time. */
+export async function recordTurns(client: pg.ClientBase, recorded: TurnRow[]): Promise<void> {
+  if (recorded.length === 0) return;
+  const turns = inStartOrder(recorded);
   const states = await lockStates(client, turns, true);
   const closed: RevisionRow[] = [];
   const revisions: number[] = [];

@@ -4,6 +4,7 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { inStartOrder, type TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
@@ -54,7 +55,8 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'appendSpans':
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
         return;
-      case 'putInteractions':
+      case 'putInteractions': {
+        const turns: TurnRow[] = [];
         for (const r of request.rows) {
           const inserted = insertInteraction.run(
             r.interactionId,
@@ -65,9 +67,11 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
             r.json,
           );
           // A record already present (a replay) is not a new turn.
-          if (r.turn && Number(inserted.changes) === 1) conversations.recordTurn(r.turn);
+          if (r.turn && Number(inserted.changes) === 1) turns.push(r.turn);
         }
+        for (const turn of inStartOrder(turns)) conversations.recordTurn(turn);
         return;
+      }
       case 'releaseTraces':
         deleteSpans.run(JSON.stringify(request.traceIds));
         return;

@@ -162,6 +162,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   let resumeCheck: Timer | undefined;
   let deferredIntakes = 0;
   let conversationSweep: Timer | undefined;
+  /** A conversation sweep is in the chain and has not started yet. */
+  let sweepQueued = false;
 
   async function intake(records: InteractionRecord[]): Promise<void> {
     const triggeredAt = new Date(clock.now()).toISOString();
@@ -242,16 +244,14 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
    * ahead of any later batch: the intake mark is a high-water mark, so a later batch must never be
    * taken in before an earlier one.
    */
-  function take(
-    records: InteractionRecord[] | 'catch-up' | { conversations: ConversationRevision[] } | 'conversation-sweep',
-  ): Promise<void> {
+  function take(records: InteractionRecord[] | 'catch-up' | 'conversation-sweep'): Promise<void> {
     serial = serial.then(async () => {
       if (records === 'catch-up') catchUpQueued = false;
+      if (records === 'conversation-sweep') sweepQueued = false;
       if (stopped) return;
       try {
         if (catchUpNeeded || records === 'catch-up') await catchUp();
         else if (records === 'conversation-sweep') await catchUpConversations();
-        else if ('conversations' in records) await intakeConversations(records.conversations);
         else await intake(records);
       } catch (error) {
         // The interactions are recorded: catching up from the ledger takes them in later.
@@ -284,6 +284,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     }, RESUME_CHECK_MS);
   }
 
+  /** Queues a sweep of the revisions awaiting intake, unless one is queued and has not started. */
+  function queueConversationSweep(): void {
+    if (sweepQueued || stopped) return;
+    sweepQueued = true;
+    void take('conversation-sweep');
+  }
+
   function queueCatchUp(): void {
     catchUpNeeded = true;
     if (catchUpQueued || stopped) return;
@@ -296,11 +303,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       return { ...runtime.stats, ...counters, intakeDeferred: deferredIntakes };
     },
     runtime,
-    async consumeConversations(revisions) {
+    async consumeConversations() {
       if (!started) throw new Error('evaluation: consumeConversations called before start');
-      if (revisions.length === 0 || stopped) return;
-      // Few and small (a conversation ends far less often than an interaction): taken in at once, in order.
-      void take({ conversations: revisions });
+      if (stopped) return;
+      // Every revision awaiting intake is read back from the ledger: those just closed, and those a
+      // recorded turn closed as it opened the next revision. Few (a conversation ends far less often
+      // than an interaction), and one sweep at a time takes them all.
+      queueConversationSweep();
     },
     async consumeInteractions(records) {
       if (!started) throw new Error('evaluation: consumeInteractions called before start');
@@ -322,9 +331,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       await runtime.start();
       await catchUp();
       started = true;
-      conversationSweep = clock.setInterval(() => {
-        if (!stopped) void take('conversation-sweep');
-      }, CONVERSATION_CATCH_UP_MS);
+      conversationSweep = clock.setInterval(queueConversationSweep, CONVERSATION_CATCH_UP_MS);
     },
     /** Resolves once everything handed over is queued and every queued evaluation recorded. */
     idle: async () => {

@@ -7,6 +7,11 @@
  * processor. Time is an argument; the interactions processor calls it after recording a turn that
  * ends its conversation, and every `scanMs` otherwise.
  *
+ * Recording a turn can close a revision too (a turn that started after its conversation's
+ * requested end closes that revision as it opens the next: core/conversation-turns.ts), so a check
+ * that follows an ending turn always tells the next stage, which takes in every revision the
+ * ledger holds awaiting intake.
+ *
  * Across replicas the pending check is this replica's own: a turn still being assembled on another
  * replica when a conversation closes becomes the next revision (docs/conversations.md).
  */
@@ -18,7 +23,10 @@ export const DUE_PAGE = 500;
 const MAX_PAGES_PER_CHECK = 8;
 
 export interface ConversationsConsumer {
-  /** Receives revisions of conversations that are over, to trigger their evaluations. */
+  /**
+   * Told that conversations are over: `revisions` closed by this check, and maybe others closed
+   * with the turns just recorded. The consumer takes in every revision awaiting intake.
+   */
   consumeConversations(revisions: ConversationRevision[]): Promise<void>;
 }
 
@@ -31,8 +39,11 @@ export interface ConversationTrackerStats {
 }
 
 export interface ConversationTracker {
-  /** Closes what is due at `now` and hands the revisions on. */
-  check(now: number): Promise<void>;
+  /**
+   * Closes what is due at `now` and hands the revisions on; with `turnEnded` (a turn that ends its
+   * conversation was just recorded) the next stage is told even when this check closed nothing.
+   */
+  check(now: number, options?: { turnEnded?: boolean }): Promise<void>;
   readonly stats: ConversationTrackerStats;
 }
 
@@ -48,9 +59,10 @@ export function createConversationTracker(options: {
   const stats: ConversationTrackerStats = { closedExplicit: 0, closedIdle: 0, waitingForTurns: 0 };
   return {
     stats,
-    async check(now) {
+    async check(now, checkOptions = {}) {
       const at = new Date(now).toISOString();
       let waiting = 0;
+      const handedOn: ConversationRevision[] = [];
       for (let page = 0; page < MAX_PAGES_PER_CHECK; page++) {
         const due = await store.findDueConversations({ now: at, idleMs, limit: DUE_PAGE });
         const ready = due.filter((conversation) => !isPending(conversation.conversationId));
@@ -60,11 +72,12 @@ export function createConversationTracker(options: {
           if (revision.endReason === 'idle') stats.closedIdle++;
           else stats.closedExplicit++;
         }
-        if (closed.length > 0 && next) await next.consumeConversations(closed);
+        handedOn.push(...closed);
         // A page of only waiting (or changed) conversations would be read again: the next check will.
         if (due.length < DUE_PAGE || closed.length === 0) break;
       }
       stats.waitingForTurns = waiting;
+      if (next && (handedOn.length > 0 || checkOptions.turnEnded)) await next.consumeConversations(handedOn);
     },
   };
 }

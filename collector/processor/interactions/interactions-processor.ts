@@ -273,7 +273,7 @@ export function createInteractionsProcessor(options: {
     if (!ended && now - lastConversationScan < conversationScanMs) return;
     lastConversationScan = now;
     try {
-      await conversations.check(now);
+      await conversations.check(now, { turnEnded: ended });
     } catch (error) {
       logger.error(`interactions: closing conversations that are over failed: ${String(error)} (retrying)`);
     }

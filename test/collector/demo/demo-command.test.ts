@@ -20,6 +20,13 @@ it('records interactions, evaluates them and prints passing ' +
   expect(text).toMatch(/✗ tool-call-required\s+fail\s+Has my parcel shipped yet\?/);
   // The question whose model call failed is still an interaction, evaluated (trigger-on-failure).
   expect(text).toMatch(/reply-length\s+fail\s+\[failed\] My order A-17 has not arrived/);
+  // The round is one conversation, ended after its third question and again after its last: two revisions.
+  expect(text).toMatch(
+    /✓ repeated-question-evaluator\s+pass\s+\[conversation demo-0\]\s+asked for it 2 times in 3 turns/,
+  );
+  expect(text).toMatch(
+    /✗ repeated-question-evaluator\s+fail\s+\[conversation demo-0\]\s+asked for it 4 times in 6 turns/,
+  );
   expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail, [1-9]\d* inconclusive, [1-9]\d* error/);
   expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
 }, 60_000);

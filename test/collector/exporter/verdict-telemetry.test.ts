@@ -49,6 +49,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'Response was accurate and helpful',
     'evalon.evaluation.id': 'eval-1-quality-judge',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'pass',
     'evalon.control.id': 'QA-1',
   },
@@ -58,6 +59,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'reply of 4 characters is shorter than 20',
     'evalon.evaluation.id': 'eval-2-reply-length',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'fail',
   },
   inconclusive: {
@@ -66,6 +68,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'the interaction called no tools and the transcript is empty',
     'evalon.evaluation.id': 'eval-3-tool-call-required',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'inconclusive',
   },
   failed: {
@@ -74,6 +77,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'error.type': 'MissingConfigPropertyError',
     'evalon.evaluation.id': 'eval-4-json-schema',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'error',
   },
 };

@@ -233,6 +233,15 @@ export function describeConversationStoreContract(
       expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, open: true });
     });
 
+    it('applies turns recorded together in order of start time, whatever the order of the batch', async () => {
+      const [first, last, after] = [turn('c-1', 0), ending('c-1', 10), turn('c-1', 20)];
+      await current().putInteractions([after, last, first]);
+      expect(await current().loadConversationsAwaitingIntake(10)).toMatchObject([
+        { revision: 1, interactionIds: [first.interactionId, last.interactionId], endReason: 'explicit' },
+      ]);
+      expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, turns: 3 });
+    });
+
     it('takes an end request: unknown, open (due from its due time), already over', async () => {
       const request = { conversationId: 'c-1', agentId: 'travel-agent', at: at(50), dueAt: at(52) };
       expect(await current().requestConversationEnd(request)).toBeUndefined();

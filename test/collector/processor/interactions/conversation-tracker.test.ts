@@ -25,6 +25,7 @@ async function setUp() {
   const store = createSqliteStore({ path: ':memory:' });
   let now = 1_750_000_000_000;
   const closed: ConversationRevision[] = [];
+  const told = { times: 0 };
   const processor = createInteractionsProcessor({
     store,
     config: {
@@ -40,6 +41,7 @@ async function setUp() {
     next: {
       consumeInteractions: async () => {},
       consumeConversations: async (revisions) => {
+        told.times++;
         closed.push(...revisions);
       },
     },
@@ -54,6 +56,7 @@ async function setUp() {
     store,
     processor,
     closed,
+    told,
     advance: async (ms: number) => {
       now += ms;
       await processor.tick();
@@ -131,5 +134,25 @@ describe('the conversation tracker', () => {
       ['c-1', 2, 'idle', 2],
       ['c-2', 1, 'idle', 1],
     ]);
+  });
+
+  it('tells the next stage when recorded turns closed a revision themselves (a turn after the end)', async () => {
+    const { processor, closed, told, turn, advance, store } = await setUp();
+    const ended = turn('c-1', { 'evalon.conversation.ended': true });
+    await advance(50);
+    // Recorded in one batch: the later turn closes revision 1 as it opens revision 2.
+    await processor.consume([ended, turn('c-1')]);
+    await advance(SETTLE_MS);
+    expect(closed).toEqual([]);
+    expect(told.times).toBe(1);
+    expect(await store.loadConversationsAwaitingIntake(10)).toMatchObject([
+      {
+        conversationId: 'c-1',
+        revision: 1,
+        endReason: 'explicit',
+        interactionIds: [`${ended.traceId}-${ended.spanId}`],
+      },
+    ]);
+    expect(await store.getConversation('c-1', 'support-agent')).toMatchObject({ revision: 2, open: true, turns: 2 });
   });
 });
