@@ -1,6 +1,6 @@
 /**
- * What every CLI command that talks to a running collector shares: where the API is, one GET of
- * JSON with errors turned into one line for the user, and the exit code that goes with it.
+ * What every CLI command that talks to a running collector shares: where the API is, one request
+ * answering JSON with errors turned into one line for the user, and the exit code that goes with it.
  */
 
 export const DEFAULT_API_URL = 'http://127.0.0.1:4319';
@@ -40,15 +40,20 @@ export function apiBase(option: string | undefined, where: string): URL {
   return url;
 }
 
-/** GETs JSON; `explain` may turn an error status into the line to print (exit 1). */
+/**
+ * GETs JSON; `explain` may turn an error status (and its body) into the line to print (exit 1), or
+ * into a `CommandFailure` it throws itself.
+ */
 export async function getJson(
   url: URL,
   where: string,
-  explain: (status: number) => string | undefined,
+  explain: (status: number, body: unknown) => string | undefined,
+  init: { method?: 'GET' | 'POST' } = {},
 ): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(url, {
+      method: init.method ?? 'GET',
       signal: AbortSignal.timeout(API_TIMEOUT_MS),
       headers: { accept: 'application/json' },
     });
@@ -76,7 +81,7 @@ export async function getJson(
   }
   if (response.ok) return body;
   const message = (body as { error?: unknown })?.error;
-  const explained = explain(response.status);
+  const explained = explain(response.status, body);
   if (explained) throw new CommandFailure(explained, 1);
   if (response.status === 400) throw usage(`${where}: ${String(message)}`);
   throw new CommandFailure(

@@ -1,6 +1,7 @@
 /**
- * `evalon backfill --evaluator ID [--agent ID] [--since 24h] [--version V] [--config FILE]...`:
- * evaluate stored interactions again, exactly once per evaluator version, with a progress bar.
+ * `evalon backfill --evaluator ID [--conversations] [--agent ID] [--since 24h] [--version V]
+ * [--config FILE]...`: evaluate stored interactions (or, with `--conversations`, the revisions of
+ * conversations that are over) again, exactly once per evaluator version, with a progress bar.
  * It opens the configured ledger itself (with a running collector on it too: SQLite serialises
  * the writes, and the unique keys keep outcomes exactly once), loads the evaluator modules, and
  * runs the evaluations in this process with the configured concurrency.
@@ -11,19 +12,23 @@ import { BUILT_IN_EVALUATORS } from '../evaluators/index.ts';
 import { openLedgerStore } from '../ledger/open-store.ts';
 import { createLogger } from '../logger.ts';
 import { BackfillError, runBackfill, type BackfillProgress } from '../processor/evaluation/backfill.ts';
+import { runConversationBackfill } from '../processor/evaluation/conversation-backfill.ts';
 import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
 import { resolveSince } from '../api/interactions-query.ts';
 import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
 import { createProgressBar, type ProgressBar } from './progress-bar.ts';
 
-const USAGE = `Usage: evalon backfill --evaluator ID [--agent ID] [--since 24h|ISO-8601] [--version V] \
-[--config FILE]...
+const USAGE = `Usage: evalon backfill --evaluator ID [--conversations] [--agent ID] [--since 24h|ISO-8601] \
+[--version V] [--config FILE]...
 
 Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled,
 trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the
 evaluator version (--version, default the evaluator's own). Interactions that already have an
-outcome for that version are skipped, so running it again is safe.`;
+outcome for that version are skipped, so running it again is safe.
+
+With --conversations, evaluates instead the conversations that are over, each revision once
+(bindings with trigger: conversation; --since: revisions that ended since).`;
 
 function parseBackfillArgs(args: string[]) {
   try {
@@ -35,6 +40,7 @@ function parseBackfillArgs(args: string[]) {
         agent: { type: 'string' },
         since: { type: 'string' },
         version: { type: 'string' },
+        conversations: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -80,11 +86,12 @@ export async function runBackfillCommand(
 
   const store = await openLedgerStore(evaluation.ledger);
   const bar = options.progress ?? createProgressBar();
+  const subjects = values.conversations ? 'conversation revisions' : 'interactions';
   const detail = (p: BackfillProgress) =>
-    `interactions read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
+    `${subjects} read · ${p.queued} queued, ${p.runtime.recorded} recorded, ${p.runtime.failed} failed`;
   let result: BackfillProgress;
   try {
-    result = await runBackfill({
+    result = await (values.conversations ? runConversationBackfill : runBackfill)({
       store,
       config: evaluation,
       registry,
@@ -105,7 +112,7 @@ export async function runBackfillCommand(
   const version = values.version ?? registry.get(values.evaluator)?.version;
   const r = result.runtime;
   io.out(
-    `backfill ${values.evaluator} (version ${version}): ${result.scanned} interactions read; ${r.recorded} evaluated ` +
+    `backfill ${values.evaluator} (version ${version}): ${result.scanned} ${subjects} read; ${r.recorded} evaluated ` +
       `(${r.passed} passed, ${r.verdicts - r.passed} failed, ${r.inconclusive} inconclusive, ${r.failed} errors); ` +
       `${result.alreadyRecorded} already had an outcome for this ` +
       `version; ${result.notTriggered} not triggered by the bindings`,

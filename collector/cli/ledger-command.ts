@@ -1,12 +1,14 @@
 /**
- * `evalon ledger list|show|evaluations`: reads the ledger through the collector's HTTP API (so it
- * works against a running collector, local or remote, and never opens the ledger file itself).
+ * `evalon ledger list|show|evaluations|conversations|conversation`: reads the ledger through the
+ * collector's HTTP API (so it works against a running collector, local or remote, and never opens
+ * the ledger file itself); the conversation subcommands are in conversations-command.ts.
  * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
  */
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
 import { apiBase, CommandFailure, DEFAULT_API_URL, getJson, type CliIo, usage } from './api-client.ts';
+import { CONVERSATIONS_USAGE } from './conversations-command.ts';
 
 /** Width of the final-response column of `list`. */
 const FINAL_TEXT_WIDTH = 60;
@@ -17,6 +19,7 @@ const USAGE = `Usage:
   evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
   evalon ledger show <interactionId> [--json] [--api URL]
   evalon ledger evaluations <interactionId> [--json] [--api URL]
+${CONVERSATIONS_USAGE}
 
 --api defaults to $EVALON_API_URL, else ${DEFAULT_API_URL}.`;
 
@@ -37,8 +40,20 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       (subcommand === undefined ? io.err : io.out)(USAGE);
       return subcommand === undefined ? 2 : 0;
     }
+    if (subcommand === 'conversations' || subcommand === 'conversation') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(USAGE);
+        return 0;
+      }
+      const { runConversationsCommand } = await import('./conversations-command.ts');
+      await runConversationsCommand(subcommand, rest, io);
+      return 0;
+    }
     if (subcommand !== 'list' && subcommand !== 'show' && subcommand !== 'evaluations') {
-      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected list, show or evaluations)`);
+      throw usage(
+        `evalon ledger: unknown subcommand "${subcommand}" (expected list, show, evaluations, conversations or ` +
+          'conversation)',
+      );
     }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);

@@ -21,10 +21,15 @@ Commands:
                                       show one interaction record
   ledger evaluations <interactionId> [--json] [--api URL]
                                       show the evaluations recorded for one interaction
+  ledger conversations [--agent ID] [--open | --over] [--since 24h] [--json] [--api URL]
+                                      list conversations, most recently active first
+  ledger conversation <conversationId> [--agent ID] [--json] [--api URL]
+                                      show one conversation turn by turn, with every revision's verdicts
   explain [--config FILE]... [--agent ID [--roles a,b]] [--json]
                                       which evaluator entry binds each agent, why, and its settings
-  backfill --evaluator ID [--agent ID] [--since 24h] [--version V] [--config FILE]...
-                                      evaluate stored interactions again (once per evaluator version)
+  backfill --evaluator ID [--conversations] [--agent ID] [--since 24h] [--version V] [--config FILE]...
+                                      evaluate stored interactions (or conversations that are over)
+                                      again, once per evaluator version
   demo [--rounds N] [--keep-running] [--ephemeral]
                                       the whole loop offline: a collector, an instrumented agent on a
                                       scripted model, verdicts as they arrive (no API key needed)
