@@ -34,6 +34,12 @@ import {
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
 /** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
 export const PENDING_HIGH_WATER = 0.9;
+/**
+ * The assembler's timer granularity: a decision falls due at most this much after its settle
+ * window, before the tick that takes it (the verdict lag of an interaction, and of a conversation
+ * its last turn ends, is settle + this + the tick, at most).
+ */
+export const DECISION_GRANULARITY_MS = 25;
 /** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
 export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 
@@ -96,6 +102,7 @@ export function createInteractionsProcessor(options: {
     settleMs: config.settleMs,
     decisionWaitMs: config.decisionWaitMs,
     maxPendingTraces: config.maxPendingTraces,
+    granularityMs: DECISION_GRANULARITY_MS,
     onEvict: (traceId, pendingTraces) => {
       const now = clock();
       if (now - lastEvictionLog >= 10_000) {
