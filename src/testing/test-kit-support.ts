@@ -4,8 +4,20 @@
  */
 import { register, type Telemetry } from '../instrumentation/register-telemetry.ts';
 import type { ScriptedModel } from './scripted-model.ts';
-import type { TestKitModelProviders } from './test-kit.ts';
 import { TestKitError } from './test-kit-error.ts';
+
+/** The scripted models that replace the real ones. */
+export type TestKitModelProviders = {
+  /** The agent's model: `kit.agentClient()` is an Anthropic client that calls it. */
+  agent?: ScriptedModel;
+  /**
+   * The judges' model. The built-in judges (`llm-judge`, `criteria-judge`) read it; so do evaluators
+   * from modules that build their client from `ANTHROPIC_BASE_URL`, which the kit sets while it runs.
+   */
+  judge?: ScriptedModel;
+  /** A model per evaluator id, for the built-in judges, before `judge`. */
+  judges?: Record<string, ScriptedModel>;
+};
 
 const POLL_INTERVAL_MS = 50;
 export const SCRIPTED_API_KEY = 'scripted';

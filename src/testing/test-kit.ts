@@ -48,6 +48,7 @@ import {
 } from './test-kit-config.ts';
 import { TestKitError } from './test-kit-error.ts';
 import {
+  type TestKitModelProviders,
   judgeEnvironment,
   modelEnv,
   overrideProcessEnv,
@@ -55,19 +56,6 @@ import {
   registerWith,
   SCRIPTED_API_KEY,
 } from './test-kit-support.ts';
-
-/** The scripted models that replace the real ones. */
-export type TestKitModelProviders = {
-  /** The agent's model: `kit.agentClient()` is an Anthropic client that calls it. */
-  agent?: ScriptedModel;
-  /**
-   * The judges' model. The built-in judges (`llm-judge`, `criteria-judge`) read it; so do evaluators
-   * from modules that build their client from `ANTHROPIC_BASE_URL`, which the kit sets while it runs.
-   */
-  judge?: ScriptedModel;
-  /** A model per evaluator id, for the built-in judges, before `judge`. */
-  judges?: Record<string, ScriptedModel>;
-};
 
 export type TestKitOptions = {
   /** YAML merged over the kit's base configuration: the bindings under test. */
@@ -104,6 +92,8 @@ export type AwaitConversationEvaluationsOptions = AwaitEvaluationsOptions & {
   /** Only the records of this revision. */
   revision?: number;
 };
+
+export type { TestKitModelProviders };
 
 /** What a traced agent call returns through the kit: its result and its interaction id. */
 export type TestKitReply<R> = { result: R; interactionId: string };
