@@ -11,8 +11,9 @@
  *   the next revision;
  * - a turn carrying `evalon.conversation.ended = true` requests the end: the conversation is over
  *   at that turn's end (it is closed, and evaluated, once every turn is recorded);
- * - a turn that starts after a requested end (a new message after "goodbye") closes the revision
- *   that was ended, then opens the next one with itself: the ended revision keeps its verdict;
+ * - a turn that starts after a requested end, or in its millisecond (a new message after
+ *   "goodbye"), closes the revision that was ended, then opens the next one with itself: the ended
+ *   revision keeps its verdict;
  * - the conversation's last interaction is the turn that started last; its failure, roles and id
  *   are the conversation's.
  */
@@ -136,7 +137,8 @@ export function applyTurn(state: ConversationState | undefined, turn: TurnRow): 
   let closed: RevisionRow | undefined;
   if (!next.open) {
     next = reopened(next);
-  } else if (next.endRequestedMs !== null && turn.startMs > next.endRequestedMs) {
+  } else if (next.endRequestedMs !== null && turn.startMs >= next.endRequestedMs) {
+    // At or after the end (times are milliseconds: the next turn often starts in the same one).
     closed = revisionOf(next, next.endRequestedMs, 'explicit');
     next = reopened(next);
   }

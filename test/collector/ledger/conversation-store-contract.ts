@@ -233,6 +233,16 @@ export function describeConversationStoreContract(
       expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, open: true });
     });
 
+    it('opens the next revision with a turn that starts in the very millisecond the requested end is', async () => {
+      const last = ending('c-1', 0);
+      const next = makeRecord({ conversationId: 'c-1', startTime: last.endTime, endTime: at(5) });
+      await current().putInteractions([last, next]);
+      expect(await current().loadConversationsAwaitingIntake(10)).toMatchObject([
+        { revision: 1, interactionIds: [last.interactionId] },
+      ]);
+      expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, turns: 2 });
+    });
+
     it('applies turns recorded together in order of start time, whatever the order of the batch', async () => {
       const [first, last, after] = [turn('c-1', 0), ending('c-1', 10), turn('c-1', 20)];
       await current().putInteractions([after, last, first]);
