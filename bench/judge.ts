@@ -12,12 +12,17 @@
  *    `--queued` interactions sent: the collector's RSS with that many evaluations queued; then the
  *    same ingest into a collector with no evaluator bound, for comparison.
  *
+ * 3. Request building: the CPU time `llm-judge` spends turning an interaction with a 2 MB tool
+ *    result (a fetched web page) into its request — mapping the record, rendering the transcript
+ *    (every value JSON-encoded), shortening it to the default `max_input_tokens` — averaged over
+ *    `--builds` builds after a warm-up, in this process (goal: under 20 ms a build).
+ *
  * Interactions are the realistic spans of `bench:ingest` (10 spans, ~3 KB of content on the model
  * calls), sent by `bench:evaluate`'s paced sender process.
  *
- * Options: --latency-ms N (default 200), --concurrency N,N (default 16,64), --rounds N (default 25),
- * --queued N (default 100000), --slow-ms N (default 600000), --skip-throughput, --skip-memory,
- * --skip-baseline (the memory run without evaluators).
+ * Options: see USAGE (`npm run bench:judge -- --help`). `--budget-tokens N` gives the judge's entry a
+ * token budget of N per hour, large enough never to be spent: compared with a run without it, it
+ * shows what checking and charging a budget costs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -26,12 +31,33 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
+import { judgeTranscript } from '../collector/evaluators/llm-judge-support.ts';
+import { DEFAULT_MAX_INPUT_TOKENS, fitRequest } from '../src/judge/input-budget.ts';
+import { buildRubricRequest } from '../src/judge/rubric-judge.ts';
+import { testInteractionRecord } from '../src/testing/test-ledger-client.ts';
 import { createScriptedModel, type ScriptedModel } from '../src/testing/scripted-model.ts';
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
 import { TRACES_PER_BODY, writeTemplateBody } from './ingest-support.ts';
 
+const USAGE = `Usage: npm run bench:judge -- [options]
+
+  --latency-ms N       the scripted judge's reply latency (default 200)
+  --concurrency N,N    evaluation concurrencies to measure (default 16,64)
+  --rounds N           interactions sent per run, times the concurrency (default 25)
+  --queued N           interactions queued for the memory run (default 100000)
+  --slow-ms N          the judge's latency in the memory run, so nothing completes (default 600000)
+  --builds N           request builds timed in the request-building run (default 50)
+  --budget-tokens N    a token budget of N per hour on the judge's entry (default: none)
+  --skip-throughput    leave out the throughput runs
+  --skip-memory        leave out the memory run
+  --skip-baseline      leave out the memory run without evaluators
+  --skip-request-build leave out the request-building run
+  --help               print this`;
+
 const { values } = parseArgs({
   options: {
+    help: { type: 'boolean', default: false },
+    'budget-tokens': { type: 'string' },
     'latency-ms': { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '16,64' },
     rounds: { type: 'string', default: '25' },
@@ -40,9 +66,19 @@ const { values } = parseArgs({
     'skip-throughput': { type: 'boolean', default: false },
     'skip-memory': { type: 'boolean', default: false },
     'skip-baseline': { type: 'boolean', default: false },
+    'skip-request-build': { type: 'boolean', default: false },
+    builds: { type: 'string', default: '50' },
   },
 });
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const latencyMs = Number(values['latency-ms']);
+const budget =
+  values['budget-tokens'] !== undefined
+    ? `\n        budget: { tokens: ${Number(values['budget-tokens'])}, per: 1h }`
+    : '';
 const concurrencies = values.concurrency.split(',').map(Number);
 const rounds = Number(values.rounds);
 const queued = Number(values.queued);
@@ -104,9 +140,10 @@ service:
 `;
 }
 
+const JUDGE_RUBRIC = "The agent answers the customer's question about their order.";
 const JUDGE_BINDING = `
       llm-judge:
-        rubric: The agent answers the customer's question about their order.
+        rubric: ${JUDGE_RUBRIC}${budget}
         agents:
           support-agent: {}`;
 
@@ -181,6 +218,48 @@ function memoryKiB(pid: number): { rss: number; peak: number } {
 async function stop(collector: CollectorProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   collector.child.kill(signal);
   await collector.exited;
+}
+
+// 3 (first, as it needs no collector). Building the judge's request for an interaction with a 2 MB tool result.
+if (!values['skip-request-build']) {
+  let html = '<!doctype html><html><body>';
+  for (let i = 0; html.length < 2_000_000; i++)
+    html += `<div class="row"><p>Item ${i}: "quoted" text with a <a href="/items/${i}">link</a>.</p></div>\n`;
+  html += '</body></html>';
+  const record = testInteractionRecord({
+    transcript: [
+      { type: 'message', role: 'user', content: 'What does the report at https://example.com/report say?' },
+      { type: 'tool_call', name: 'fetch_page', arguments: { url: 'https://example.com/report' }, result: html },
+      { type: 'message', role: 'assistant', content: 'The report says revenue grew 12% year on year.' },
+    ],
+  });
+  const build = () =>
+    fitRequest({
+      turns: [{ entries: judgeTranscript(record) }],
+      maxInputTokens: DEFAULT_MAX_INPUT_TOKENS,
+      build: (transcript) => buildRubricRequest({ rubric: JUDGE_RUBRIC }, transcript),
+    });
+  for (let i = 0; i < 5; i++) build(); // warm-up: compiled code, not first-call costs
+  const builds = Number(values.builds);
+  const walls: number[] = [];
+  let omitted = 0;
+  let requestChars = 0;
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < builds; i++) {
+    const t0 = performance.now();
+    const fitted = build();
+    walls.push(performance.now() - t0);
+    omitted = fitted.transcript.omittedChars;
+    requestChars = fitted.requestChars;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  walls.sort((a, b) => a - b);
+  line(
+    `request build, 2 MB tool result (${fmt(html.length)} characters of HTML): ` +
+      `${((cpu.user + cpu.system) / 1000 / builds).toFixed(2)} ms CPU a build (goal < 20 ms), wall p50 ` +
+      `${walls[Math.floor(builds / 2)].toFixed(2)} ms, max ${walls.at(-1)!.toFixed(2)} ms over ${builds} builds; ` +
+      `request ${fmt(requestChars)} characters, ${fmt(omitted)} omitted`,
+  );
 }
 
 // 1. Judge-bound throughput: does N concurrent evaluations give N ÷ latency evaluations/s?

@@ -210,7 +210,8 @@ function setup(exec: (sql: string) => void, prepare: () => { run(...args: unknow
   exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL`);
   exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}; PRAGMA cache_size = -${CACHE_SIZE_KIB}`);
   exec(
-    'CREATE TABLE t (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, n INTEGER NOT NULL, spans BLOB NOT NULL); CREATE INDEX t_trace ON t (trace_id)',
+    'CREATE TABLE t (id INTEGER PRIMARY KEY, trace_id TEXT NOT NULL, n INTEGER NOT NULL, spans BLOB NOT NULL); ' +
+      'CREATE INDEX t_trace ON t (trace_id)',
   );
   const insert = prepare();
   return { exec, insert: (args: unknown[]) => insert.run(...args), close };
@@ -250,7 +251,8 @@ function rawInserts(): void {
 
 try {
   console.log(
-    `node ${process.version}, ${TOTAL_SPANS} spans in batches of ${BATCH_SIZE} (${TRACES_PER_BATCH} traces x ${SPANS_PER_TRACE} spans)`,
+    `node ${process.version}, ${TOTAL_SPANS} spans in batches of ${BATCH_SIZE} ` +
+      `(${TRACES_PER_BATCH} traces x ${SPANS_PER_TRACE} spans)`,
   );
   codecs();
   for (const writer of ['thread', 'inline'] as const) {

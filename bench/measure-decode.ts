@@ -224,7 +224,8 @@ async function main(which: string | undefined): Promise<void> {
     const median = rates[Math.floor(ROUNDS / 2)];
     const bytes = which === 'protobuf' || which === 'reflection' ? protobufBody.length : jsonBody.length;
     console.log(
-      `${which.padEnd(16)} median ${Math.round(median / 1000)}k spans/s, best ${Math.round(rates[ROUNDS - 1] / 1000)}k spans/s, ` +
+      `${which.padEnd(16)} median ${Math.round(median / 1000)}k spans/s, ` +
+        `best ${Math.round(rates[ROUNDS - 1] / 1000)}k spans/s, ` +
         `${((SPANS / median) * 1000).toFixed(2)} ms per ${SPANS}-span body of ${(bytes / 1e6).toFixed(2)} MB`,
     );
   }

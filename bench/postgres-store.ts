@@ -26,7 +26,10 @@ const shapes = {
   '1000-span batches (50 traces)': Array.from({ length: 20 }, () => makeBatch(random, 50, 20)),
 };
 
-/** Appends batches for SECONDS with `inFlight` calls outstanding; releases traces 50 calls later, as the collector would. */
+/**
+ * Appends batches for SECONDS with `inFlight` calls outstanding; releases traces 50 calls later, as
+ * the collector would.
+ */
 async function measure(store: LedgerStore, batches: SpanData[][], inFlight: number): Promise<number> {
   const deadline = Date.now() + SECONDS * 1000;
   let spans = 0;
@@ -54,7 +57,9 @@ const adminUrl = process.env.EVALON_TEST_POSTGRES_URL ?? server!.adminUrl;
 const dir = mkdtempSync(join(tmpdir(), 'evalon-pg-bench-'));
 const line = (what: string, sqlite: number, postgres: number) =>
   console.log(
-    `${what.padEnd(48)} SQLite ${Math.round(sqlite).toLocaleString('en-US').padStart(9)}  PostgreSQL ${Math.round(postgres).toLocaleString('en-US').padStart(9)} spans/s  (${Math.round((100 * postgres) / sqlite)} %)`,
+    `${what.padEnd(48)} SQLite ${Math.round(sqlite).toLocaleString('en-US').padStart(9)}  ` +
+      `PostgreSQL ${Math.round(postgres).toLocaleString('en-US').padStart(9)} spans/s  ` +
+      `(${Math.round((100 * postgres) / sqlite)} %)`,
   );
 try {
   let n = 0;

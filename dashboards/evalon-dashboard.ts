@@ -81,10 +81,14 @@ function variable(name: string, label: string, query: string): dashboard.QueryVa
     .current({ text: 'All', value: '$__all' });
 }
 
-/** Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`; `extra` narrows the selector. */
+/**
+ * Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`; `extra` narrows the
+ * selector. Shadow evaluator entries (`shadow="true"`) are left out; series without the label
+ * (older collectors) count.
+ */
 const passRate = (sum: string, range: string, extra = '') =>
-  `${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome="pass"}[${range}]))` +
-  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome=~"pass|fail"}[${range}]))`;
+  `${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome="pass", shadow!="true"}[${range}]))` +
+  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome=~"pass|fail", shadow!="true"}[${range}]))`;
 /** The selector of verdicts on whole conversations. */
 const CONVERSATIONS = ', subject="conversation"';
 
@@ -130,8 +134,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       statPanel(
         'Pass rate',
-        'Passing verdicts among pass and fail verdicts over the dashboard ' +
-          'range (inconclusive and failed evaluations are not verdicts).',
+        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed ' +
+          'evaluations are not verdicts; shadow evaluator entries are left out).',
         'percentunit',
         query(passRate('sum', '$__range'), 'pass rate'),
       )
@@ -150,7 +154,7 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Pass rate by agent and evaluator',
-        'Passing verdicts among pass and fail verdicts, per agent and evaluator.',
+        'Passing verdicts among pass and fail verdicts, per agent and evaluator (shadow entries left out).',
         'percentunit',
         [query(passRate('sum by (agent, evaluator)', RATE), '{{agent}} / {{evaluator}}')],
       )

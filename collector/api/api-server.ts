@@ -1,19 +1,25 @@
 /**
- * The collector's HTTP API (README.md here) on node:http: health, readiness, the interaction ledger
- * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`,
- * `/api/v1/interactions/{interactionId}/evaluations`), conversations (`/api/v1/conversations…`,
- * conversation-routes.ts, whose `POST …/end` is the one write), and the collector's counters
- * (`/api/v1/stats`). Bodies are JSON; records use exactly the record type names. A failing handler
- * answers 500, never crashes the collector.
+ * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
+ * readiness, the interaction ledger read-only (`/api/v1/interactions`,
+ * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
+ * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` is the one
+ * write), the collector's counters (`/api/v1/stats`) and its pages under `/ui/`. Bodies are JSON;
+ * records use exactly the record type names. A failing handler answers 500, never crashes the
+ * collector. With a bearer token, the token gate answers 401 before any route but the health
+ * checks is reached (token-gate.ts).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../security/http-server.ts';
+import type { ServerTlsOptions } from '../security/tls-files.ts';
 import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import { conversationRoutes } from './conversation-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
+import { createTokenGate } from './token-gate.ts';
+import { UI_INDEX_HTML } from './ui-index.ts';
 
 /** How long an idle keep-alive connection stays open. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
@@ -35,6 +41,10 @@ export interface ApiServerOptions {
   now?: () => number;
   /** Counters of the running collector, served at `GET /api/v1/stats`. */
   stats?: () => Record<string, unknown>;
+  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it. */
+  bearerToken?: string;
+  /** Serve HTTPS (the TLS files as read at startup). */
+  tls?: ServerTlsOptions;
 }
 
 export interface ApiServer {
@@ -52,6 +62,7 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const tokenGate = createTokenGate(options.bearerToken);
 
   const routes: Route[] = [
     { path: /^\/healthz$/, get: () => ({ status: 200, body: { status: 'ok' } }) },
@@ -85,6 +96,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
+    { path: /^\/ui$/, get: () => ({ status: 200, body: UI_INDEX_HTML, contentType: 'text/html; charset=utf-8' }) },
     {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
@@ -128,10 +140,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  function send(response: ServerResponse, result: JsonReply & { allow?: string }): void {
-    const body = JSON.stringify(result.body);
+  function send(
+    response: ServerResponse,
+    result: JsonReply & { allow?: string; headers?: Record<string, string> },
+  ): void {
+    const body = result.contentType ? String(result.body) : JSON.stringify(result.body);
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json; charset=utf-8',
+      ...result.headers,
+      'content-type': result.contentType ?? 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
     };
@@ -139,12 +155,15 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     response.writeHead(result.status, headers).end(body);
   }
 
-  const server = createServer(
+  const server = createHttpServer(
+    options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
       // Request bodies are not read by any route (POST …/end takes none); drain them so keep-alive
       // connections stay usable.
       request.resume();
+      const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
+      if (refusal) return send(response, refusal);
       reply(request).then(
         (result) => send(response, result),
         (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),

@@ -1,13 +1,15 @@
 /**
  * The conversation routes of the API: the list, one conversation with its interactions, every
- * revision's evaluations, and `POST …/end`, the one route that writes (an end request: the
- * conversation is over now, and is evaluated once its turns on their way have arrived).
+ * revision's evaluations (with `?include=interactions`, then its interactions' own, in turn order:
+ * what a conversation's rehearsal quotes), and `POST …/end`, the one route that writes (an end
+ * request: the conversation is over now, and is evaluated once its turns on their way have arrived).
  *
  * A conversation is one agent's: `?agent=ID` names it. Left out, the conversation id alone must be
  * unambiguous: unknown is 404, several agents 409 with the list (`agents`).
  */
 import type { ConversationStore } from '../ledger/conversation-store.ts';
-import { parseAgentParameter, parseConversationsQuery } from './conversations-query.ts';
+import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import { parseAgentParameter, parseConversationsQuery, parseEvaluationsParameters } from './conversations-query.ts';
 import type { JsonReply, Route } from './router.ts';
 
 /** How long after an end request the conversation may close: turns still on their way arrive first. */
@@ -19,7 +21,7 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
 });
 
 export function conversationRoutes(options: {
-  store: ConversationStore;
+  store: ConversationStore & RecordedEvaluations;
   now: () => number;
   /** Grace after an end request (the interactions processor's settle window). */
   endGraceMs?: number;
@@ -28,8 +30,11 @@ export function conversationRoutes(options: {
   const graceMs = options.endGraceMs ?? DEFAULT_END_GRACE_MS;
 
   /** The agent of the conversation, or the reply that says why there is none. */
-  async function agentOf(conversationId: string, url: URL): Promise<{ agentId: string } | JsonReply> {
-    const named = parseAgentParameter(url.searchParams);
+  async function agentOf(
+    conversationId: string,
+    url: URL,
+    named = parseAgentParameter(url.searchParams),
+  ): Promise<{ agentId: string } | JsonReply> {
     if (named !== undefined) {
       const agents = await store.conversationAgents(conversationId);
       return agents.includes(named)
@@ -57,12 +62,17 @@ export function conversationRoutes(options: {
     {
       path: /^\/api\/v1\/conversations\/([^/]+)\/evaluations$/,
       get: async ([conversationId], url) => {
-        const agent = await agentOf(conversationId, url);
+        const parameters = parseEvaluationsParameters(url.searchParams);
+        const agent = await agentOf(conversationId, url, parameters.agent);
         if ('status' in agent) return agent;
-        return {
-          status: 200,
-          body: { evaluations: await store.getConversationEvaluations(conversationId, agent.agentId) },
-        };
+        const evaluations = await store.getConversationEvaluations(conversationId, agent.agentId);
+        if (parameters.interactions) {
+          // The latest revision holds every turn (a revision covers the conversation up to its end).
+          const conversation = await store.getConversation(conversationId, agent.agentId);
+          for (const interactionId of conversation?.interactionIds ?? [])
+            evaluations.push(...(await store.getEvaluations(interactionId)));
+        }
+        return { status: 200, body: { evaluations } };
       },
     },
     {

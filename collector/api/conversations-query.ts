@@ -1,13 +1,15 @@
 /**
  * Reads the conversation routes' query parameters: `GET /api/v1/conversations` (`agent`, `since`,
  * `open`, `limit`, with the interaction list's grammar) and the one-conversation routes, which take
- * `agent` only. Every problem is an `ApiQueryError` naming the parameter, answered as 400.
+ * `agent` (and, for the evaluations, `include`). Every problem is an `ApiQueryError` naming the
+ * parameter, answered as 400.
  */
 import type { ConversationQuery } from '../ledger/conversation-store.ts';
 import { ApiQueryError, MAX_LIMIT, parseLimit, resolveSince } from './interactions-query.ts';
 
 const LIST_PARAMETERS = ['agent', 'since', 'open', 'limit'] as const;
 const ONE_PARAMETERS = ['agent'] as const;
+const EVALUATIONS_PARAMETERS = ['agent', 'include'] as const;
 
 function checkKeys(params: URLSearchParams, allowed: readonly string[]): void {
   for (const key of new Set(params.keys())) {
@@ -56,4 +58,17 @@ export function parseConversationsQuery(params: URLSearchParams, now: number): C
 export function parseAgentParameter(params: URLSearchParams): string | undefined {
   checkKeys(params, ONE_PARAMETERS);
   return params.get('agent') || undefined;
+}
+
+/**
+ * The evaluations route's parameters: `agent`, and `include=interactions` to add the evaluations
+ * of the conversation's interactions to the conversation's own.
+ */
+export function parseEvaluationsParameters(params: URLSearchParams): { agent?: string; interactions: boolean } {
+  checkKeys(params, EVALUATIONS_PARAMETERS);
+  const include = params.get('include') || undefined;
+  if (include !== undefined && include !== 'interactions')
+    throw new ApiQueryError('include', `include must be interactions (got "${include}")`);
+  const agent = params.get('agent') || undefined;
+  return { ...(agent !== undefined ? { agent } : {}), interactions: include === 'interactions' };
 }

@@ -1,8 +1,13 @@
 /** The `api` extension: the HTTP API beside the pipeline, reading the ledger and the components' counters. */
 import { listenOrFail, type ComponentFactory, type ComponentSettings } from '../component.ts';
 import type { LedgerStore } from '../ledger/store.ts';
+import { schemeOf } from '../security/http-server.ts';
+import { warnIfOpen } from '../security/open-endpoint.ts';
+import { readServerTls } from '../security/tls-files.ts';
 import { createApiServer, type ApiServer, type Readiness } from './api-server.ts';
 import { apiExtensionSchema, type ApiExtensionConfig } from './config.ts';
+
+const API_PATH = 'extensions::api';
 
 export interface ApiExtensionSettings extends ComponentSettings {
   store: LedgerStore;
@@ -22,11 +27,16 @@ export const apiExtensionFactory = {
   schema: apiExtensionSchema,
   configuredByDefault: false,
   create(settings: ApiExtensionSettings, config: ApiExtensionConfig): ApiServer {
+    // Read now, at startup: a TLS file that cannot be used stops the collector, naming its key.
+    const tls = config.tls ? readServerTls(config.tls, `${API_PATH}::tls`) : undefined;
     const server = createApiServer({
-      ...config,
+      host: config.host,
+      port: config.port,
       store: settings.store,
       ready: settings.ready,
       stats: settings.stats,
+      ...(config.bearerToken !== undefined ? { bearerToken: config.bearerToken } : {}),
+      ...(tls ? { tls } : {}),
       ...(settings.clock ? { now: settings.clock } : {}),
       ...(settings.conversationEndGraceMs !== undefined
         ? { conversationEndGraceMs: settings.conversationEndGraceMs }
@@ -34,9 +44,13 @@ export const apiExtensionFactory = {
     });
     return {
       async start() {
-        await listenOrFail(() => server.start(), 'extensions::api::endpoint', config);
+        await listenOrFail(() => server.start(), `${API_PATH}::endpoint`, config);
         const bound = server.address();
-        settings.logger.info(`API listening on http://${bound.host}:${bound.port}`);
+        settings.logger.info(`API listening on ${schemeOf(tls)}://${bound.host}:${bound.port}`);
+        warnIfOpen(settings.logger, API_PATH, bound, {
+          bearerToken: config.bearerToken,
+          mutualTls: config.tls?.clientCaFile !== undefined,
+        });
       },
       shutdown: () => server.shutdown(),
       address: () => server.address(),

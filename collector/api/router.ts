@@ -7,7 +7,9 @@
 
 export interface JsonReply {
   status: number;
+  /** Sent as JSON; as is when `contentType` is set (a page under `/ui/`). */
   body: unknown;
+  contentType?: string;
 }
 
 export type Handler = (params: string[], url: URL) => Promise<JsonReply> | JsonReply;

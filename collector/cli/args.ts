@@ -1,5 +1,6 @@
 /** Small argument helpers shared by the commands. */
 import { parseArgs } from 'node:util';
+import type { OptionHelp } from './command.ts';
 
 /** Bad command-line input: reported as one line, exit code 2. */
 export class UsageError extends Error {
@@ -10,6 +11,14 @@ export class UsageError extends Error {
 }
 
 export const DEFAULT_CONFIG_FILE = 'otel-config.yaml';
+
+/** `--config FILE`, as every command that reads the configuration documents it. */
+export const CONFIG_OPTION: OptionHelp = {
+  flag: '--config FILE',
+  short: '-c',
+  description: 'configuration file; repeat it to layer overrides (later files win key by key)',
+  default: DEFAULT_CONFIG_FILE,
+};
 
 /** The `--config` files of a command (repeatable), or the default one. Other options are errors. */
 export function configFilesFrom(args: string[], command: string): string[] {

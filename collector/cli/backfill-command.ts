@@ -15,20 +15,52 @@ import { BackfillError, runBackfill, type BackfillProgress } from '../processor/
 import { runConversationBackfill } from '../processor/evaluation/conversation-backfill.ts';
 import { loadEvaluatorRegistry } from '../processor/evaluation/load-evaluator-modules.ts';
 import { resolveSince } from '../api/interactions-query.ts';
-import { DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
+import { CONFIG_OPTION, DEFAULT_CONFIG_FILE, UsageError } from './args.ts';
 import type { CliIo } from './cli-io.ts';
+import { type CliCommand, formatHelp } from './command.ts';
 import { createProgressBar, type ProgressBar } from './progress-bar.ts';
 
-const USAGE = `Usage: evalon backfill --evaluator ID [--conversations] [--agent ID] [--since 24h|ISO-8601] \
-[--version V] [--config FILE]...
-
-Evaluates the stored interactions the evaluator's bindings trigger (the live rules: enabled,
-trigger-on-failure, sampling, loop safety), oldest first, recording each outcome under the
-evaluator version (--version, default the evaluator's own). Interactions that already have an
-outcome for that version are skipped, so running it again is safe.
-
-With --conversations, evaluates instead the conversations that are over, each revision once
-(bindings with trigger: conversation; --since: revisions that ended since).`;
+export const backfillCommand: CliCommand = {
+  help: {
+    usage: '--evaluator ID [--conversations] [--agent ID] [--since 24h|ISO-8601] [--version V] [--config FILE]...',
+    description:
+      "Evaluates the stored interactions the evaluator entry's bindings trigger (ID is the entry's key, such as " +
+      'llm-judge/strict; the live rules: enabled, trigger-on-failure, sampling, loop safety), oldest first, ' +
+      "recording each outcome under the version (--version, else the entry's version, else the evaluator's own). " +
+      'Interactions that already have an outcome for that version are skipped, so running it again is safe. ' +
+      'With --conversations, evaluates instead the conversations that are over, each revision once (the ' +
+      'bindings with trigger: conversation).',
+    options: [
+      {
+        flag: '--evaluator ID',
+        description: 'the evaluator entry to run: its key, such as llm-judge/strict (required)',
+      },
+      {
+        flag: '--conversations',
+        description: 'evaluate the revisions of conversations that are over, not interactions',
+      },
+      { flag: '--agent ID', description: "only this agent's interactions (or conversations)" },
+      {
+        flag: '--since WHEN',
+        description:
+          'only interactions (or conversation revisions) that ended since then: a duration back from now ' +
+          '(30m, 24h, 7d) or an ISO-8601 time',
+      },
+      {
+        flag: '--version V',
+        description: 'the version to record outcomes under',
+        default: "the entry's version, else the evaluator's own",
+      },
+      CONFIG_OPTION,
+    ],
+    examples: [
+      'evalon backfill --evaluator reply-length --agent support-agent --since 7d',
+      'evalon backfill --evaluator llm-judge/strict --since 24h',
+      'evalon backfill --evaluator llm-judge/conversation --conversations --since 7d',
+    ],
+  },
+  run: (args, io) => runBackfillCommand(args, io),
+};
 
 function parseBackfillArgs(args: string[]) {
   try {
@@ -58,7 +90,7 @@ export async function runBackfillCommand(
 ): Promise<number> {
   const values = parseBackfillArgs(args);
   if (values.help) {
-    io.out(USAGE);
+    io.out(formatHelp(['backfill'], backfillCommand));
     return 0;
   }
   if (!values.evaluator)
@@ -74,7 +106,7 @@ export async function runBackfillCommand(
           `duration such as 30m, 24h or 7d (got "${values.since}")`,
       );
   }
-  const { config, warnings } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
+  const { config, warnings, locate } = loadConfig(values.config?.length ? values.config : [DEFAULT_CONFIG_FILE]);
   for (const warning of warnings) io.err(`warning: ${warning}`);
   const evaluation = config.processors.evaluation;
   const registry = await loadEvaluatorRegistry({
@@ -82,6 +114,7 @@ export async function runBackfillCommand(
     builtIns: BUILT_IN_EVALUATORS,
     configuredIds: Object.keys(evaluation.evaluators),
     evaluators: evaluation.evaluators,
+    locate,
   });
 
   const store = await openLedgerStore(evaluation.ledger);
@@ -109,7 +142,8 @@ export async function runBackfillCommand(
     await store.close();
   }
   bar.finish(result.scanned, result.total, detail(result));
-  const version = values.version ?? registry.get(values.evaluator)?.version;
+  const version =
+    values.version ?? evaluation.evaluators[values.evaluator]?.version ?? registry.get(values.evaluator)?.version;
   const r = result.runtime;
   io.out(
     `backfill ${values.evaluator} (version ${version}): ${result.scanned} ${subjects} read; ${r.recorded} evaluated ` +

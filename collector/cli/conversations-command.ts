@@ -6,12 +6,9 @@
  */
 import { parseArgs } from 'node:util';
 import type { ConversationRecord, ConversationWithInteractions, EvaluationRecord } from '../../src/model/records.ts';
-import { resolveSince } from '../api/interactions-query.ts';
-import { apiBase, CommandFailure, getJson, usage, type CliIo } from './api-client.ts';
+import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
+import { apiAccess, apiBase, type ApiAccess, CommandFailure, getJson, usage, type CliIo } from './api-client.ts';
 import { outcomeWord } from './evaluations-command.ts';
-
-export const CONVERSATIONS_USAGE = `  evalon ledger conversations [--agent ID] [--open | --over] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
-  evalon ledger conversation <conversationId> [--agent ID] [--json] [--api URL]`;
 
 /** Width of the question and reply columns of a conversation's turns. */
 const TEXT_WIDTH = 60;
@@ -24,6 +21,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   json: { type: 'boolean' },
   api: { type: 'string' },
+  token: { type: 'string' },
+  'ca-file': { type: 'string' },
 } as const;
 
 export async function runConversationsCommand(
@@ -34,9 +33,10 @@ export async function runConversationsCommand(
   const where = `evalon ledger ${subcommand}`;
   const { values, positionals } = parse(args, where);
   const api = apiBase(values.api, where);
+  const access = apiAccess({ token: values.token, caFile: values['ca-file'] }, where);
   if (subcommand === 'conversations') {
     if (positionals.length > 0) throw usage(`${where}: unexpected argument "${positionals[0]}"`);
-    const records = await listConversations(api, values, where);
+    const records = await listConversations(api, access, values, where);
     if (values.json) io.out(JSON.stringify(records, null, 2));
     else printTable(records, io);
     return;
@@ -55,7 +55,7 @@ export async function runConversationsCommand(
   const path = `api/v1/conversations/${encodeURIComponent(conversationId)}`;
   const url = withAgent(new URL(path, api), values.agent);
   const explain = explainMissing(conversationId, values.agent, where);
-  const conversation = (await getJson(url, where, explain)) as ConversationWithInteractions;
+  const conversation = (await getJson(url, where, explain, access)) as ConversationWithInteractions;
   if (values.json) {
     io.out(JSON.stringify(conversation, null, 2));
     return;
@@ -64,6 +64,7 @@ export async function runConversationsCommand(
     withAgent(new URL(`${path}/evaluations`, api), conversation.agentId),
     where,
     explain,
+    access,
   )) as { evaluations?: EvaluationRecord[] };
   printConversation(conversation, evaluations.evaluations ?? [], io);
 }
@@ -87,12 +88,12 @@ function withAgent(url: URL, agent: string | undefined): URL {
 
 /** 404: not found (exit 1); 409: the id has several agents, name one (bad input, exit 2). */
 function explainMissing(conversationId: string, agent: string | undefined, where: string) {
-  return (status: number, body: unknown): string | undefined => {
+  return (status: number, body: unknown): string | CommandFailure | undefined => {
     if (status === 404)
       return `${where}: conversation ${conversationId}${agent !== undefined ? ` of agent ${agent}` : ''} not found`;
     if (status === 409) {
       const agents = (body as { agents?: string[] })?.agents ?? [];
-      throw usage(
+      return usage(
         `${where}: conversation ${conversationId} has several agents: ${agents.join(', ')} (name one with --agent ID)`,
       );
     }
@@ -102,6 +103,7 @@ function explainMissing(conversationId: string, agent: string | undefined, where
 
 async function listConversations(
   api: URL,
+  access: ApiAccess,
   values: ReturnType<typeof parse>['values'],
   where: string,
 ): Promise<ConversationRecord[]> {
@@ -118,8 +120,12 @@ async function listConversations(
     }
     url.searchParams.set('since', values.since);
   }
-  if (values.limit !== undefined) url.searchParams.set('limit', values.limit);
-  const body = (await getJson(url, where, () => undefined)) as { conversations?: ConversationRecord[] };
+  if (values.limit !== undefined) {
+    if (parseLimit(values.limit) === undefined)
+      throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
+    url.searchParams.set('limit', values.limit);
+  }
+  const body = (await getJson(url, where, () => undefined, access)) as { conversations?: ConversationRecord[] };
   if (!Array.isArray(body?.conversations))
     throw new CommandFailure(`${where}: ${url} did not answer a conversation list`, 1);
   return body.conversations;

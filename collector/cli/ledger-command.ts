@@ -7,21 +7,28 @@
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
-import { apiBase, CommandFailure, DEFAULT_API_URL, getJson, type CliIo, usage } from './api-client.ts';
-import { CONVERSATIONS_USAGE } from './conversations-command.ts';
+import { apiAccess, apiBase, CommandFailure, getJson, type ApiAccess, type CliIo, usage } from './api-client.ts';
+import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
+import { LEDGER_HELP, LEDGER_SUBCOMMAND_HELP } from './ledger-help.ts';
 
 /** Width of the final-response column of `list`. */
 const FINAL_TEXT_WIDTH = 60;
 /** Longest value `show` prints before pointing at --json. */
 const MAX_VALUE_CHARS = 2000;
 
-const USAGE = `Usage:
-  evalon ledger list [--agent ID] [--conversation ID] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL]
-  evalon ledger show <interactionId> [--json] [--api URL]
-  evalon ledger evaluations <interactionId> [--json] [--api URL]
-${CONVERSATIONS_USAGE}
+const subcommand = (name: string, help: CommandHelp): CliCommand => ({
+  help,
+  run: (args, io) => runLedgerCommand([name, ...args], io),
+});
 
---api defaults to $EVALON_API_URL, else ${DEFAULT_API_URL}.`;
+/** `evalon ledger` and its subcommands; a subcommand is dispatched only when it is listed here. */
+export const ledgerCommand: CliCommand = {
+  help: LEDGER_HELP,
+  run: (args, io) => runLedgerCommand(args, io),
+  subcommands: Object.fromEntries(
+    Object.entries(LEDGER_SUBCOMMAND_HELP).map(([name, help]) => [name, subcommand(name, help)]),
+  ),
+};
 
 const OPTIONS = {
   agent: { type: 'string' },
@@ -30,41 +37,44 @@ const OPTIONS = {
   limit: { type: 'string' },
   json: { type: 'boolean' },
   api: { type: 'string' },
+  token: { type: 'string' },
+  'ca-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 export async function runLedgerCommand(args: string[], io: CliIo): Promise<number> {
   const [subcommand, ...rest] = args;
   try {
+    const subcommands = ledgerCommand.subcommands!;
     if (subcommand === undefined || subcommand === '--help' || subcommand === '-h' || subcommand === 'help') {
-      (subcommand === undefined ? io.err : io.out)(USAGE);
+      (subcommand === undefined ? io.err : io.out)(formatHelp(['ledger'], ledgerCommand));
       return subcommand === undefined ? 2 : 0;
+    }
+    if (!Object.hasOwn(subcommands, subcommand)) {
+      const names = Object.keys(subcommands);
+      const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+      throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected ${expected})`);
     }
     if (subcommand === 'conversations' || subcommand === 'conversation') {
       if (rest.includes('--help') || rest.includes('-h')) {
-        io.out(USAGE);
+        io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
         return 0;
       }
       const { runConversationsCommand } = await import('./conversations-command.ts');
       await runConversationsCommand(subcommand, rest, io);
       return 0;
     }
-    if (subcommand !== 'list' && subcommand !== 'show' && subcommand !== 'evaluations') {
-      throw usage(
-        `evalon ledger: unknown subcommand "${subcommand}" (expected list, show, evaluations, conversations or ` +
-          'conversation)',
-      );
-    }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);
     if (values.help) {
-      io.out(USAGE);
+      io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
       return 0;
     }
     const api = apiBase(values.api, where);
+    const access = apiAccess({ token: values.token, caFile: values['ca-file'] }, where);
     if (subcommand === 'list') {
       if (positionals.length > 0) throw usage(`${where}: unexpected argument "${positionals[0]}"`);
-      const records = await listInteractions(api, values, where);
+      const records = await listInteractions(api, access, values, where);
       if (values.json) io.out(JSON.stringify(records, null, 2));
       else printTable(records, io);
       return 0;
@@ -81,10 +91,10 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
     }
     if (subcommand === 'evaluations') {
       const { showEvaluations } = await import('./evaluations-command.ts');
-      await showEvaluations(api, positionals[0], { json: values.json === true, where }, io);
+      await showEvaluations(api, positionals[0], { json: values.json === true, where, access }, io);
       return 0;
     }
-    const record = await showInteraction(api, positionals[0], where);
+    const record = await showInteraction(api, access, positionals[0], where);
     if (values.json) io.out(JSON.stringify(record, null, 2));
     else printRecord(record, io);
     return 0;
@@ -114,6 +124,7 @@ function parseOptions(args: string[], where: string) {
 
 async function listInteractions(
   api: URL,
+  access: ApiAccess,
   values: ReturnType<typeof parseOptions>['values'],
   where: string,
 ): Promise<InteractionRecord[]> {
@@ -133,17 +144,21 @@ async function listInteractions(
       throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
     url.searchParams.set('limit', values.limit);
   }
-  const body = (await getJson(url, where, () => undefined)) as { interactions?: InteractionRecord[] };
+  const body = (await getJson(url, where, () => undefined, access)) as { interactions?: InteractionRecord[] };
   if (!Array.isArray(body?.interactions))
     throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
   return body.interactions;
 }
 
-async function showInteraction(api: URL, interactionId: string, where: string): Promise<InteractionRecord> {
+async function showInteraction(
+  api: URL,
+  access: ApiAccess,
+  interactionId: string,
+  where: string,
+): Promise<InteractionRecord> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
-  return (await getJson(url, where, (status) =>
-    status === 404 ? `interaction ${interactionId} not found` : undefined,
-  )) as InteractionRecord;
+  const explain = (status: number) => (status === 404 ? `interaction ${interactionId} not found` : undefined);
+  return (await getJson(url, where, explain, access)) as InteractionRecord;
 }
 
 // ---- human output --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import { ScenarioError } from '../../src/simulation/scenario/scenario-error.ts';
 import { loadScenario } from '../../src/simulation/scenario/scenario-loader.ts';
 import { evaluatedParticipant, type Scenario } from '../../src/simulation/scenario/scenario.ts';
 import { otlpTelemetryFromEnv } from '../../src/simulation/telemetry/otlp-telemetry.ts';
+import { type CliCommand, formatHelp } from './command.ts';
 
 export interface SimulateIo {
   out(line: string): void;
@@ -36,32 +37,47 @@ export interface SimulateCommandOptions {
 
 export const DEFAULT_OUT_DIR = 'evalon-runs';
 
-export const SIMULATE_HELP = `Usage: evalon simulate <scenario.yaml>... [options]
-
-Runs each scenario (simulated participants, the agent under test, event sources), judges the
-transcript against its eval_criteria and expect_context, and saves a dataset entry per run.
-
-Options:
-  --trials N            runs per scenario; reports pass^k (default 1)
-  --concurrency N       runs in flight at once (default 4)
-  --seed S              base seed for thinking delays; trial t uses S + t - 1 (default 0)
-  --out DIR             dataset entries go to DIR/<scenario>/ (default ${DEFAULT_OUT_DIR})
-  --no-save             do not write dataset entries
-  --record DIR          save every model call, remote step and delay to DIR for replay
-  --replay DIR          replay a recorded run offline (no API key needed)
-  --agent-endpoint URL  evaluate the remote agent at URL (POST URL/v1/step) instead of the scenario's
-  --agent-id ID         gen_ai.agent.id on exported agent spans (default: the participant name)
-  --model NAME          model for participants, judge and in-process agent (default $EVALON_MODEL)
-  --no-delay            ignore response_speed thinking delays
-  --timeout DURATION    simulation time limit per run, e.g. 90s, 10m (default 10m)
-  --json                print a JSON summary instead of the transcript
-  --no-color            plain output (also NO_COLOR=1)
-  --verbose             stack traces on errors
-  --help                this text
-
-Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (a /bedrock suffix is stripped), EVALON_MODEL,
-EVALON_CA_CERTS, OTEL_EXPORTER_OTLP_ENDPOINT (export each agent turn as an invoke_agent span).
-Exit codes: 0 every run passed, 1 a run failed, 2 bad input.`;
+export const simulateCommand: CliCommand = {
+  help: {
+    usage: '<scenario.yaml>... [options]',
+    description:
+      'Runs each scenario (simulated participants, the agent under test, event sources), judges the transcript ' +
+      'against its eval_criteria and expect_context, and saves a dataset entry per run.',
+    options: [
+      { flag: '--trials N', description: 'runs per scenario; reports pass^k', default: '1' },
+      { flag: '--concurrency N', description: 'runs in flight at once', default: '4' },
+      { flag: '--seed S', description: 'base seed for thinking delays; trial t uses S + t - 1', default: '0' },
+      { flag: '--out DIR', description: 'dataset entries go to DIR/<scenario>/', default: DEFAULT_OUT_DIR },
+      { flag: '--no-save', description: 'do not write dataset entries' },
+      { flag: '--record DIR', description: 'save every model call, remote step and delay to DIR for replay' },
+      { flag: '--replay DIR', description: 'replay a recorded run offline (no API key needed)' },
+      {
+        flag: '--agent-endpoint URL',
+        description: "evaluate the remote agent at URL (POST URL/v1/step) instead of the scenario's",
+      },
+      {
+        flag: '--agent-id ID',
+        description: 'gen_ai.agent.id on exported agent spans',
+        default: 'the participant name',
+      },
+      {
+        flag: '--model NAME',
+        description: 'model for participants, judge and in-process agent',
+        default: '$EVALON_MODEL',
+      },
+      { flag: '--no-delay', description: 'ignore response_speed thinking delays' },
+      { flag: '--timeout DURATION', description: 'simulation time limit per run, e.g. 90s, 10m', default: '10m' },
+      { flag: '--json', description: 'print a JSON summary instead of the transcript' },
+      { flag: '--no-color', description: 'plain output (also NO_COLOR=1)' },
+    ],
+    examples: ['evalon simulate scenarios/reschedule_flight.yaml', 'evalon simulate scenarios/*.yaml --trials 5'],
+    notes:
+      'Environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (a /bedrock suffix is stripped), EVALON_MODEL,\n' +
+      'EVALON_CA_CERTS, OTEL_EXPORTER_OTLP_ENDPOINT (export each agent turn as an invoke_agent span).\n' +
+      'Exit codes: 0 every run passed, 1 a run failed, 2 bad input.',
+  },
+  run: (args, io, { verbose }) => runSimulateCommand(verbose ? [...args, '--verbose'] : args, io),
+};
 
 /** Bad command-line input or files: one line, exit code 2. */
 export class SimulateUsageError extends Error {
@@ -101,7 +117,7 @@ export async function runSimulateCommand(
     const parsed = parseSimulateArgs(args);
     verbose = parsed.verbose;
     if (parsed.help) {
-      io.out(SIMULATE_HELP);
+      io.out(formatHelp(['simulate'], simulateCommand));
       return 0;
     }
     return await simulate(parsed, io, options, env);

@@ -9,16 +9,19 @@ export { formatConfigProblem, type ConfigProblem };
 /** Bad configuration: startup stops, and every problem found is listed, one per line. */
 export class ConfigError extends Error {
   readonly problems: ConfigProblem[];
-  /** Warnings found alongside the problems (misspelled reserved keys and the like). */
+  /** Warnings found alongside the problems (misspelled reserved keys and the like), one line each. */
   readonly warnings: string[];
+  /** The same warnings as data (`evalon validate --json`). */
+  readonly warningProblems: ConfigProblem[];
 
-  constructor(problems: ConfigProblem[], options: { warnings?: string[]; cause?: unknown } = {}) {
+  constructor(problems: ConfigProblem[], options: { warnings?: ConfigProblem[]; cause?: unknown } = {}) {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
     super([`invalid configuration (${count}):`, ...problems.map(formatConfigProblem)].join('\n'), {
       cause: options.cause,
     });
     this.name = 'ConfigError';
     this.problems = problems;
-    this.warnings = options.warnings ?? [];
+    this.warningProblems = options.warnings ?? [];
+    this.warnings = this.warningProblems.map(formatConfigProblem);
   }
 }

@@ -2,7 +2,7 @@
  * Loading and validating `otel-config.yaml`. The collector's only way in: `loadConfig` returns
  * the normalised configuration or throws a `ConfigError` listing every problem.
  */
-export { loadConfig, type LoadConfigOptions, type LoadedConfig } from './load-config.ts';
+export { loadConfig, type ConfigLocator, type LoadConfigOptions, type LoadedConfig } from './load-config.ts';
 export { ConfigError, formatConfigProblem, type ConfigProblem } from './config-error.ts';
 export type {
   BindingConfig,

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { placeFindings, type Finding } from '../../src/config/config-problem.ts';
-import { sourceOf } from '../../src/config/yaml-source.ts';
+import { locate, sourceOf, type SourcePosition } from '../../src/config/yaml-source.ts';
 import { isRecord, joinPath, splitPath, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
 import { ConfigError, formatConfigProblem, type ConfigProblem } from './config-error.ts';
 import { expandEnvironment, type Environment } from './env-expansion.ts';
@@ -16,6 +16,7 @@ import { reservedKeyWarnings } from './reserved-key-warnings.ts';
 import { configErrorMap, issueToFinding } from './schema-kit.ts';
 import { configSchema } from './schema.ts';
 import { checkServiceReferences } from './service-references.ts';
+import { checkTlsFiles, resolveTlsPaths } from './tls-paths.ts';
 import { readYamlSource, type ConfigSource } from './yaml-source.ts';
 
 export interface LoadConfigOptions {
@@ -27,7 +28,14 @@ export interface LoadedConfig {
   config: EvalonConfig;
   /** Rendered like problems (`file:line:column: path: message`); the configuration still loads. */
   warnings: string[];
+  /** The same warnings as data. */
+  warningProblems: ConfigProblem[];
+  /** Where the value at a YAML path was written (checks made after loading place their problems with it). */
+  locate: ConfigLocator;
 }
+
+/** The file, line and column of the value at `path`, or of the nearest enclosing key written. */
+export type ConfigLocator = (path: YamlPath) => SourcePosition | undefined;
 
 /** A SQLite path that is not a file. */
 const IN_MEMORY_SQLITE = ':memory:';
@@ -49,6 +57,8 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
 
   const expansion = expandEnvironment(mergeConfigs(sources.map((source) => source.value)), options.env ?? process.env);
   const written = expansion.value;
+  // TLS files are named relative to the file that wrote them; the schema sees absolute paths.
+  resolveTlsPaths(written, (path) => baseDirectory(sources, path));
   const problems: Finding[] = [...expansion.problems];
   const warnings: Finding[] = [...expansion.warnings, ...reservedKeyWarnings(written)];
 
@@ -63,10 +73,11 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   problems.push(...references.problems);
   warnings.push(...references.warnings);
   const modules = resolveModules(written, sources, problems);
+  problems.push(...checkTlsFiles(written));
 
-  const renderedWarnings = place(warnings, sources).map(formatConfigProblem);
+  const placedWarnings = place(warnings, sources);
   if (!parsed.success || problems.length > 0)
-    throw new ConfigError(place(problems, sources), { warnings: renderedWarnings });
+    throw new ConfigError(place(problems, sources), { warnings: placedWarnings });
 
   const config = parsed.data;
   config.processors.evaluation.modules = modules;
@@ -74,7 +85,12 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   if (ledger.kind === 'sqlite' && ledger.path !== IN_MEMORY_SQLITE) {
     ledger.path = resolve(baseDirectory(sources, SQLITE_PATH), ledger.path);
   }
-  return { config, warnings: renderedWarnings };
+  return {
+    config,
+    warnings: placedWarnings.map(formatConfigProblem),
+    warningProblems: placedWarnings,
+    locate: (path) => locate(sources, path),
+  };
 }
 
 /** Module files as absolute paths, each relative to the file that listed it; a missing file is a problem. */

@@ -6,17 +6,45 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli/args.ts';
 import type { CliIo } from '../cli/cli-io.ts';
+import type { CliCommand } from '../cli/command.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import { DEFAULT_DEMO_PORTS, type DemoPorts } from './demo-config.ts';
 import { DEMO_AGENT_ID, DEMO_QUESTIONS, demoConversationId, startDemo, type Demo } from './demo.ts';
 import { conversationSource, interactionSource, printVerdicts, type EvaluationView } from './verdict-printer.ts';
+
+/** Rounds of questions when `--rounds` is not given. */
+const DEFAULT_ROUNDS = 2;
+
+export const demoCommand: CliCommand = {
+  help: {
+    usage: '[--rounds N] [--keep-running] [--ephemeral]',
+    description:
+      'The whole loop offline: a collector with evaluators bound to an example support agent, the agent answering ' +
+      'questions against a scripted model (which also plays the LLM judges), and the verdicts as they are recorded. ' +
+      'No API key, no network.',
+    options: [
+      {
+        flag: '--rounds N',
+        description: 'times the agent answers the demo questions',
+        default: String(DEFAULT_ROUNDS),
+      },
+      { flag: '--keep-running', description: 'leave the collector running afterwards to explore it (Ctrl-C stops it)' },
+      {
+        flag: '--ephemeral',
+        description: 'listen on free ports instead of 4318 (OTLP), 4319 (API) and 9464 (metrics)',
+      },
+    ],
+    examples: ['evalon demo --rounds 1 --keep-running'],
+  },
+  run: (args, io) => runDemoCommand(args, io),
+};
 
 function parseDemoArgs(args: string[]) {
   try {
     return parseArgs({
       args,
       options: {
-        rounds: { type: 'string', default: '2' },
+        rounds: { type: 'string', default: String(DEFAULT_ROUNDS) },
         'keep-running': { type: 'boolean', default: false },
         ephemeral: { type: 'boolean', default: false },
       },
@@ -50,9 +78,9 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     const { collector, apiUrl } = demo;
     io.out(
       `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
-        'interaction-quality-evaluator, ' +
-        'reply-length, tool-call-required, contains, llm-judge, ' +
-        'criteria-judge (durable), regex (misconfigured on purpose); per conversation: repeated-question-evaluator',
+        'interaction-quality-evaluator, reply-length, tool-call-required, contains, regex, ' +
+        'llm-judge (its scripted judge garbles one verdict), criteria-judge (durable); per conversation: ' +
+        'repeated-question-evaluator',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {

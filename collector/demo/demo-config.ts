@@ -2,8 +2,9 @@
  * The configuration `evalon demo` runs with: the shipped receiver, API and Prometheus endpoints
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
  * example support agent so that every outcome shows: pass, fail, inconclusive (the example
- * interaction-quality evaluator on the failed interaction) and error (a `regex` binding without
- * its pattern); and an evaluator of whole conversations, each round being one conversation.
+ * interaction-quality evaluator on the failed interaction) and error (the LLM judge, whose scripted
+ * model garbles its verdict on one question: demo-model.ts); and an evaluator of whole
+ * conversations, each round being one conversation.
  */
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,7 +54,8 @@ processors:
         values: [order]
         agents:
           support-agent: { trigger: interaction }
-      llm-judge:                          # an LLM judge (the scripted model plays the judge)
+      llm-judge:                          # an LLM judge (the scripted model plays the judge, and
+                                          # garbles one verdict: that evaluation is an error)
         rubric: The reply answers the customer's question about their order, politely and precisely.
         pass_threshold: 0.6
         agents:
@@ -67,8 +69,10 @@ processors:
             description: The reply tells the customer where the order is
         agents:
           support-agent: { trigger: interaction }
-      regex:                              # misconfigured on purpose: no pattern, so each evaluation
-        agents:                           # fails (a missing property fails the evaluation, not startup)
+      regex:                              # the reply says where the order is
+        pattern: (shipped|delivered)
+        flags: i
+        agents:
           support-agent: { trigger: interaction }
       repeated-question-evaluator:        # the example module's: a whole conversation (a demo round)
         max-asks: 2                       # asks for the order number at most twice a conversation

@@ -3,9 +3,16 @@
  * replies), the LLM judge (a `record_verdict` tool call whose score follows the reply: an answer
  * that names the carrier scores high, a question back or a miss scores low) and the criteria
  * judge (one binary verdict per criterion, by the same rule).
+ *
+ * On one question the LLM judge answers prose instead of a verdict, as a model sometimes does:
+ * asked again, it does it again, so that evaluation is recorded as an error, and the demo shows
+ * every outcome.
  */
 import type { RecordedRequest, ScriptedReply } from '../../src/testing/scripted-model.ts';
 import { supportReply } from '../../examples/support-agent/scripted-replies.ts';
+
+/** The question whose LLM-judge verdict comes back unreadable. */
+export const GARBLED_VERDICT_QUESTION = 'Where is order C-404?';
 
 export function demoModelReply(request: RecordedRequest): ScriptedReply {
   const judging = (request.body.tools as Array<{ name: string }> | undefined)?.some(
@@ -30,6 +37,11 @@ export function demoModelReply(request: RecordedRequest): ScriptedReply {
       usage: { input_tokens: 300 + prompt.length / 8, output_tokens: 40 },
     };
   }
+  if (prompt.includes(GARBLED_VERDICT_QUESTION))
+    return {
+      text: 'Hard to say. The agent tried its best, I suppose.',
+      usage: { input_tokens: 350, output_tokens: 12 },
+    };
   const verdict = shipped
     ? {
         passed: true,

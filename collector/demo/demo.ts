@@ -74,7 +74,8 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
       rmSync(dir, { recursive: true, force: true });
     })());
   try {
-    collector = await startCollector(loadConfig([configFile]).config, { logger: silentLogger });
+    const { config, locate } = loadConfig([configFile]);
+    collector = await startCollector(config, { logger: silentLogger, locateConfig: locate });
   } catch (error) {
     await close();
     throw error;

@@ -8,6 +8,8 @@ import { defineEvaluator } from '../../src/evaluation/evaluator.ts';
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { choice, optionalBoolean, quote, targetText, TARGETS } from './evaluator-properties.ts';
+import { configValues } from '../../src/evaluation/config-values.ts';
+import { strictObject } from '../../src/config/strict-object.ts';
 
 const ID = 'contains';
 
@@ -16,6 +18,13 @@ export const containsEvaluator = defineEvaluator({
   description: 'the final response (or transcript) contains all, any or none of the given texts',
   // A conversation's final response (and transcript) is its last interaction's.
   subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
+  properties: strictObject({
+    values: configValues.stringList({ nonEmpty: true }),
+    match: configValues.oneOf(['all', 'any', 'none']).optional(),
+    'case-sensitive': configValues.boolean().optional(),
+    target: configValues.oneOf(TARGETS).optional(),
+  }),
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -2,7 +2,8 @@
  * `criteria-judge`: a model judges the interaction once per criterion. Properties: `criteria`
  * (exactly a scenario's `eval_criteria`: strings or mappings with `name`, `description`,
  * `criterion_type` binary | scored | rubric, `require_tool_call`, `weight`, `pass_threshold`),
- * `prompt_template` (replaces the judge's default instructions), `model` (default `EVALON_MODEL`).
+ * `prompt_template` (replaces the judge's default instructions), `model` (default `EVALON_MODEL`),
+ * `max_input_tokens` (default 100,000: each criterion's request, transcript shortened to fit).
  *
  * A durable evaluator: `onEvaluation` reads the criteria, prompt and model (kept in the state, so
  * one evaluation judges against one consistent configuration even if it changes mid-way), then
@@ -15,11 +16,12 @@
  * when every criterion with a weight above 0 passes (src/judge, `overallPassed`). A criterion whose
  * verdict stays unreadable after one retry, or whose model call fails (after the client's own
  * retries), fails the whole evaluation at once (a failed record, never a pass), carrying the
- * tokens spent so far.
+ * tokens spent so far. The verdict and such a failure carry `evalon.judge.transcript.omitted_chars`:
+ * the most any criterion's request left out of the transcript.
  *
- * A conversation is judged as a whole: every turn's transcript in order, each turn marked
- * (conversation-transcript.ts), under instructions that say so; `require_tool_call` is met when
- * any of its interactions made the call.
+ * A conversation is judged as a whole: one transcript turn per interaction, in order, each headed
+ * `[turn 2 of 5] <interaction id>` (conversation-transcript.ts), under instructions that say so;
+ * `require_tool_call` is met when any of its interactions made the call.
  */
 import { DurableEvaluator } from '../../src/evaluation/durable-evaluator.ts';
 import { DurableSettings } from '../../src/evaluation/durable-settings.ts';
@@ -42,12 +44,16 @@ import {
   judgeModelClient,
   judgeModelName,
   JUDGE_TIMEOUT_MS,
+  maxInputTokens,
   optionalText,
+  transcriptAttributes,
   usageAttributes,
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
+import { circuitBreakersOf, judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import { criteriaJudgeProperties } from './judge-properties.ts';
 
 const ID = 'criteria-judge';
 /**
@@ -68,8 +74,8 @@ export const CRITERIA_JUDGE_PREAMBLE = [
 /** The judge's instructions for a conversation when no `prompt_template` is set. */
 export const CONVERSATION_CRITERIA_PREAMBLE = [
   'You are an expert evaluator judging a whole conversation between an AI agent and its user, turn by turn:',
-  'what the agent was asked in each turn, the tools it called and what it replied. Each turn starts with an',
-  'event naming it ("turn 2 of 5").',
+  'what the agent was asked in each turn, the tools it called and what it replied. Each turn starts with a',
+  'header naming it ("[turn 2 of 5]" and the interaction\'s id).',
   'You will receive the transcript of the conversation and ONE evaluation criterion. Judge the conversation as a',
   'whole against that criterion only.',
 ].join(' ');
@@ -79,6 +85,8 @@ export interface CriteriaJudgeState {
   criteria: Criterion[];
   promptTemplate: string;
   modelName: string;
+  /** Tokens one criterion's request may take (absent in progress saved before it was kept: the default). */
+  maxInputTokens?: number;
   /** One per judged criterion, in criterion order. */
   results: CriterionResult[];
   /** Model calls answered so far. */
@@ -89,13 +97,23 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   readonly #ledger: LedgerClient;
   readonly #options: JudgeEvaluatorOptions;
   readonly #judgeCalls: JudgeCallRecorder | undefined;
+  readonly #circuitBreakers: CircuitBreakers | undefined;
 
-  /** `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit). */
-  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}, judgeCalls?: JudgeCallRecorder) {
+  /**
+   * `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit);
+   * `circuitBreakers`: the collector's breakers in front of the judge models.
+   */
+  constructor(
+    ledger: LedgerClient,
+    options: JudgeEvaluatorOptions = {},
+    judgeCalls?: JudgeCallRecorder,
+    circuitBreakers?: CircuitBreakers,
+  ) {
     super();
     this.#ledger = ledger;
     this.#options = options;
     this.#judgeCalls = judgeCalls;
+    this.#circuitBreakers = circuitBreakers;
   }
 
   override settings(): DurableSettings {
@@ -117,11 +135,12 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       optionalText(config, ID, 'prompt_template') ??
       (noun === 'conversation' ? CONVERSATION_CRITERIA_PREAMBLE : CRITERIA_JUDGE_PREAMBLE);
     const interactions = await subjectInteractions(this.#ledger, context.subject);
-    if (subjectTranscript(interactions).length === 0)
+    if (subjectTranscript(interactions).entries.length === 0)
       return this.effects().inconclusive(`the ${noun} has no messages to judge`);
     const modelName = judgeModelName(config, judgeModelClient(this.#options));
+    const budget = maxInputTokens(config, ID);
     return this.effects()
-      .updateState({ criteria, promptTemplate, modelName, results: [], calls: 0 })
+      .updateState({ criteria, promptTemplate, modelName, maxInputTokens: budget, results: [], calls: 0 })
       .transitionTo(this.judgeCriterion)
       .withInput(0);
   }
@@ -131,18 +150,26 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
     const context = this.evaluationContext();
     const state = this.currentState();
     const interactions = await subjectInteractions(this.#ledger, context.subject);
-    const client = judgeModelClient(this.#options, this.#judgeCalls, {
-      // The last interaction's trace: the evaluation's span is there.
-      traceId: interactions[interactions.length - 1].traceId,
-      evaluationId: context.evaluationId,
-      evaluatorId: context.evaluatorId,
-    });
+    const client = judgeModelClient(
+      this.#options,
+      this.#judgeCalls,
+      {
+        // The last interaction's trace: the evaluation's span is there.
+        traceId: interactions[interactions.length - 1].traceId,
+        evaluationId: context.evaluationId,
+        evaluatorId: context.evaluatorId,
+      },
+      this.#circuitBreakers,
+    );
     let callError: unknown;
+    const transcript = subjectTranscript(interactions);
     const result = await judgeOneCriterion(state.criteria[index], {
-      transcript: subjectTranscript(interactions),
+      transcript: transcript.entries,
+      ...(transcript.turns !== undefined ? { turns: transcript.turns } : {}),
       model: client,
       promptTemplate: state.promptTemplate,
       modelName: state.modelName,
+      ...(state.maxInputTokens !== undefined ? { maxInputTokens: state.maxInputTokens } : {}),
       calledTools: [...new Set(interactions.flatMap(calledTools))],
       signal: context.signal,
       onCallError: (error) => (callError = error),
@@ -153,13 +180,15 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       calls: state.calls + client.calls,
     };
     if (result.outcome === 'unparseable' || result.outcome === 'judge_error') {
+      const sofar = combineResults(next.results);
       throw new EvaluatorFailedError(
         `evaluator ${ID}: no verdict for criterion "${result.name}": ${result.reasoning}`,
         {
           ...(callError !== undefined ? { cause: callError } : {}),
           attributes: {
-            ...usageAttributes(combineResults(next.results).usage, state.modelName),
+            ...usageAttributes(sofar.usage, state.modelName),
             judge_calls: next.calls,
+            ...transcriptAttributes(sofar.omittedChars),
           },
         },
       );
@@ -181,7 +210,11 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
       .withAttribute('criteria_passed', results.length - failedNames.length)
       .withAttribute('criteria_total', results.length)
       .withAttribute('criteria_failed', failedNames.join(','));
-    return this.effects().complete(withUsage(evaluation, verdict.usage, modelName));
+    const withTranscript = Object.entries(transcriptAttributes(verdict.omittedChars)).reduce(
+      (evaluated, [key, value]) => evaluated.withAttribute(key, value),
+      evaluation,
+    );
+    return this.effects().complete(withUsage(withTranscript, verdict.usage, modelName));
   }
 }
 
@@ -192,8 +225,16 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
       'a model judges the interaction or conversation against each criterion (binary, ' +
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
+    properties: criteriaJudgeProperties,
     subjects: ['interaction', 'conversation'],
-    create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
+    create: (dependencies) =>
+      new CriteriaJudgeEvaluator(
+        dependencies.ledger,
+        options,
+        judgeCallsOf(dependencies),
+        circuitBreakersOf(dependencies),
+      ),
   });
 }
 

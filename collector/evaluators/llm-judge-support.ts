@@ -12,11 +12,14 @@ import {
   createAnthropicModelClient,
   type AnthropicModelClientOptions,
 } from '../../src/judge/anthropic-model-client.ts';
+import { DEFAULT_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from '../../src/judge/input-budget.ts';
 import type { JsonValue } from '../../src/judge/json-value.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
 import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { observeModelCalls, type ObservedModelClient } from '../../src/judge/observed-model-client.ts';
 import type { JudgeTranscriptEntry } from '../../src/judge/transcript.ts';
+import { EVALON_JUDGE_TRANSCRIPT_OMITTED_CHARS } from '../../src/model/attributes.ts';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import type { JudgeCallRecorder, JudgeCallTrace } from './judge-calls.ts';
 import { USAGE_ATTRIBUTES } from './usage-attributes.ts';
@@ -38,24 +41,34 @@ const clients = new Map<string, ModelClient>();
 
 /**
  * The client for one evaluation: the environment's (one per base URL, key and CA bundle, reused)
- * or the given one, observed. It counts the tokens of every call (`usage`, `calls`: a judge that
- * fails after calling the model still reports them), and given the runtime's `recorder` and the
- * evaluation's `trace`, each call is reported to it, timed by its clock (the runtime makes it a
- * `chat <model>` span in the interaction's trace, child of the evaluation's span). Without a
- * recorder (the test kit, no traces exported) nothing is reported.
+ * or the given one, behind the runtime's circuit breakers when it gives them, observed. It counts
+ * the tokens of every call (`usage`, `calls`: a judge that fails after calling the model still
+ * reports them), and given the runtime's `recorder` and the evaluation's `trace`, each call is
+ * reported to it, timed by its clock (the runtime makes it a `chat <model>` span in the
+ * interaction's trace, child of the evaluation's span). Without a recorder (the test kit, no traces
+ * exported) nothing is reported.
  */
 export function judgeModelClient(
   options: JudgeEvaluatorOptions,
   recorder?: JudgeCallRecorder,
   trace?: JudgeCallTrace,
+  circuitBreakers?: CircuitBreakers,
 ): ObservedModelClient {
-  const client = baseModelClient(options);
+  const client = circuitBreakers ? behindBreakers(baseModelClient(options), circuitBreakers) : baseModelClient(options);
   if (!recorder || !trace) return observeModelCalls(client);
   return observeModelCalls(
     client,
     (report) => recorder.record({ ...trace, ...report }),
     () => recorder.now(),
   );
+}
+
+/** Every call asks the collector's breakers (the shared client is the same for every collector). */
+function behindBreakers(client: ModelClient, circuitBreakers: CircuitBreakers): ModelClient {
+  return {
+    defaultModel: client.defaultModel,
+    createMessage: (request, call = {}) => client.createMessage(request, { ...call, circuitBreakers }),
+  };
 }
 
 function baseModelClient(options: JudgeEvaluatorOptions): ModelClient {
@@ -113,6 +126,32 @@ export function optionalThreshold(
       `evaluator ${evaluatorId}: config property "${which}" must be a number from 0 to 1 (got ${value})`,
     );
   return value;
+}
+
+/**
+ * `max_input_tokens` (or `max-input-tokens`): the tokens one judge request may take, estimated;
+ * the transcript is shortened to fit (src/judge/input-budget.ts). Default 100,000.
+ */
+export function maxInputTokens(config: EvaluatorConfig, evaluatorId: string): number {
+  const key = 'max_input_tokens';
+  const alias = 'max-input-tokens';
+  if (config.has(key) && config.has(alias))
+    throw new ConfigPropertyTypeError(key, `evaluator ${evaluatorId}: set "${key}" or "${alias}", not both`);
+  const which = config.has(key) ? key : config.has(alias) ? alias : undefined;
+  if (which === undefined) return DEFAULT_MAX_INPUT_TOKENS;
+  const value = config.getInt(which);
+  if (value < MIN_MAX_INPUT_TOKENS)
+    throw new ConfigPropertyTypeError(
+      which,
+      `evaluator ${evaluatorId}: config property "${which}" must be a whole number of at least ` +
+        `${MIN_MAX_INPUT_TOKENS} (got ${value}) (the judge's instructions alone take several hundred tokens)`,
+    );
+  return value;
+}
+
+/** `evalon.judge.transcript.omitted_chars`: what the judge did not read of the transcript. */
+export function transcriptAttributes(omittedChars: number): Record<string, number> {
+  return { [EVALON_JUDGE_TRANSCRIPT_OMITTED_CHARS]: omittedChars };
 }
 
 /**
@@ -176,6 +215,8 @@ export function usageAttributes(usage: ModelUsage, model: string): Record<string
 
 function json(value: unknown): JsonValue {
   if (value === undefined) return null;
+  // A tool result is often one long string (a fetched page): no copy needed.
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
   try {
     return JSON.parse(JSON.stringify(value)) as JsonValue;
   } catch {

@@ -8,14 +8,55 @@ import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { ConfigPropertyTypeError } from '../../src/evaluation/errors.ts';
 import { choice, optionalBoolean, quote, targetText, TARGETS } from './evaluator-properties.ts';
+import { configValues } from '../../src/evaluation/config-values.ts';
+import { strictObject } from '../../src/config/strict-object.ts';
+import { whenRead } from '../config/schema-kit.ts';
 
 const ID = 'regex';
+
+/** `g` and `y` make `exec` stateful: they are dropped, the first match is what counts. */
+const compile = (pattern: string, flags: string) => new RegExp(pattern, flags.replace(/[gy]/g, ''));
+
+/** `pattern` compiled with `flags`, so a pattern that cannot run is a configuration problem. */
+export const regexProperties = strictObject({
+  pattern: configValues.string(),
+  flags: configValues.string().optional(),
+  'must-match': configValues.boolean().optional(),
+  target: configValues.oneOf(TARGETS).optional(),
+}).superRefine(
+  ({ pattern, flags = '' }, context) => {
+    try {
+      compile('', flags);
+    } catch {
+      context.addIssue({
+        code: 'custom',
+        path: ['flags'],
+        message:
+          'must be regular expression flags, each once, of d, g, i, m, s, u, v, y ' + `(got ${JSON.stringify(flags)})`,
+      });
+      return;
+    }
+    try {
+      compile(pattern, flags);
+    } catch (error) {
+      const reason = (error as Error).message.split(': ').at(-1);
+      context.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: `must be a valid regular expression: ${reason} (got ${JSON.stringify(pattern)})`,
+      });
+    }
+  },
+  whenRead('pattern', 'flags'),
+);
 
 export const regexEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) matches, or must not match, a regular expression',
   // A conversation's final response (and transcript) is its last interaction's.
   subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
+  properties: regexProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();
@@ -23,7 +64,7 @@ export const regexEvaluator = defineEvaluator({
       const flags = config.has('flags') ? config.getString('flags') : '';
       let expression: RegExp;
       try {
-        expression = new RegExp(pattern, flags.replace(/[gy]/g, ''));
+        expression = compile(pattern, flags);
       } catch (error) {
         throw new ConfigPropertyTypeError(
           'pattern',

@@ -9,6 +9,8 @@ import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { subjectInteractions } from './conversation-transcript.ts';
 import { choice, optionalBoolean } from './evaluator-properties.ts';
+import { configValues } from '../../src/evaluation/config-values.ts';
+import { strictObject } from '../../src/config/strict-object.ts';
 
 const ID = 'tool-call-required';
 
@@ -16,6 +18,12 @@ export const toolCallRequiredEvaluator = defineEvaluator({
   id: ID,
   description: 'the interaction (or any interaction of the conversation) called the named tools (all or any)',
   subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
+  properties: strictObject({
+    tools: configValues.stringList({ nonEmpty: true }),
+    match: configValues.oneOf(['all', 'any']).optional(),
+    'require-success': configValues.boolean().optional(),
+  }),
   create: ({ ledger }) => ({
     async evaluate(context) {
       const config = context.config();

@@ -16,8 +16,14 @@ import {
   METRIC_AGENT,
   METRIC_EVALUATOR,
   METRIC_FAILED,
+  METRIC_EXPORTER,
+  METRIC_MODEL,
   METRIC_OUTCOME,
   METRIC_SUBJECT,
+  METRIC_PROTOCOL,
+  METRIC_REASON,
+  METRIC_SHADOW,
+  METRIC_SIGNAL,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
@@ -33,6 +39,16 @@ export interface CollectorMetricSources {
   /** Evaluations queued and not yet recorded; may read the ledger. */
   evaluationQueueSize?(): number | Promise<number>;
   evaluationsRunning?(): number;
+  /** Each judge model's circuit breaker: 0 closed, 1 open, 2 half-open. */
+  judgeCircuits?(): ReadonlyArray<{ model: string; state: number }>;
+  /** Spans the receiver refused so far, by reason and protocol (monotonic counts). */
+  refusedSpans?(): ReadonlyArray<{ reason: string; protocol: string; count: number }>;
+  /** Traces evicted undecided so far (`max_pending_traces`). */
+  evictedTraces?(): number;
+  /** Spans that arrived after their interaction was recorded, so far. */
+  lateSpans?(): number;
+  /** Failed exports so far, by exporter id and signal. */
+  exportFailures?(): ReadonlyArray<{ exporter: string; signal: string; count: number }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -58,10 +74,12 @@ export interface CollectorMetrics {
    * verdict recorder calls this once it knows the start).
    */
   recordLag(record: EvaluationRecord, seconds: number): void;
+  /** Counts an evaluation not started (`reason`: `budget`, its token budget was spent). */
+  recordSkipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
-  /** Replaces what the gauges and the spans counter read (given at creation otherwise). */
+  /** Sets what the gauges and the observed counters read (given at creation otherwise); others stay. */
   observe(sources: CollectorMetricSources): void;
 }
 
@@ -88,6 +106,11 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   const duration = histogram(METRICS.duration);
   const lag = histogram(METRICS.lag);
   const tokens = histogram(METRICS.tokens, ValueType.INT);
+  const skipped = meter.createCounter(METRICS.skipped.name, {
+    unit: METRICS.skipped.unit,
+    description: METRICS.skipped.description,
+    valueType: ValueType.INT,
+  });
   const interactions = meter.createCounter(METRICS.interactions.name, {
     unit: METRICS.interactions.unit,
     description: METRICS.interactions.description,
@@ -116,13 +139,50 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
+  meter
+    .createObservableGauge(METRICS.judgeCircuit.name, {
+      unit: METRICS.judgeCircuit.unit,
+      description: METRICS.judgeCircuit.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      // Breakers are per base URL and model; the label is the model: the worst state of its breakers.
+      const byModel = new Map<string, number>();
+      for (const { model, state } of sources.judgeCircuits?.() ?? [])
+        byModel.set(model, Math.max(byModel.get(model) ?? 0, state));
+      for (const [model, state] of byModel) result.observe(state, { [METRIC_MODEL]: model });
+    });
+  observed(METRICS.tracesEvicted, 'counter', () => sources.evictedTraces?.());
+  observed(METRICS.spansLate, 'counter', () => sources.lateSpans?.());
+  meter
+    .createObservableCounter(METRICS.refusedSpans.name, {
+      unit: METRICS.refusedSpans.unit,
+      description: METRICS.refusedSpans.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { reason, protocol, count } of sources.refusedSpans?.() ?? [])
+        result.observe(count, { [METRIC_REASON]: reason, [METRIC_PROTOCOL]: protocol });
+    });
+  meter
+    .createObservableCounter(METRICS.exporterFailures.name, {
+      unit: METRICS.exporterFailures.unit,
+      description: METRICS.exporterFailures.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { exporter, signal, count } of sources.exportFailures?.() ?? [])
+        result.observe(count, { [METRIC_EXPORTER]: exporter, [METRIC_SIGNAL]: signal });
+    });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
+  // `shadow` on every evaluation metric: pass rates leave shadow entries out with shadow!="true".
   const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
     [METRIC_SUBJECT]: subjectLabel(record),
+    [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
@@ -150,6 +210,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
           [METRIC_SUBJECT]: subjectLabel(record),
+          [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =
@@ -177,6 +238,13 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     recordLag(record, seconds) {
       if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
     },
+    recordSkipped(skip) {
+      skipped.add(1, {
+        [METRIC_EVALUATOR]: skip.evaluatorId,
+        [METRIC_AGENT]: agentLabel(skip.agentId),
+        [METRIC_REASON]: skip.reason,
+      });
+    },
     recordInteractions(records) {
       for (const record of records)
         interactions.add(1, {
@@ -186,7 +254,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordTokenUsage,
     observe(next) {
-      sources = { ...next };
+      sources = { ...sources, ...next };
     },
   };
 }

@@ -9,6 +9,8 @@
  */
 import {
   EVALON_EVALUATIONS_METRIC,
+  EVALON_EVALUATIONS_SKIPPED_METRIC,
+  EVALON_JUDGE_CIRCUIT_STATE_METRIC,
   EVALON_EVALUATION_DURATION_METRIC,
   EVALON_EVALUATION_LAG_METRIC,
   EVALON_EVALUATION_QUEUE_SIZE_METRIC,
@@ -19,6 +21,10 @@ import {
   EVALON_PENDING_TRACES_METRIC,
   EVALON_SPANS_RECEIVED_METRIC,
   EVALON_TRACES_SPLIT_METRIC,
+  EVALON_EXPORTER_FAILURES_METRIC,
+  EVALON_RECEIVER_REFUSED_SPANS_METRIC,
+  EVALON_SPANS_LATE_METRIC,
+  EVALON_TRACES_EVICTED_METRIC,
   GEN_AI_CLIENT_TOKEN_USAGE_METRIC,
 } from '../../src/model/telemetry-names.ts';
 
@@ -49,6 +55,20 @@ export const METRICS = {
     description:
       'Evaluation outcomes recorded, by evaluator, agent, outcome (pass, fail, inconclusive, error) and subject ' +
       '(interaction, conversation).',
+  },
+  skipped: {
+    name: EVALON_EVALUATIONS_SKIPPED_METRIC,
+    unit: '{evaluation}',
+    description:
+      'Evaluations not started, by evaluator, agent and reason (budget: the token budget of the entry or binding ' +
+      'was spent); not recorded, so a backfill can evaluate them later.',
+  },
+  judgeCircuit: {
+    name: EVALON_JUDGE_CIRCUIT_STATE_METRIC,
+    unit: '1',
+    description:
+      'The circuit breaker in front of each judge model: 0 closed, 1 open (calls wait), 2 half-open (one probe call ' +
+      'let through).',
   },
   score: {
     name: EVALON_EVALUATION_SCORE_METRIC,
@@ -115,5 +135,28 @@ export const METRICS = {
     name: EVALON_EVALUATION_RUNNING_METRIC,
     unit: '{evaluation}',
     description: 'Evaluations running now.',
+  },
+  refusedSpans: {
+    name: EVALON_RECEIVER_REFUSED_SPANS_METRIC,
+    unit: '{span}',
+    description:
+      'Spans the OTLP receiver refused, by reason (auth, too_large, bad_request, throttled) and protocol (http, ' +
+      'grpc); a request refused before its spans were decoded counts as one.',
+  },
+  tracesEvicted: {
+    name: EVALON_TRACES_EVICTED_METRIC,
+    unit: '{trace}',
+    description:
+      'Traces decided early because more than max_pending_traces were pending (their interactions time out).',
+  },
+  spansLate: {
+    name: EVALON_SPANS_LATE_METRIC,
+    unit: '{span}',
+    description: 'Spans that arrived after their interaction was recorded: kept as late spans, not in the record.',
+  },
+  exporterFailures: {
+    name: EVALON_EXPORTER_FAILURES_METRIC,
+    unit: '{export}',
+    description: 'Exports that failed after retries, by exporter id and signal (traces, logs, metrics).',
   },
 } as const;

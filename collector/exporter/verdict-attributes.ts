@@ -10,17 +10,22 @@ import {
   EVALON_CONTROL_ID,
   EVALON_CONVERSATION_REVISION,
   EVALON_EVALUATION_ATTEMPTS,
+  EVALON_EVALUATION_CONFIG_HASH,
   EVALON_EVALUATION_OUTCOME,
   EVALON_EVALUATION_SUBJECT,
+  EVALON_EVALUATION_SHADOW,
   EVALON_EVALUATOR_VERSION,
   EVALON_INTERACTION_ID,
   EVALUATION_ID_ATTRIBUTE,
   GEN_AI_AGENT_ID,
   GEN_AI_CONVERSATION_ID,
+  GEN_AI_EVALUATION_EVALUATOR_TYPE,
+  GEN_AI_EVALUATION_EVALUATOR_VERSION,
   GEN_AI_EVALUATION_EXPLANATION,
   GEN_AI_EVALUATION_NAME,
   GEN_AI_EVALUATION_SCORE_LABEL,
   GEN_AI_EVALUATION_SCORE_VALUE,
+  GEN_AI_REQUEST_MODEL,
 } from '../../src/model/attributes.ts';
 
 /** One vocabulary for logs, spans and metrics: a verdict is pass or fail, a failed evaluation is `error`. */
@@ -43,7 +48,8 @@ export function outcomeLabel(record: Pick<EvaluationRecord, 'outcome'>): Outcome
 }
 
 /**
- * The event's attributes. The evaluator's own `withAttribute` values (or, for a failed evaluation,
+ * The event's attributes. A score is a number here; the OTLP exporters send it as a double even
+ * when it is whole (otlp/double-scores.ts). The evaluator's own `withAttribute` values (or, for a failed evaluation,
  * what it reported before failing, e.g. a judge's token usage) come first, so that the keys
  * defined here always win over one of the same name.
  */
@@ -75,6 +81,15 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
     attributes[EVALON_CONVERSATION_REVISION] = subject.revision;
   }
   if (record.controlId !== undefined) attributes[EVALON_CONTROL_ID] = record.controlId;
+  // Provenance: which entry version, which kind of evaluator, which model and properties gave it.
+  attributes[GEN_AI_EVALUATION_EVALUATOR_VERSION] = record.evaluatorVersion;
+  const provenance = record.provenance;
+  if (provenance) {
+    attributes[GEN_AI_EVALUATION_EVALUATOR_TYPE] = provenance.evaluatorType;
+    if (provenance.model !== undefined) attributes[GEN_AI_REQUEST_MODEL] = provenance.model;
+    if (provenance.configHash !== undefined) attributes[EVALON_EVALUATION_CONFIG_HASH] = provenance.configHash;
+  }
+  if (record.shadow === true) attributes[EVALON_EVALUATION_SHADOW] = true;
   return attributes;
 }
 

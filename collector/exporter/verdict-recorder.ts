@@ -29,6 +29,8 @@ export interface VerdictRecorder {
     record: EvaluationRecord,
     interaction?: Pick<InteractionRecord, 'interactionId' | 'traceId' | 'spanId' | 'endTime'>,
   ): void;
+  /** Counts an evaluation not started because its token budget was spent (`evalon.evaluations.skipped`). */
+  skipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Remembers when recent interactions ended (for lag). */
   rememberInteractions(records: readonly Pick<InteractionRecord, 'interactionId' | 'endTime'>[]): void;
   /** Resolves when every pending ledger read has been answered. */
@@ -124,6 +126,15 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         logger.error(
           `exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ` +
             `${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    },
+    skipped(skip) {
+      try {
+        metrics.recordSkipped(skip);
+      } catch (error) {
+        logger.error(
+          `exporters: counting a skipped evaluation failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     },

@@ -128,6 +128,14 @@ export interface EvaluationQueue {
   saveEvaluationProgress(updates: { seq: number; progress: DurableProgress }[]): Promise<void>;
 
   /**
+   * Removes queued evaluations that never started (no attempt counted) and that no other owner
+   * leases at `at`, without recording an outcome: evaluations their entry's token budget did not
+   * let start. Their keys are free again, so a backfill can queue them anew. Resolves with the
+   * seqs removed, in one transaction.
+   */
+  dropEvaluations(seqs: number[], options: { at: string; owner?: string }): Promise<number[]>;
+
+  /**
    * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
    * record per (subject, evaluator, evaluator version): a record whose key is already recorded is
    * dropped. Resolves with the ids of the records written.

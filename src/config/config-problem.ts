@@ -71,3 +71,35 @@ export function placeFindings(findings: readonly Finding[], sources: readonly Ya
   placed.sort((a, b) => a.order - b.order || (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   return placed.map(({ order: _order, ...finding }) => finding);
 }
+
+/**
+ * A message split into what is wrong and the hint that ends it, by the convention every message
+ * follows (`<what> (<hint>)`): `unknown key "x" (did you mean "y"?)` -> `unknown key "x"` and
+ * `did you mean "y"?`. Parentheses inside double-quoted text do not count. Without a final
+ * parenthesised remark, or when it is the whole message, there is no hint.
+ */
+export function splitHint(message: string): { message: string; hint?: string } {
+  const trimmed = message.trimEnd();
+  if (!trimmed.endsWith(')')) return { message };
+  let depth = 0;
+  let quoted = false;
+  let open = -1;
+  let close = -1;
+  for (let index = 0; index < trimmed.length; index++) {
+    const char = trimmed[index];
+    if (quoted) {
+      if (char === '\\') index++;
+      else if (char === '"') quoted = false;
+    } else if (char === '"') quoted = true;
+    else if (char === '(') {
+      if (depth === 0) open = index;
+      depth++;
+    } else if (char === ')' && depth > 0) {
+      depth--;
+      if (depth === 0) close = index;
+    }
+  }
+  const what = open > 0 ? trimmed.slice(0, open).trimEnd() : '';
+  if (depth !== 0 || quoted || close !== trimmed.length - 1 || what === '') return { message };
+  return { message: what, hint: trimmed.slice(open + 1, -1) };
+}

@@ -12,9 +12,16 @@
  * A module listed in `processors.evaluation.modules` exports its definitions (named exports, or
  * arrays of them); the id is how configuration refers to the evaluator.
  *
+ * `properties`, a zod schema of the mapping `context.config()` reads (keys as written in YAML,
+ * `min-length`), lets the collector check every binding's properties at startup and in
+ * `evalon validate`, each problem reported once with its YAML path, instead of failing every
+ * evaluation at run time. Without it, properties are checked only by the getters, when they run.
+ *
  * `create` may also return a `DurableEvaluator` (durable-evaluator.ts): the runtime sees it and
  * runs the evaluation step by step, saving its progress after every step.
  */
+import type * as z from 'zod';
+import type { EvaluatorType } from '../model/records.ts';
 import type { Effect } from './effect.ts';
 import type { EvaluationContext, SubjectKind } from './evaluation-context.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
@@ -54,6 +61,17 @@ export interface EvaluatorDefinitionOptions {
    * A binding with `trigger: conversation` needs an evaluator that lists `conversation`.
    */
   subjects?: readonly SubjectKind[];
+  /**
+   * What kind of evaluator it is, recorded as provenance (`gen_ai.evaluation.evaluator.type`) on
+   * every verdict: `llm_judge`, `deterministic`, `human` or `custom` (the default).
+   */
+  type?: EvaluatorType;
+  /**
+   * The properties it takes, as a zod schema of the effective properties of one binding (the
+   * binding's over the entry's, key by key, reserved keys left out), checked synchronously before
+   * anything runs. A check only: `config()` still returns the values as written.
+   */
+  properties?: z.ZodType;
 }
 
 const DEFINITION = Symbol.for('evalon.evaluation.evaluator-definition');
@@ -65,6 +83,9 @@ export interface EvaluatorDefinition {
   readonly description?: string;
   /** What it can judge (`defineEvaluator`'s `subjects`, default `['interaction']`). */
   readonly subjects: readonly SubjectKind[];
+  readonly type: EvaluatorType;
+  /** See `EvaluatorDefinitionOptions.properties`. */
+  readonly properties?: z.ZodType;
   create(dependencies: EvaluatorDependencies): Evaluator;
   readonly [DEFINITION]: true;
 }
@@ -72,6 +93,8 @@ export interface EvaluatorDefinition {
 export const DEFAULT_EVALUATOR_VERSION = '1';
 export const DEFAULT_SUBJECTS: readonly SubjectKind[] = Object.freeze(['interaction'] as const);
 const SUBJECT_KINDS: readonly SubjectKind[] = ['interaction', 'conversation'];
+export const DEFAULT_EVALUATOR_TYPE: EvaluatorType = 'custom';
+const EVALUATOR_TYPES: readonly EvaluatorType[] = ['llm_judge', 'deterministic', 'human', 'custom'];
 export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
@@ -111,13 +134,27 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
       { field: 'subjects' },
     );
   }
+  const type = options.type ?? DEFAULT_EVALUATOR_TYPE;
+  if (!EVALUATOR_TYPES.includes(type))
+    throw new EvaluatorDefinitionError(
+      `${where}: type must be one of ${EVALUATOR_TYPES.join(', ')} (got ${JSON.stringify(type)})`,
+    );
+  const properties = options.properties;
+  if (properties !== undefined && typeof (properties as { safeParse?: unknown })?.safeParse !== 'function') {
+    throw new EvaluatorDefinitionError(
+      `${where}: properties must be a zod schema (properties: z.object({ 'min-length': z.number() }))`,
+      { field: 'properties' },
+    );
+  }
   const create = options.create;
   return Object.freeze({
     id,
     version,
     timeoutMs,
     subjects: Object.freeze([...new Set(subjects)]),
+    type,
     ...(options.description !== undefined ? { description: options.description } : {}),
+    ...(properties !== undefined ? { properties } : {}),
     create: (dependencies: EvaluatorDependencies) => create(dependencies),
     [DEFINITION]: true as const,
   });

@@ -35,6 +35,7 @@ export type { StepDeclaration, StepDeclarations, StepMethod } from './durable-st
 export type { RetryPolicy } from './retry-policy.ts';
 export type { Duration } from '../config/duration.ts';
 export { EvaluatorConfig } from './evaluator-config.ts';
+export { configValues } from './config-values.ts';
 export {
   DEFAULT_EVALUATION_TIMEOUT_MS,
   DEFAULT_EVALUATOR_VERSION,
@@ -46,7 +47,13 @@ export {
   type EvaluatorDependencies,
 } from './evaluator.ts';
 export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
-export type { DurableProgress, EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
+export type {
+  DurableProgress,
+  EvaluationOutcome,
+  EvaluationOutcomeType,
+  EvaluationRecord,
+  EvaluatorType,
+} from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
   ConversationNotFoundError,

@@ -6,12 +6,17 @@
  * `require_tool_call` is checked against the transcript's tool calls (a missing call fails the
  * criterion without asking the model), scored/rubric criteria without a threshold use
  * DEFAULT_PASS_THRESHOLD, an unreadable reply is retried once and then fails the criterion (fail
- * closed), and the verdict has an overall pass (docs/design-notes.md says why).
+ * closed), and the verdict has an overall pass (docs/design-notes.md says why). Each criterion's
+ * request is fitted to `maxInputTokens` (budgeted-call.ts); its result says how many characters of
+ * the transcript it left out, the verdict the most any criterion did.
  */
+import { budgetedCall } from './budgeted-call.ts';
 import { effectiveThreshold, type Criterion, type CriterionType } from './criterion.ts';
+import { DEFAULT_MAX_INPUT_TOKENS, fitRequest, type FittedRequest } from './input-budget.ts';
 import { buildJudgeRequest, type JudgeContext } from './judge-prompt.ts';
-import type { ModelClient, ModelRequest, ModelResponse, ModelUsage } from './model-client.ts';
-import { toolCallsIn, type JudgeTranscriptEntry } from './transcript.ts';
+import type { ModelClient, ModelMessage, ModelResponse, ModelUsage } from './model-client.ts';
+import type { TranscriptTurn } from './shorten-transcript.ts';
+import { toolCallsIn, type JudgeTranscriptEntry, type UserMessagePredicate } from './transcript.ts';
 import { parseVerdict } from './verdict-parser.ts';
 
 /** How a criterion's result was reached. */
@@ -38,6 +43,8 @@ export interface CriterionResult {
   /** The threshold a scored or rubric criterion was held to. */
   passThreshold?: number;
   usage?: ModelUsage;
+  /** Characters of the transcript left out of the request the judge last sent (absent: no request). */
+  omittedChars?: number;
 }
 
 export interface JudgeVerdict {
@@ -49,11 +56,24 @@ export interface JudgeVerdict {
   /** The non-empty reasonings joined with "; ". */
   summary: string;
   usage: ModelUsage;
+  /** The most characters of the transcript any criterion's request left out (0: every request had it whole). */
+  omittedChars: number;
 }
 
 export interface JudgeOptions extends JudgeContext {
   criteria: readonly Criterion[];
   transcript: readonly JudgeTranscriptEntry[];
+  /**
+   * Judged instead of `transcript` when set: a conversation, one turn per interaction, each turn
+   * marked. `transcript` still names the tools called (unless `calledTools` does).
+   */
+  turns?: readonly TranscriptTurn[];
+  /** Which messages are the user's, kept whole longest when shortening (default: sender `user` or `human`). */
+  isUserMessage?: UserMessagePredicate;
+  /** Tokens one request may take, estimated (default 100,000); the transcript is shortened to fit. */
+  maxInputTokens?: number;
+  /** Told each request fitted to the budget, again after a refusal as too long. */
+  onTranscriptFitted?(fitted: FittedRequest): void;
   model: ModelClient;
   /** Calls per criterion when the reply is unreadable (default 2: one retry). */
   maxAttempts?: number;
@@ -94,22 +114,35 @@ export async function judgeCriterion(
   if (missing !== undefined)
     return { ...base, passed: false, score: 0, reasoning: missing, outcome: 'missing_tool_call' };
 
-  const request = buildJudgeRequest(criterion, options.transcript, options);
   const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
+  let omittedChars: number | undefined;
+  const call = budgetedCall(
+    options.model,
+    options.maxInputTokens ?? DEFAULT_MAX_INPUT_TOKENS,
+    (maxInputTokens) =>
+      fitRequest({
+        turns: options.turns ?? [{ entries: options.transcript }],
+        maxInputTokens,
+        ...(options.isUserMessage ? { isUserMessage: options.isUserMessage } : {}),
+        build: (transcript) => buildJudgeRequest(criterion, transcript, options),
+      }),
+    (fitted) => {
+      omittedChars = fitted.transcript.omittedChars;
+      options.onTranscriptFitted?.(fitted);
+    },
+  );
+  const judged = () => (omittedChars !== undefined ? { omittedChars } : {});
   const attempts = Math.max(1, options.maxAttempts ?? DEFAULT_JUDGE_ATTEMPTS);
-  let messages = request.messages;
+  let extra: ModelMessage[] = [];
   let problem = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
     let response: ModelResponse;
     try {
-      response = await options.model.createMessage(
-        { ...request, messages },
-        options.signal ? { signal: options.signal } : undefined,
-      );
+      response = await call.send(extra, options.signal ? { signal: options.signal } : undefined);
     } catch (error) {
       options.onCallError?.(error);
       const reason = `judge call failed: ${error instanceof Error ? error.message : String(error)}`;
-      return { ...base, passed: false, score: 0, reasoning: reason, outcome: 'judge_error', usage };
+      return { ...base, passed: false, score: 0, reasoning: reason, outcome: 'judge_error', usage, ...judged() };
     }
     usage.input_tokens += response.usage.input_tokens;
     usage.output_tokens += response.usage.output_tokens;
@@ -117,7 +150,15 @@ export async function judgeCriterion(
     if (verdict.ok) {
       if (criterion.criterionType === 'binary') {
         const passed = verdict.passed === true;
-        return { ...base, passed, score: passed ? 1 : 0, reasoning: verdict.reasoning, outcome: 'judged', usage };
+        return {
+          ...base,
+          passed,
+          score: passed ? 1 : 0,
+          reasoning: verdict.reasoning,
+          outcome: 'judged',
+          usage,
+          ...judged(),
+        };
       }
       const score = verdict.score ?? 0;
       return {
@@ -127,10 +168,11 @@ export async function judgeCriterion(
         reasoning: verdict.reasoning,
         outcome: 'judged',
         usage,
+        ...judged(),
       };
     }
     problem = verdict.problem;
-    messages = retryMessages(request, verdict.raw, verdict.problem);
+    extra = retryMessages(verdict.raw, verdict.problem);
   }
   return {
     ...base,
@@ -139,6 +181,7 @@ export async function judgeCriterion(
     reasoning: `judge reply unreadable after ${attempts} attempt(s): ${problem}`,
     outcome: 'unparseable',
     usage,
+    ...judged(),
   };
 }
 
@@ -162,6 +205,7 @@ export function combineResults(results: CriterionResult[]): JudgeVerdict {
       .filter((reasoning) => reasoning.trim() !== '')
       .join('; '),
     usage,
+    omittedChars: results.reduce((most, result) => Math.max(most, result.omittedChars ?? 0), 0),
   };
 }
 
@@ -190,9 +234,9 @@ export function missingToolCalls(
   return `This criterion requires a call of ${missing.join(', ')}, which the transcript does not record.`;
 }
 
-function retryMessages(request: ModelRequest, raw: string, problem: string): ModelRequest['messages'] {
+/** What follows the request after an unreadable reply: the reply, and what was wrong with it. */
+function retryMessages(raw: string, problem: string): ModelMessage[] {
   return [
-    ...request.messages,
     { role: 'assistant', content: raw.trim() === '' ? '(empty reply)' : raw },
     {
       role: 'user',

@@ -10,6 +10,7 @@ export type { Criterion } from './criterion.ts';
 export { criteriaSchema } from './criterion-schema.ts';
 export type { JudgeTranscriptEntry } from './transcript.ts';
 export { JudgeOutputError, judgeRubric, type RubricJudgeOptions, type RubricVerdict } from './rubric-judge.ts';
+export { JudgeInputTooLongError } from './budgeted-call.ts';
 
 // The model client
 export type { ModelClient, ModelRequest, ModelResponse } from './model-client.ts';

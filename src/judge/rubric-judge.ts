@@ -4,13 +4,16 @@
  * and an explanation.
  *
  * The verdict is asked for as a forced `record_verdict` tool call and validated with zod (a JSON
- * object in a text reply is accepted too). The transcript travels as delimited data, and the
+ * object in a text reply is accepted too). The transcript travels as delimited data, one line per
+ * entry with its content as JSON, shortened to fit `maxInputTokens` (budgeted-call.ts), and the
  * system prompt tells the judge never to follow instructions inside it. An unreadable verdict is
  * asked for again (once by default); still unreadable, `judgeRubric` throws `JudgeOutputError`:
  * the judge fails closed, it never passes by default.
  */
 import { z } from 'zod';
-import { DATA_SAFETY_RULE, JUDGE_MAX_TOKENS, neutralize, RECORD_VERDICT_TOOL } from './judge-prompt.ts';
+import { budgetedCall } from './budgeted-call.ts';
+import { DEFAULT_MAX_INPUT_TOKENS, fitRequest, type FittedRequest, type TranscriptForJudge } from './input-budget.ts';
+import { DATA_SAFETY_RULE, JUDGE_MAX_TOKENS, RECORD_VERDICT_TOOL, transcriptSection } from './judge-prompt.ts';
 import type { JsonObject } from './json-value.ts';
 import {
   responseText,
@@ -19,7 +22,8 @@ import {
   type ModelResponse,
   type ModelUsage,
 } from './model-client.ts';
-import { renderTranscript, type JudgeTranscriptEntry } from './transcript.ts';
+import type { TranscriptTurn } from './shorten-transcript.ts';
+import type { JudgeTranscriptEntry, UserMessagePredicate } from './transcript.ts';
 import { extractJsonObject } from './verdict-parser.ts';
 
 export const DEFAULT_RUBRIC_PREAMBLE = [
@@ -41,6 +45,14 @@ export type RubricVerdictFields = z.infer<typeof rubricVerdictSchema>;
 export interface RubricJudgeOptions {
   model: ModelClient;
   transcript: readonly JudgeTranscriptEntry[];
+  /** Judged instead of `transcript` when set: a conversation, one turn per interaction, each turn marked. */
+  turns?: readonly TranscriptTurn[];
+  /** Which messages are the user's, kept whole longest when shortening (default: sender `user` or `human`). */
+  isUserMessage?: UserMessagePredicate;
+  /** Tokens the request may take, estimated (default 100,000); the transcript is shortened to fit. */
+  maxInputTokens?: number;
+  /** Told each request fitted to the budget, again after a refusal as too long. */
+  onTranscriptFitted?: (fitted: FittedRequest) => void;
   /** What a good interaction looks like; shown to the judge after the preamble. */
   rubric?: string;
   /** Replaces the default preamble (the judge's instructions). The transcript is never put into it. */
@@ -67,6 +79,8 @@ export interface RubricVerdict {
   model: string;
   /** Model calls made (2 after a retry for an unreadable reply). */
   calls: number;
+  /** Characters of the transcript left out of the request (0 when it was sent whole). */
+  omittedChars: number;
 }
 
 /** The judge's reply could not be read, even after the retry. Carries the tokens spent. */
@@ -81,8 +95,10 @@ export class JudgeOutputError extends Error {
   }
 }
 
+/** The request around a rendered transcript (input-budget.ts fits it to the budget). */
 export function buildRubricRequest(
-  options: Omit<RubricJudgeOptions, 'model' | 'signal' | 'maxAttempts'>,
+  options: Pick<RubricJudgeOptions, 'rubric' | 'promptTemplate' | 'modelName' | 'passThreshold'>,
+  transcript: TranscriptForJudge,
 ): ModelRequest {
   const template = options.promptTemplate?.trim();
   const rubric = options.rubric?.trim();
@@ -97,7 +113,7 @@ export function buildRubricRequest(
       ? `The interaction passes at a score of ${options.passThreshold} or above; set \`passed\` accordingly.`
       : '';
   const user = [
-    `## Transcript\n<transcript>\n${neutralize(renderTranscript(options.transcript), 'transcript')}\n</transcript>`,
+    transcriptSection(transcript),
     [
       `Record your verdict with the ${RECORD_VERDICT_TOOL} tool: ` +
         `\`passed\` (boolean), \`score\` (a number from 0 to 1),`,
@@ -129,17 +145,25 @@ export function buildRubricRequest(
  * when the reply stays unreadable.
  */
 export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVerdict> {
-  const request = buildRubricRequest(options);
   const model = options.modelName ?? options.model.defaultModel;
+  const call = budgetedCall(
+    options.model,
+    options.maxInputTokens ?? DEFAULT_MAX_INPUT_TOKENS,
+    (maxInputTokens) =>
+      fitRequest({
+        turns: options.turns ?? [{ entries: options.transcript }],
+        maxInputTokens,
+        ...(options.isUserMessage ? { isUserMessage: options.isUserMessage } : {}),
+        build: (transcript) => buildRubricRequest(options, transcript),
+      }),
+    options.onTranscriptFitted,
+  );
   const attempts = Math.max(1, options.maxAttempts ?? 2);
   const usage: ModelUsage = { input_tokens: 0, output_tokens: 0 };
-  let messages = request.messages;
+  let extra: ModelRequest['messages'] = [];
   let problem = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const response = await options.model.createMessage(
-      { ...request, messages },
-      options.signal ? { signal: options.signal } : undefined,
-    );
+    const response = await call.send(extra, options.signal ? { signal: options.signal } : undefined);
     usage.input_tokens += response.usage.input_tokens;
     usage.output_tokens += response.usage.output_tokens;
     const parsed = parseRubricVerdict(response);
@@ -155,11 +179,11 @@ export async function judgeRubric(options: RubricJudgeOptions): Promise<RubricVe
         usage,
         model,
         calls: attempt,
+        omittedChars: call.fitted.transcript.omittedChars,
       };
     }
     problem = parsed.problem;
-    messages = [
-      ...request.messages,
+    extra = [
       { role: 'assistant', content: parsed.raw.trim() === '' ? '(empty reply)' : parsed.raw },
       {
         role: 'user',

@@ -153,6 +153,11 @@ export interface EvaluationProvenance {
   configHash?: string;
   /** Who gave a human verdict (`evalon.reviewer`). */
   reviewer?: string;
+  /**
+   * The binding the evaluation ran under (`agents::support-agent`, `agent-roles::*`): what a
+   * binding's token budget counts after a restart.
+   */
+  binding?: string;
 }
 
 /**

@@ -6,7 +6,7 @@
 export { EvaluatorTestKit } from './evaluator-test-kit.ts';
 export { EvaluatorResult } from './evaluator-test-kit-result.ts';
 export { TestLedgerClient, testInteractionRecord } from './test-ledger-client.ts';
-export { createScriptedModel } from './scripted-model.ts';
+export { createScriptedModel, promptTooLongReply } from './scripted-model.ts';
 export type {
   RecordedRequest,
   ScriptedHandler,

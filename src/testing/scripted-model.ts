@@ -2,7 +2,7 @@
  * A scripted model: a local HTTP server that speaks the Anthropic Messages API
  * (`POST /v1/messages`, JSON or SSE streaming), so the real `@anthropic-ai/sdk` talks to it through
  * `ANTHROPIC_BASE_URL` / `baseURL`. It stands in for the model in tests: fixed responses, per-call
- * sequences, `tool_use` blocks, injected errors and latency.
+ * sequences, `tool_use` blocks, injected errors (a 400 "prompt is too long" among them) and latency.
  *
  * Replies are taken in this order: the queue (`enqueue`), then the handler (`respondWith`), then
  * the fixed response. With none of them, the server answers 500 naming what is missing.
@@ -26,6 +26,8 @@ export interface ScriptedReply {
   usage?: { input_tokens: number; output_tokens: number };
   /** Answer with this HTTP error status instead (429, 500, 529, ...), with an Anthropic error body. */
   errorStatus?: number;
+  /** The error body's `message` (default `scripted <status>`); see `promptTooLongReply`. */
+  errorMessage?: string;
   /** Seconds for a `retry-after` header on an error reply. */
   retryAfter?: number;
   /** Answer 200 with a body that is not valid JSON. */
@@ -71,6 +73,14 @@ const ERROR_TYPES: Record<number, string> = {
   500: 'api_error',
   529: 'overloaded_error',
 };
+
+/**
+ * What the Messages API answers a request larger than the model's context window: 400
+ * `invalid_request_error`, "prompt is too long: 215000 tokens > 200000 maximum".
+ */
+export function promptTooLongReply(tokens = 215_000, maximum = 200_000): ScriptedReply {
+  return { errorStatus: 400, errorMessage: `prompt is too long: ${tokens} tokens > ${maximum} maximum` };
+}
 
 /** Starts a scripted model on 127.0.0.1 (an ephemeral port unless `port` is given). */
 export async function createScriptedModel(options: { port?: number; host?: string } = {}): Promise<ScriptedModel> {
@@ -133,7 +143,8 @@ export async function createScriptedModel(options: { port?: number; host?: strin
       if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
       res.writeHead(reply.errorStatus, headers);
       const type = ERROR_TYPES[reply.errorStatus] ?? 'api_error';
-      res.end(JSON.stringify({ type: 'error', error: { type, message: `scripted ${reply.errorStatus}` } }));
+      const message = reply.errorMessage ?? `scripted ${reply.errorStatus}`;
+      res.end(JSON.stringify({ type: 'error', error: { type, message } }));
       return;
     }
     if (reply.malformed) {

@@ -157,10 +157,11 @@ export class TestKit {
         import('../../collector/config/index.ts'),
         import('../../collector/service.ts'),
       ]);
-      const { config } = loadConfig(files);
+      const { config, locate } = loadConfig(files);
       collector = await startCollector(config, {
         logger: options.logger ?? silentLogger,
         judgeEnv: judgeEnvironment(models),
+        locateConfig: locate,
       });
       const otlp = collector.otlpAddress;
       if (!otlp || !collector.apiAddress) {

@@ -95,7 +95,8 @@ export class TestLedgerClient implements LedgerClient {
       revision: 1,
       interactionIds: interactions.map((record) => record.interactionId),
       startTime: interactions[0].startTime,
-      lastActivityTime: interactions.reduce((latest, r) => (r.endTime > latest ? r.endTime : latest), last.endTime),
+      // ISO-8601 times sort as text: the latest end is the last one sorted.
+      lastActivityTime: interactions.map((record) => record.endTime).sort()[interactions.length - 1],
       open: true,
       failed: last.failed,
       turns: interactions.length,

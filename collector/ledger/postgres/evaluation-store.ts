@@ -20,8 +20,8 @@ import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
 import { takeIn } from './conversation-writes.ts';
 
-export type EvaluationStoreMethods = EvaluationQueue &
-  RecordedEvaluations &
+export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
+  Omit<RecordedEvaluations, 'loadRecentEvaluations'> &
   Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;

@@ -27,6 +27,7 @@ import { createPool, inTransaction, ledgerError, redactUrl } from './connection.
 import { createConversationStoreMethods } from './conversation-store.ts';
 import { recordTurns } from './conversation-writes.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
+import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
@@ -127,6 +128,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     ...createEvaluationStoreMethods(pool, where, run),
     ...createConversationStoreMethods(pool, where, run),
+    ...createEvaluationSkipMethods(pool, where, run),
     replicaId,
 
     claimReplica() {

@@ -9,7 +9,7 @@ import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from 
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
 import type { InteractionStore } from '../interaction-store.ts';
-import type { RecordedEvaluations } from '../recorded-evaluations.ts';
+import { RECENT_EVALUATIONS_SLACK_MS, type RecordedEvaluations } from '../recorded-evaluations.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
 
@@ -18,6 +18,8 @@ export type EvaluationStoreMethods = EvaluationQueue &
   Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;
+/** Recorded evaluations read per page by `loadRecentEvaluations`. */
+const RECENT_PAGE = 1000;
 
 export function createEvaluationStoreMethods(
   db: DatabaseSync,
@@ -34,6 +36,11 @@ export function createEvaluationStoreMethods(
     SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
     WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
   const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
+  // Newest written first; the record only for the entries asked about (the others are read for their time).
+  const selectRecent = db.prepare(`
+    SELECT id, completed_at_ms,
+      CASE WHEN evaluator_id IN (SELECT value FROM json_each(?)) THEN record END AS record
+    FROM evaluations WHERE id < ? ORDER BY id DESC LIMIT ?`);
   const selectEvaluations = db.prepare(
     'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
   );
@@ -173,6 +180,40 @@ export function createEvaluationStoreMethods(
         op: 'recordEvaluations',
         rows: records.map((record) => recordRow(record, path)),
       })) as RecordResult;
+    },
+
+    async dropEvaluations(seqs, options) {
+      ensureOpen();
+      if (seqs.length === 0) return [];
+      return (await writer.write({
+        op: 'dropEvaluations',
+        seqs: [...seqs],
+        atMs: isoMs(options.at, 'at', 'drop', path),
+        owner: options.owner ?? null,
+      })) as number[];
+    },
+
+    async loadRecentEvaluations(query) {
+      ensureOpen();
+      const sinceMs = isoMs(query.since, 'since', 'recent evaluations', path);
+      if (query.evaluatorIds.length === 0) return [];
+      const ids = JSON.stringify(query.evaluatorIds);
+      const found: EvaluationRecord[] = [];
+      for (let before = Number.MAX_SAFE_INTEGER; ; ) {
+        const rows = selectRecent.all(ids, before, RECENT_PAGE) as {
+          id: number;
+          completed_at_ms: number;
+          record: string | null;
+        }[];
+        let inReach = false;
+        for (const row of rows) {
+          const completedAtMs = Number(row.completed_at_ms);
+          if (completedAtMs >= sinceMs - RECENT_EVALUATIONS_SLACK_MS) inReach = true;
+          if (row.record !== null && completedAtMs >= sinceMs) found.push(JSON.parse(row.record) as EvaluationRecord);
+        }
+        if (rows.length < RECENT_PAGE || !inReach) return found;
+        before = Number(rows[rows.length - 1].id);
+      }
     },
 
     async getEvaluations(interactionId) {

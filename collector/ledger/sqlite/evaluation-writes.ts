@@ -28,6 +28,7 @@ export type EvaluationWriteRequest =
     }
   | { op: 'renewEvaluationLeases'; lease: { owner: string; untilMs: number }; seqs: number[] }
   | { op: 'releaseEvaluationLeases'; owner: string; seqs: number[] }
+  | { op: 'dropEvaluations'; seqs: number[]; atMs: number; owner: string | null }
   | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] }
   | { op: 'saveEvaluationProgress'; updates: { seq: number; json: string }[] };
 
@@ -60,6 +61,10 @@ export function createEvaluationWrites(
   const release = db.prepare(
     'UPDATE evaluation_queue SET lease_owner = NULL, lease_until_ms = NULL WHERE seq = ? AND lease_owner = ?',
   );
+  // Only what never started, and what no other owner holds a live lease on.
+  const drop = db.prepare(`
+    DELETE FROM evaluation_queue
+    WHERE seq = ? AND attempts = 0 AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
   const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations
@@ -108,6 +113,8 @@ export function createEvaluationWrites(
       case 'releaseEvaluationLeases':
         for (const seq of request.seqs) release.run(seq, request.owner);
         return undefined;
+      case 'dropEvaluations':
+        return request.seqs.filter((seq) => Number(drop.run(seq, request.owner, request.atMs).changes) === 1);
       case 'saveEvaluationProgress':
         for (const u of request.updates) saveProgress.run(u.json, u.seq);
         return undefined;

@@ -9,6 +9,7 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { CircuitBreakers } from '../../../src/judge/circuit-breaker.ts';
 import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { isoTime, type Clock } from './clock.ts';
@@ -16,6 +17,7 @@ import { executeDurable, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import { subjectOf, unsupportedSubject } from './evaluation-subject.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import type { RunSettings } from './run-settings.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
 
 export interface Executed {
@@ -34,19 +36,29 @@ export type AttemptExecutor = (
 export function createAttemptExecutor(options: {
   registry: EvaluatorRegistry;
   ledger: CachingLedgerClient;
-  /** `config()` and `control-id` from the running configuration (again before every durable step). */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  /**
+   * `config()`, `control-id`, shadow and provenance from the running configuration (again before
+   * every durable step).
+   */
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
   /** The collector stopping. */
   signal: AbortSignal;
   clock: Clock;
   /** Where LLM judges report their model calls (given to every evaluator's `create`). */
   judgeCalls?: JudgeCallRecorder;
+  /** The runtime's circuit breakers in front of the judge models (given to every evaluator's `create`). */
+  circuitBreakers?: CircuitBreakers;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
+  const dependencies: JudgeDependencies = {
+    ledger,
+    ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
+    ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
+  };
   return async function execute(evaluation, startedAt, slot, markDurable) {
-    const { config, controlId } = resolve(evaluation);
+    const settings = resolve(evaluation);
+    const { config } = settings;
     const definition = registry.get(evaluation.evaluatorId);
     let result: AttemptResult;
     let evaluator: Evaluator | undefined;
@@ -75,12 +87,12 @@ export function createAttemptExecutor(options: {
         clock,
       });
       if (!outcome) return undefined;
-      // The control id as configured when the evaluation finished.
+      // The control id, shadow and provenance as configured when the evaluation finished.
       const record = attemptRecord(
         evaluation,
         outcome,
         { startedAt, completedAt: isoTime(clock.now()) },
-        resolve(evaluation).controlId,
+        { settings: resolve(evaluation), definition },
       );
       return { record, error: outcome.error };
     }
@@ -110,7 +122,12 @@ export function createAttemptExecutor(options: {
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;
     return {
-      record: attemptRecord(evaluation, result, { startedAt, completedAt: isoTime(clock.now()) }, controlId),
+      record: attemptRecord(
+        evaluation,
+        result,
+        { startedAt, completedAt: isoTime(clock.now()) },
+        { settings, definition },
+      ),
       error: result.error,
     };
   };

@@ -12,7 +12,8 @@ import type { EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
-import { resolveBinding, settingsAtRunTime } from './binding-resolution.ts';
+import { resolveBinding } from './binding-resolution.ts';
+import { createRunSettings } from './run-settings.ts';
 import { isoTime, sleep, systemClock, type Clock } from './clock.ts';
 import { createEvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
@@ -31,7 +32,7 @@ export interface BackfillOptions {
   agentId?: string;
   /** ISO-8601: only interactions that ended at or after it. */
   since?: string;
-  /** Recorded as the evaluator version; default the definition's. */
+  /** Recorded as the evaluator version; default the entry's `version`, else the definition's. */
   version?: string;
   logger: Logger;
   onProgress?(progress: BackfillProgress): void;
@@ -69,7 +70,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
       `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent ` +
         '(add one, then backfill)',
     );
-  const version = options.version ?? definition.version;
+  const version = options.version ?? entry.version ?? definition.version;
   const clock = options.clock ?? systemClock;
   const runtime = createEvaluationRuntime({
     clock,
@@ -77,7 +78,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     registry,
     concurrency: config.concurrency,
     logger,
-    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    resolve: createRunSettings(config.evaluators, config.defaults),
     // Its own evaluations only, an interrupted run of the same backfill included.
     accept: (evaluation) =>
       evaluation.source === 'backfill' &&

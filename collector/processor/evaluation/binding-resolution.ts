@@ -55,6 +55,10 @@ export interface ResolvedBinding {
   triggerOnFailureFrom: SettingOrigin;
   /** The evaluator entry's `control-id`. */
   controlId?: string;
+  /** The entry's `version` (its outcomes' evaluator version), when it sets one. */
+  version?: string;
+  /** Whether the entry is a shadow. */
+  shadow: boolean;
   /** What `context.config()` returns. */
   config: Record<string, unknown>;
   /** Entries that also match the agent but lose to `source` (for `evalon explain`). */
@@ -127,8 +131,10 @@ export function resolveBinding(
     triggerOnFailure: binding?.triggerOnFailure ?? defaults.agent.triggerOnFailure,
     triggerOnFailureFrom: binding?.triggerOnFailure !== undefined ? 'binding' : 'defaults.agent',
     config: effectiveConfig(entry, disabledBecause === undefined ? binding : undefined),
+    shadow: entry.shadow === true,
     outranked,
   };
+  if (entry.version !== undefined) resolved.version = entry.version;
   if (disabledBecause !== undefined) resolved.disabledBecause = disabledBecause;
   if (entry.controlId !== undefined) resolved.controlId = entry.controlId;
   return resolved;

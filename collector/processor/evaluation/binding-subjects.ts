@@ -5,7 +5,7 @@
  */
 import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import type { ConfigProblem } from '../../config/config-error.ts';
-import type { EvaluatorEntryConfig } from '../../config/evalon-config.ts';
+import type { EvaluatorEntryConfig } from './config.ts';
 
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
 

@@ -10,6 +10,10 @@ import * as z from 'zod';
 import { forbidden } from '../../../src/config/strict-object.ts';
 import { emptyAsList, emptyAsMapping, section, whenRead } from '../../config/schema-kit.ts';
 import { count, duration, ratio, text } from '../../config/values.ts';
+import { entryIdProblem, normalEntryId } from './entry-id.ts';
+import { budgetSchema, versionSchema, type BudgetConfig } from './entry-settings-config.ts';
+
+export type { BudgetConfig };
 
 export const DEFAULT_SQLITE_PATH = './data/ledger.db';
 export const DEFAULT_CONCURRENCY = 64;
@@ -50,17 +54,25 @@ export interface BindingConfig {
   samplingRatio?: number;
   /** `trigger-on-failure`. */
   triggerOnFailure?: boolean;
+  /** `budget`: the tokens this binding's evaluations may spend, by itself. */
+  budget?: BudgetConfig;
   /** Every key that is not reserved: the evaluator's own properties, as written. */
   properties: Record<string, unknown>;
   /** The binding as written (reserved keys included), for `config()`. */
   raw: Record<string, unknown>;
 }
 
-/** One entry under `processors.evaluation.evaluators`, keyed by evaluator id. */
+/** One entry under `processors.evaluation.evaluators`, keyed by its entry id (`type` or `type/name`). */
 export interface EvaluatorEntryConfig {
   enabled?: boolean;
   /** `control-id`: recorded on every evaluation this evaluator runs. */
   controlId?: string;
+  /** `version`: the evaluator version its outcomes are recorded under (default: the evaluator's own). */
+  version?: string;
+  /** `shadow: true`: its verdicts are recorded and exported, marked, and left out of pass rates. */
+  shadow?: boolean;
+  /** `budget`: the tokens all its bindings' evaluations may spend together. */
+  budget?: BudgetConfig;
   /** Every key that is not reserved, as written. */
   properties: Record<string, unknown>;
   /** Bindings keyed by agent id. */
@@ -103,6 +115,9 @@ export const RESERVED_KEYS = [
   'sampling-ratio',
   'trigger-on-failure',
   'control-id',
+  'version',
+  'shadow',
+  'budget',
   'agents',
   'agent-roles',
 ] as const;
@@ -118,6 +133,14 @@ const bindingSchema = emptyAsMapping(
     'sampling-ratio': ratio().optional(),
     'trigger-on-failure': z.boolean().optional(),
     'control-id': forbidden('is not allowed on a binding (set it on the evaluator entry)'),
+    version: forbidden(
+      'is not allowed on a binding (set it on the evaluator entry: all its bindings share one version)',
+    ),
+    shadow: forbidden(
+      'is not allowed on a binding (set it on the evaluator entry; for a shadow on some agents, add an entry of ' +
+        'the same type with its own name, such as llm-judge/candidate)',
+    ),
+    budget: budgetSchema.optional(),
     agents: forbidden('is not allowed inside a binding (bindings do not nest)'),
     'agent-roles': forbidden('is not allowed inside a binding (bindings do not nest)'),
   }),
@@ -128,6 +151,7 @@ const bindingSchema = emptyAsMapping(
     ...(binding.enabled !== undefined ? { enabled: binding.enabled } : {}),
     ...(binding['sampling-ratio'] !== undefined ? { samplingRatio: binding['sampling-ratio'] } : {}),
     ...(binding['trigger-on-failure'] !== undefined ? { triggerOnFailure: binding['trigger-on-failure'] } : {}),
+    ...(binding.budget !== undefined ? { budget: binding.budget } : {}),
     properties: withoutReserved(raw),
     raw,
   };
@@ -146,6 +170,9 @@ export const evaluatorEntrySchema = emptyAsMapping(
   z.looseObject({
     enabled: z.boolean().optional(),
     'control-id': text().optional(),
+    version: versionSchema().optional(),
+    shadow: z.boolean().optional(),
+    budget: budgetSchema.optional(),
     agents: agentBindingsSchema,
     'agent-roles': roleBindingsSchema,
     'sampling-ratio': forbidden(WHERE_BINDING_SETTINGS_GO),
@@ -160,6 +187,9 @@ export const evaluatorEntrySchema = emptyAsMapping(
   return {
     ...(entry.enabled !== undefined ? { enabled: entry.enabled } : {}),
     ...(entry['control-id'] !== undefined ? { controlId: entry['control-id'] } : {}),
+    ...(entry.version !== undefined ? { version: entry.version } : {}),
+    ...(entry.shadow !== undefined ? { shadow: entry.shadow } : {}),
+    ...(entry.budget !== undefined ? { budget: entry.budget } : {}),
     properties: withoutReserved(raw),
     agents,
     agentRoles,
@@ -167,7 +197,29 @@ export const evaluatorEntrySchema = emptyAsMapping(
   };
 });
 
-export const evaluatorsSchema = emptyAsMapping(z.record(z.string(), evaluatorEntrySchema));
+/**
+ * Entries keyed by entry id (`type` or `type/name`, entry-id.ts). Whether the type is an evaluator
+ * this collector knows is checked where the evaluators are loaded (load-evaluator-modules.ts).
+ */
+export const evaluatorsSchema = emptyAsMapping(
+  z.record(z.string(), evaluatorEntrySchema).superRefine((entries, context) => {
+    const seen = new Map<string, string>();
+    for (const id of Object.keys(entries)) {
+      const problem = entryIdProblem(id);
+      if (problem !== undefined) context.addIssue({ code: 'custom', path: [id], message: problem });
+      const first = seen.get(normalEntryId(id));
+      if (first !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [id],
+          message:
+            `is the same entry id as ${JSON.stringify(first)} (entry ids that differ only in case are one id; ` +
+            'rename one)',
+        });
+      else seen.set(normalEntryId(id), id);
+    }
+  }, whenRead()),
+);
 
 /** The keys that were written (zod leaves absent optional keys as `undefined`). */
 function written(mapping: Record<string, unknown>): Record<string, unknown> {
@@ -237,6 +289,9 @@ const defaultsSchema = section({
       'trigger-on-failure': forbidden('is a binding setting (set it under defaults::agent)'),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),
+      version: forbidden(NOT_A_DEFAULT),
+      shadow: forbidden(NOT_A_DEFAULT),
+      budget: forbidden(NOT_A_DEFAULT),
       agents: forbidden(NOT_A_DEFAULT),
       'agent-roles': forbidden(NOT_A_DEFAULT),
     },
@@ -252,6 +307,9 @@ const defaultsSchema = section({
       ),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),
+      version: forbidden(NOT_A_DEFAULT),
+      shadow: forbidden(NOT_A_DEFAULT),
+      budget: forbidden(NOT_A_DEFAULT),
       agents: forbidden(NOT_A_DEFAULT),
       'agent-roles': forbidden(NOT_A_DEFAULT),
     },

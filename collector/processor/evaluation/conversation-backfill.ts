@@ -7,10 +7,10 @@
  * unique key), and run by a runtime of its own. Run again, it resumes where it stopped.
  */
 import { BackfillError, type BackfillOptions, type BackfillProgress } from './backfill.ts';
-import { settingsAtRunTime } from './binding-resolution.ts';
 import { isoTime, sleep, systemClock } from './clock.ts';
 import { conversationEvaluations } from './conversation-intake.ts';
 import { createEvaluationRuntime } from './evaluation-runtime.ts';
+import { createRunSettings } from './run-settings.ts';
 import { createBindingTable } from './triggers.ts';
 
 const PAGE = 500;
@@ -34,7 +34,7 @@ export async function runConversationBackfill(options: BackfillOptions): Promise
       `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent ` +
         '(add one with trigger: conversation, then backfill)',
     );
-  const version = options.version ?? definition.version;
+  const version = options.version ?? entry.version ?? definition.version;
   const clock = options.clock ?? systemClock;
   const runtime = createEvaluationRuntime({
     clock,
@@ -42,7 +42,7 @@ export async function runConversationBackfill(options: BackfillOptions): Promise
     registry,
     concurrency: config.concurrency,
     logger,
-    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    resolve: createRunSettings(config.evaluators, config.defaults),
     accept: (evaluation) =>
       evaluation.source === 'backfill' &&
       evaluation.subject?.kind === 'conversation' &&

@@ -31,7 +31,7 @@ export async function conversationEvaluations(
     source?: QueuedEvaluation['source'];
     /** Only this evaluator's (backfill). */
     evaluatorId?: string;
-    /** Recorded as the version (backfill); default each definition's. */
+    /** Recorded as the version (backfill); default each entry's `version`, else its evaluator's. */
     version?: string;
   },
 ): Promise<QueuedEvaluation[]> {
@@ -50,12 +50,13 @@ export async function conversationEvaluations(
       else if (verdict === 'failed-interaction') counters.failedNotTriggered++;
       if (verdict !== 'triggered') continue;
       const definition = registry.get(binding.evaluatorId);
-      if (!definition) continue; // startup checks every configured id; nothing to run
+      if (!definition) continue; // startup checks every configured entry's type; nothing to run
       evaluations.push(
         queuedConversationEvaluation(
           revision,
-          definition.id,
-          options.version ?? definition.version,
+          binding.evaluatorId,
+          // The entry's own version, else the evaluator's (backfill: the version it records under).
+          options.version ?? binding.version ?? definition.version,
           options.triggeredAt,
           options.source ?? 'conversation',
         ),

@@ -2,21 +2,31 @@
  * Building the `EvaluationRecord` of an attempt, the record of an evaluation abandoned after its
  * attempts died with the collector, and the rate-limited log line of failed evaluations.
  */
-import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { EvaluationOutcome, EvaluationProvenance, EvaluationRecord } from '../../../src/model/records.ts';
+import { GEN_AI_REQUEST_MODEL } from '../../../src/model/attributes.ts';
+import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
 import { subjectRefOf } from './evaluation-subject.ts';
+import type { RunSettings } from './run-settings.ts';
 
 /** At most one log line per evaluator this often about its failed evaluations. */
 const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/** What a record says besides the outcome: the entry's settings when it was recorded, and the evaluator's kind. */
+export interface RecordContext {
+  settings: Pick<RunSettings, 'controlId' | 'shadow' | 'binding' | 'configHash'>;
+  definition: Pick<EvaluatorDefinition, 'type'> | undefined;
+}
 
 export function attemptRecord(
   evaluation: QueuedEvaluation,
   result: AttemptResult,
   times: { startedAt: string; completedAt: string },
-  controlId: string | undefined,
+  context: RecordContext,
 ): EvaluationRecord {
+  const { controlId, shadow } = context.settings;
   return {
     evaluationId: evaluation.evaluationId,
     interactionId: evaluation.interactionId,
@@ -30,15 +40,36 @@ export function attemptRecord(
     completedAt: times.completedAt,
     attempts: evaluation.attempts + 1,
     subject: subjectRefOf(evaluation),
+    ...(shadow ? { shadow } : {}),
+    provenance: provenanceOf(context, result.outcome),
+  };
+}
+
+/**
+ * Where a verdict came from: the evaluator's kind (`custom` for a module evaluator that declares
+ * none), the model a judge reported (`gen_ai.request.model` among its outcome's attributes), the
+ * hash of the entry's effective properties and the binding used.
+ */
+export function provenanceOf(context: RecordContext, outcome: EvaluationOutcome | undefined): EvaluationProvenance {
+  const { configHash, binding } = context.settings;
+  const attributes =
+    outcome?.type === 'verdict'
+      ? outcome.evaluation.attributes
+      : outcome?.type === 'failed'
+        ? outcome.attributes
+        : undefined;
+  const model = attributes?.[GEN_AI_REQUEST_MODEL];
+  return {
+    evaluatorType: context.definition?.type ?? 'custom',
+    ...(typeof model === 'string' && model !== '' ? { model } : {}),
+    ...(configHash !== undefined ? { configHash } : {}),
+    ...(binding !== undefined ? { binding } : {}),
   };
 }
 
 /** Attempts exhausted by restarts: failed, without running it again. */
-export function abandonedRecord(
-  evaluation: QueuedEvaluation,
-  now: string,
-  controlId: string | undefined,
-): EvaluationRecord {
+export function abandonedRecord(evaluation: QueuedEvaluation, now: string, context: RecordContext): EvaluationRecord {
+  const { controlId, shadow } = context.settings;
   const error =
     `evaluator ${evaluation.evaluatorId}: ${evaluation.attempts} attempts started and none finished (the ` +
     'collector stopped during each); not run again';
@@ -55,6 +86,8 @@ export function abandonedRecord(
     completedAt: now,
     attempts: evaluation.attempts,
     subject: subjectRefOf(evaluation),
+    ...(shadow ? { shadow } : {}),
+    provenance: provenanceOf(context, undefined),
   };
 }
 

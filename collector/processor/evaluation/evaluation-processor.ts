@@ -29,7 +29,6 @@ import type { Logger } from '../../logger.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
-import { settingsAtRunTime } from './binding-resolution.ts';
 import { clockFrom, sleep, type Clock, type Timer } from './clock.ts';
 import { conversationEvaluations } from './conversation-intake.ts';
 import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
@@ -37,6 +36,9 @@ import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
+import { createRunSettings } from './run-settings.ts';
+import type { SkippedEvaluation } from './budget-skips.ts';
+import { createEvaluationBudgets } from './evaluation-budgets.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 
 /** Interactions (or conversation revisions) read per page when catching up on what was not taken in. */
@@ -96,6 +98,8 @@ export interface EvaluationProcessorOptions {
   clock?: Clock | (() => number);
   logger: Logger;
   onRecorded?(record: EvaluationRecord): void;
+  /** Called with each evaluation not started because its token budget was spent. */
+  onSkipped?(skip: SkippedEvaluation): void;
   /**
    * Where LLM judges' model calls become `chat <model>` spans under their evaluation's span: the
    * telemetry exporters' `tracerProvider` (default: none, the calls are not traced).
@@ -122,6 +126,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
   const ledger = createStoreLedgerClient(store);
   const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
+  const budgets = createEvaluationBudgets({ evaluators: config.evaluators, defaults: config.defaults, clock, logger });
   const runtime = createEvaluationRuntime({
     store,
     ledger,
@@ -135,8 +140,10 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     ...(options.lease ? { lease: options.lease } : {}),
     clock,
     logger,
-    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    resolve: createRunSettings(config.evaluators, config.defaults),
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(budgets ? { budgets } : {}),
+    ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
@@ -182,8 +189,10 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         else if (verdict === 'failed-interaction') counters.failedNotTriggered++;
         if (verdict !== 'triggered') continue;
         const definition = registry.get(binding.evaluatorId);
-        if (!definition) continue; // startup checks every configured id; nothing to run
-        evaluations.push(queuedEvaluation(record, definition.id, definition.version, triggeredAt, 'interaction'));
+        if (!definition) continue; // startup checks every configured entry's type; nothing to run
+        // The entry's own version, else the evaluator's: a new version is a new evaluation, never an overwrite.
+        const version = binding.version ?? definition.version;
+        evaluations.push(queuedEvaluation(record, binding.evaluatorId, version, triggeredAt, 'interaction'));
       }
     }
     const queued = await store.enqueueEvaluations(evaluations, {

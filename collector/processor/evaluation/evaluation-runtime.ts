@@ -21,6 +21,8 @@ import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
 import type { ConversationStore } from '../../ledger/conversation-store.ts';
+import { createJudgeCircuits } from './judge-circuits.ts';
+import type { JudgeCircuitStats } from './judge-circuits.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
@@ -28,6 +30,8 @@ import type { Logger } from '../../logger.ts';
 import { createAttemptExecutor, type Executed } from './attempt-executor.ts';
 import { clockFrom, type Clock } from './clock.ts';
 import { createEvaluationLeases, type LeaseOption } from './evaluation-leases.ts';
+import type { BudgetStats, EvaluationBudgets } from './evaluation-budgets.ts';
+import { createBudgetSkips, type SkippedEvaluation } from './budget-skips.ts';
 import { createRunQueue, type QueueStats } from './run-queue.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
@@ -37,6 +41,7 @@ import { createOutcomeRecording, type OutcomeStats } from './outcome-recording.t
 import { createRunScheduler, type SchedulerStats } from './run-scheduler.ts';
 import { DEFAULT_SHUTDOWN_GRACE_MS, shutDownRuntime } from './runtime-shutdown.ts';
 import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
+import type { RunSettings } from './run-settings.ts';
 
 export { DEFAULT_SHUTDOWN_GRACE_MS };
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -47,16 +52,23 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
   deferred: number;
   /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
   leasesLost: number;
+  /** Evaluations not started because a token budget was spent (dropped from the queue, not recorded). */
+  skipped: number;
+  /** Each token budget: spent, limit, window, skipped (none without budgets). */
+  budgets: BudgetStats[];
+  /** The circuit breaker of each judge model endpoint used so far. */
+  judgeCircuits: JudgeCircuitStats[];
 }
 
 export interface EvaluationRuntimeOptions {
   store: EvaluationQueue & InteractionStore & RecordedEvaluations & ConversationStore;
   registry: EvaluatorRegistry;
   /**
-   * `config()` and `control-id` for an evaluation, resolved from the running configuration. Called
-   * again before every step of a durable evaluation, so later steps see a changed configuration.
+   * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running
+   * configuration (run-settings.ts). Called again before every step of a durable evaluation, so
+   * later steps see a changed configuration.
    */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   concurrency: number;
   maxAttempts?: number;
   /**
@@ -95,6 +107,13 @@ export interface EvaluationRuntimeOptions {
   /** Limits evaluation starts while the event loop is saturated (default: no limit). */
   governor?: LoadGovernor;
   /**
+   * Token budgets (evaluation-budgets.ts): an evaluation whose budget is spent is dropped from the
+   * queue instead of started. Default: none (a backfill runs without).
+   */
+  budgets?: EvaluationBudgets;
+  /** Called with each evaluation dropped because its budget was spent (the skipped-evaluations metric). */
+  onSkipped?(skip: SkippedEvaluation): void;
+  /**
    * Where LLM judges' model calls become `chat <model>` spans, children of their evaluation's
    * `evaluate` span (default: none, the calls are not traced). This runtime's own: two runtimes
    * in one process never mix their judges' calls.
@@ -113,6 +132,8 @@ export interface EvaluationRuntime {
   shutdown(): Promise<void>;
   /** A snapshot of every part's counters. */
   readonly stats: RuntimeStats;
+  /** Each judge model's circuit state (0 closed, 1 open, 2 half-open), for the gauge. */
+  judgeCircuits(): Array<{ model: string; state: number }>;
 }
 
 export function createEvaluationRuntime(options: EvaluationRuntimeOptions): EvaluationRuntime {
@@ -138,7 +159,13 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     claimableNow: () => leases.claimableNow(),
     clock,
     logger,
-    onAbandoned: (evaluation) => track(outcomes.recordAbandoned(evaluation, options.resolve(evaluation).controlId)),
+    onAbandoned: (evaluation) =>
+      track(
+        outcomes.recordAbandoned(evaluation, {
+          settings: options.resolve(evaluation),
+          definition: registry.get(evaluation.evaluatorId),
+        }),
+      ),
     onChange: () => pump(),
   });
   const outcomes = createOutcomeRecording({
@@ -159,7 +186,10 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     await store.saveEvaluationProgress(updates);
     return updates.map(() => undefined);
   }, MAX_WRITE_BATCH);
+  // One registry of judge circuit breakers per runtime, on its clock: two collectors never share one.
+  const circuits = createJudgeCircuits({ clock, logger });
   const execute = createAttemptExecutor({
+    circuitBreakers: circuits.breakers,
     registry,
     ledger,
     resolve: options.resolve,
@@ -175,9 +205,21 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     logger,
     rerun: (evaluation) => scheduler.rerun(evaluation),
   });
+  const skips = options.budgets
+    ? createBudgetSkips({
+        store,
+        budgets: options.budgets,
+        clock,
+        ...(options.lease ? { owner: options.lease.owner } : {}),
+        ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
+        release: (evaluationId) => queue.release(evaluationId),
+        track: (work) => track(work),
+      })
+    : undefined;
   const scheduler = createRunScheduler({
     concurrency: options.concurrency,
     governor,
+    ...(skips ? { admit: (evaluation: QueuedEvaluation) => skips.admit(evaluation) } : {}),
     clock,
     logger,
     queue,
@@ -222,6 +264,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     }
     if (executed.record.outcome.type === 'failed' && !stopping && outages.defer(evaluation, executed.error)) return;
     outages.forget(evaluation.evaluationId);
+    options.budgets?.spend(executed.record);
     track(outcomes.recordAttempt(executed.record));
   }
 
@@ -260,7 +303,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   async function writesDone(): Promise<void> {
-    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle()]);
+    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), skips?.idle()]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -272,10 +315,16 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         ...outcomes.stats(),
         deferred: outages.waiting(),
         ...leases.stats(),
+        skipped: skips?.count() ?? 0,
+        budgets: options.budgets?.stats() ?? [],
+        judgeCircuits: circuits.stats(),
       };
     },
+    judgeCircuits: () => circuits.gauge(),
     async start() {
       if (started) return;
+      // A restart must not hand a spent budget its tokens back: the windows are rebuilt first.
+      if (skips) await skips.restore();
       started = true;
       queue.readFromStart();
       pump();

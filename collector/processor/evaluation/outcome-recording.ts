@@ -9,7 +9,7 @@ import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
 import { isoTime, type Clock } from './clock.ts';
-import { abandonedRecord, createFailureLog } from './evaluation-outcomes.ts';
+import { abandonedRecord, createFailureLog, type RecordContext } from './evaluation-outcomes.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
 
 export interface OutcomeStats {
@@ -36,7 +36,7 @@ export interface OutcomeRecording {
   /** Records an attempt's outcome (logging it when failed). Never rejects. */
   recordAttempt(record: EvaluationRecord): Promise<void>;
   /** Records as failed an evaluation whose attempts all died with their collector. Never rejects. */
-  recordAbandoned(evaluation: QueuedEvaluation, controlId: string | undefined): Promise<void>;
+  recordAbandoned(evaluation: QueuedEvaluation, context: RecordContext): Promise<void>;
   /** Resolves when no write is waiting or under way. */
   idle(): Promise<void>;
   stats(): OutcomeStats;
@@ -93,8 +93,8 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
       if (attempt.outcome.type === 'failed') logFailure(attempt, attempt.outcome.error);
       return record(attempt);
     },
-    recordAbandoned(evaluation, controlId) {
-      const abandoned = abandonedRecord(evaluation, isoTime(clock.now()), controlId);
+    recordAbandoned(evaluation, context) {
+      const abandoned = abandonedRecord(evaluation, isoTime(clock.now()), context);
       logger.warn(
         `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ` +
           `${abandoned.outcome.type === 'failed' ? abandoned.outcome.error : ''}`,

@@ -4,7 +4,7 @@
  * tool calls or the round budget runs out. Tool calls of one round run concurrently; unknown tools
  * and thrown errors come back to the model as error results.
  */
-import { compactJson, type JsonObject } from '../../judge/json-value.ts';
+import { compactJson, type JsonObject, type JsonValue } from '../../judge/json-value.ts';
 import type {
   ModelClient,
   ModelContentBlock,
@@ -47,7 +47,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
       ? {
           tools: tools.map((tool) => ({
             name: tool.name,
-            description: tool.description,
+            ...(tool.description !== '' ? { description: tool.description } : {}),
             input_schema: tool.inputSchema,
           })),
         }
@@ -83,7 +83,7 @@ export function createClaudeAgent(options: ClaudeAgentOptions): Agent {
           content: results.map((interaction, index) => ({
             type: 'tool_result' as const,
             tool_use_id: uses[index].id,
-            content: interaction.result.error ?? compactJson(interaction.result.result),
+            content: interaction.result.error ?? resultText(interaction.result.result),
             ...(interaction.result.error !== undefined ? { is_error: true } : {}),
           })),
         });
@@ -110,7 +110,7 @@ export function agentMessages(
   const lines = history.map((entry) => {
     if (entry.type === 'turn') return `[${entry.sender} in ${entry.conversation}]: ${entry.content}`;
     const { call, result } = entry.interaction;
-    const outcome = result.error ?? compactJson(result.result);
+    const outcome = result.error ?? resultText(result.result);
     return (
       `[you previously called tool '${call.toolName}' in ${entry.conversation} with arguments ` +
       `${compactJson(call.arguments)} → result: ${outcome}]`
@@ -126,4 +126,12 @@ export function agentMessages(
     [...eventLines, ...(eventLines.length > 0 ? [''] : []), nudge].join('\n'),
   ];
   return [{ role: 'user', content: parts.join('\n\n') }];
+}
+
+/**
+ * A tool result as the model reads it: text as it is (a tool that answers in text, as a recorded
+ * production tool often did, reads the same as it did there), anything else as compact JSON.
+ */
+function resultText(result: JsonValue): string {
+  return typeof result === 'string' ? result : compactJson(result);
 }

@@ -18,7 +18,7 @@ import type { CustomEventSource } from '../runtime/event-source.ts';
 import { gatedModelClient, offlineModelClient } from '../runtime/gated-model-client.ts';
 import { runSimulation, type EndReason } from '../runtime/scenario-runner.ts';
 import { evaluatedParticipant, type Scenario } from '../scenario/scenario.ts';
-import { builtInTools } from '../tools/tool-registry.ts';
+import { declaredTools } from '../tools/declared-tools.ts';
 import type { Tool } from '../tools/tool.ts';
 import type { AgentKind, SimulationAgentTurn } from '../telemetry/agent-turn-spans.ts';
 import { checkContextExpectations } from './context-expectations.ts';
@@ -32,7 +32,7 @@ export interface RunScenarioOptions {
   simpleAgent?: SimpleAgent;
   /** Overrides the evaluated participant's `endpoint`. */
   agentEndpoint?: string;
-  /** Tools of the in-process agent (default: all built-in tools). */
+  /** Tools of the in-process agent (default: the evaluated participant's `tools`, else all built-in tools). */
   tools?: readonly Tool[];
   maxToolRounds?: number;
   /** Remote agent retry tuning (tests shorten the 1 s backoff base). */
@@ -51,6 +51,8 @@ export interface RunScenarioOptions {
   trial?: number;
   modelName?: string;
   judgeModelName?: string;
+  /** Tokens each judge request may take; overrides the scenario's `eval_max_input_tokens`. */
+  judgeMaxInputTokens?: number;
   onEntry?: (entry: JudgeTranscriptEntry) => void;
   /** Each evaluated-agent step, for telemetry (see telemetry/otlp-telemetry.ts). */
   onAgentTurn?: (turn: SimulationAgentTurn) => void;
@@ -83,6 +85,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   if (!inner) throw new TypeError('runScenario: a model client is required (pass options.model)');
   const model = gatedModelClient(gate, inner);
   const context = cloneJson(scenario.context);
+  const evaluated = evaluatedParticipant(scenario);
   const { agent, kind } = buildAgent(scenario, options, model, context);
 
   let simulation: Awaited<ReturnType<typeof runSimulation>>;
@@ -101,7 +104,14 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       ...(options.onAgentTurn
         ? {
             onAgentTurn: (turn) =>
-              options.onAgentTurn!({ ...turn, runId, scenario: scenario.name, trial, agentKind: kind }),
+              options.onAgentTurn!({
+                ...turn,
+                runId,
+                scenario: scenario.name,
+                trial,
+                agentKind: kind,
+                ...(kind === 'claude' && evaluated.model ? { model: evaluated.model } : {}),
+              }),
           }
         : {}),
       ...(options.modelName ? { modelName: options.modelName } : {}),
@@ -110,9 +120,13 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
     options.onRunEnd?.(runId);
   }
 
+  const maxInputTokens = options.judgeMaxInputTokens ?? scenario.evalMaxInputTokens;
   const judged = await judgeCriteria({
     criteria: scenario.evalCriteria,
     transcript: simulation.transcript,
+    // Every party but the agent under test plays a user: their messages are kept whole longest.
+    isUserMessage: (entry) => entry.sender !== evaluated.name,
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
     model,
     scenario: {
       name: scenario.name,
@@ -159,14 +173,16 @@ function buildAgent(
     return { agent, kind: 'remote' };
   }
   const observes = scenario.observations.some((observation) => observation.participant === evaluated.name);
+  // The participant's own model wins over the run's: it is part of the agent under test.
+  const modelName = evaluated.model ?? options.modelName;
   const agent = createClaudeAgent({
     model,
-    tools: options.tools ?? builtInTools(),
+    tools: options.tools ?? declaredTools(evaluated),
     context,
-    systemPrompt: agentPromptFor(observes),
+    systemPrompt: evaluated.systemPrompt ?? agentPromptFor(observes),
     agentName: evaluated.name,
     ...(options.maxToolRounds !== undefined ? { maxToolRounds: options.maxToolRounds } : {}),
-    ...(options.modelName ? { modelName: options.modelName } : {}),
+    ...(modelName ? { modelName } : {}),
   });
   return { agent, kind: 'claude' };
 }

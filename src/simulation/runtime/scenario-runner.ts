@@ -18,6 +18,7 @@ import { createAgentActor, CONVERSATION_MESSAGE_EVENT, type AgentTurn } from './
 import type { CompletionGate } from './completion-gate.ts';
 import { createEventSource, type CustomEventSource } from './event-source.ts';
 import { createMailbox } from './mailbox.ts';
+import { createScriptedParticipant } from './scripted-participant.ts';
 import { createSimulatedParticipant } from './simulated-participant.ts';
 import { AgentStepFailedError, SimulationFailedError, SimulationTimeoutError } from './simulation-errors.ts';
 import { actorRandom } from './thinking-delay.ts';
@@ -189,6 +190,8 @@ export function runSimulation(options: SimulationOptions): Promise<SimulationOut
             ...(role === 'agent' && options.onAgentTurn ? { onTurn: options.onAgentTurn } : {}),
           }),
         );
+      } else if (participant.type === 'scripted') {
+        actors.set(participant.name, createScriptedParticipant({ participant, runner: port }));
       } else {
         actors.set(
           participant.name,

@@ -61,8 +61,11 @@ export function parseScenario(text: string, file = '<scenario>'): Scenario {
   );
 }
 
-/** A zod issue at its YAML path: an unknown key points at the key, anything else at what was written there. */
-function findingOf(issue: z.core.$ZodIssue, root: unknown): Finding {
+/**
+ * A zod issue at its YAML path: an unknown key points at the key, anything else at what was written
+ * there. Any file read with the scenario's wording (a criteria list) places its problems with it.
+ */
+export function findingOf(issue: z.core.$ZodIssue, root: unknown): Finding {
   const path = toYamlPath(issue.path);
   const unknown = unknownKeyOf(issue);
   if (unknown) return { at: [...path, unknown.key], message: issue.message, point: 'key' };

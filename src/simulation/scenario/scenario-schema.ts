@@ -7,17 +7,22 @@
 import { z } from 'zod';
 import { criteriaSchema } from '../../judge/criterion-schema.ts';
 import { DEFAULT_CRITERION_WEIGHT } from '../../judge/criterion.ts';
+import { MIN_MAX_INPUT_TOKENS } from '../../judge/input-budget.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 import { describeValue } from '../../config/describe-value.ts';
 import { strictObject } from '../../config/strict-object.ts';
 import { isRecord } from '../../config/yaml-path.ts';
 import { DEFAULT_MAX_TURNS, type ContextExpectation, type Scenario } from './scenario.ts';
+import { checkParticipantKeys } from './participant-checks.ts';
+import { toolsSchema } from './tool-schema.ts';
 
 /** A value as `expected …, got …` reads it: `a string ("x")`, `a list`. */
 const got = (value: unknown) => describeValue(value, 'article');
 
 /** Names a participant cannot take: they are roles of the model API or the runner's own sender. */
 export const RESERVED_PARTICIPANT_NAMES = ['user', 'assistant', 'system'];
+
+const PARTICIPANT_TYPES = ['simulated', 'evaluated', 'custom', 'scripted'] as const;
 
 const text = (what: string) => z.string({ error: (issue) => `expected ${what} as a string, got ${got(issue.input)}` });
 const name = (what: string) =>
@@ -32,12 +37,13 @@ const mapping = <T extends z.ZodType>(value: T, what: string) =>
 const participant = strictObject(
   {
     type: z
-      .enum(['simulated', 'evaluated', 'custom'], {
-        error: (issue) => `expected simulated, evaluated or custom, got ${got(issue.input)}`,
+      .enum(PARTICIPANT_TYPES, {
+        error: (issue) => `expected simulated, evaluated, custom or scripted, got ${got(issue.input)}`,
       })
       .default('simulated'),
-    persona: text('persona').default(''),
-    goal: text('goal').default(''),
+    // Optional here and '' in the scenario, so the checks can tell a written persona from none.
+    persona: text('persona').optional(),
+    goal: text('goal').optional(),
     template: text('template').optional(),
     endpoint: z
       .url({ protocol: /^https?$/, error: (issue) => `expected an http(s) URL, got ${got(issue.input)}` })
@@ -47,6 +53,17 @@ const participant = strictObject(
         error: (issue) => `expected fast, medium or slow, got ${got(issue.input)}`,
       })
       .optional(),
+    messages: z
+      .array(
+        text('message').refine((message) => message.trim() !== '', { error: 'expected a non-empty message' }),
+        {
+          error: (issue) => `expected a list of messages, got ${got(issue.input)}`,
+        },
+      )
+      .optional(),
+    system_prompt: text('system prompt').optional(),
+    model: name('model name').optional(),
+    tools: toolsSchema.optional(),
   },
   { expected: 'a participant mapping (type, persona, goal, ...)' },
 );
@@ -155,6 +172,13 @@ const scenarioFile = strictObject(
       .positive({ error: 'expected a positive whole number' })
       .default(DEFAULT_MAX_TURNS),
     eval_prompt_template: text('prompt template').optional(),
+    eval_max_input_tokens: z
+      .number({ error: (issue) => `expected a whole number of tokens, got ${got(issue.input)}` })
+      .int({ error: 'expected a whole number of tokens' })
+      .min(MIN_MAX_INPUT_TOKENS, {
+        error: `expected at least ${MIN_MAX_INPUT_TOKENS} tokens (the judge's instructions alone take several hundred)`,
+      })
+      .optional(),
     eval_criteria: criteriaSchema.default([]),
     expect_context: z
       .array(expectation, {
@@ -174,11 +198,15 @@ export const scenarioSchema = scenarioFile.superRefine(checkReferences, { when: 
     participants: Object.entries(raw.participants).map(([participantName, p]) => ({
       name: participantName,
       type: p.type,
-      persona: p.persona,
-      goal: p.goal,
+      persona: p.persona ?? '',
+      goal: p.goal ?? '',
       ...(p.template !== undefined ? { template: p.template } : {}),
       ...(p.endpoint !== undefined ? { endpoint: p.endpoint } : {}),
       ...(p.response_speed !== undefined ? { responseSpeed: p.response_speed } : {}),
+      ...(p.messages !== undefined ? { messages: p.messages } : {}),
+      ...(p.system_prompt !== undefined ? { systemPrompt: p.system_prompt } : {}),
+      ...(p.model !== undefined ? { model: p.model } : {}),
+      ...(p.tools !== undefined ? { tools: p.tools } : {}),
     })),
     conversations: raw.conversations.map((c) => ({
       name: c.name,
@@ -196,6 +224,7 @@ export const scenarioSchema = scenarioFile.superRefine(checkReferences, { when: 
     context: raw.context,
     maxTurns: raw.max_turns,
     ...(raw.eval_prompt_template?.trim() ? { evalPromptTemplate: raw.eval_prompt_template } : {}),
+    ...(raw.eval_max_input_tokens !== undefined ? { evalMaxInputTokens: raw.eval_max_input_tokens } : {}),
     evalCriteria: raw.eval_criteria,
     expectContext: raw.expect_context,
   }),
@@ -222,7 +251,7 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
     );
   }
   const evaluated = participants.filter((p) => typeOf(p) === 'evaluated');
-  const typesValid = participants.every((p) => ['simulated', 'evaluated', 'custom'].includes(String(typeOf(p))));
+  const typesValid = participants.every((p) => (PARTICIPANT_TYPES as readonly unknown[]).includes(typeOf(p)));
   if (evaluated.length === 0 && typesValid && isRecord(raw.participants)) {
     issue(['participants'], 'no evaluated participant (mark the agent under test with type: evaluated)');
   }
@@ -239,6 +268,7 @@ function checkReferences(raw: ScenarioFile, ctx: z.core.$RefinementCtx<ScenarioF
         'endpoint is only used by the evaluated participant (remove it or set type: evaluated)',
       );
     }
+    checkParticipantKeys(p, participantMap[p], issue);
   }
   for (const source of sources.filter((s) => participants.includes(s))) {
     issue(['event_sources', source], `"${source}" is both a participant and an event source (names must be unique)`);

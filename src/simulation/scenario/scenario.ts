@@ -2,14 +2,14 @@
 import type { Criterion } from '../../judge/criterion.ts';
 import type { JsonObject, JsonValue } from '../../judge/json-value.ts';
 
-export type ParticipantType = 'simulated' | 'evaluated' | 'custom';
+export type ParticipantType = 'simulated' | 'evaluated' | 'custom' | 'scripted';
 export type ResponseSpeed = 'fast' | 'medium' | 'slow';
 
 export interface Participant {
   name: string;
   /**
    * simulated: an LLM role-player; evaluated: the agent under test; custom: user code (or, with
-   * none given, role-played).
+   * none given, role-played); scripted: sends `messages` as written, one per turn.
    */
   type: ParticipantType;
   persona: string;
@@ -20,7 +20,38 @@ export interface Participant {
   endpoint?: string;
   /** Thinking delay before a simulated participant answers (none when unset). */
   responseSpeed?: ResponseSpeed;
+  /** Scripted only: what it sends, in order, one message per turn (never empty). */
+  messages?: string[];
+  /** Evaluated only: the in-process agent's system prompt (instead of the direct or assist prompt). */
+  systemPrompt?: string;
+  /** Evaluated only: the in-process agent's model (instead of the run's model). */
+  model?: string;
+  /** Evaluated only: the in-process agent's tools; absent means every built-in tool, `[]` none. */
+  tools?: ToolSpec[];
 }
+
+/** One tool of the in-process agent, as the scenario declares it. */
+export type ToolSpec = BuiltInToolSpec | RecordedToolSpec;
+
+/** A built-in mock tool, by name (it acts on the run's context). */
+export interface BuiltInToolSpec {
+  source: 'builtin';
+  name: string;
+}
+
+/** A tool that answers calls with recorded results: the result recorded for equal arguments. */
+export interface RecordedToolSpec {
+  source: 'recorded';
+  name: string;
+  description: string;
+  /** JSON schema of the arguments, as the model is shown it. */
+  inputSchema: JsonObject;
+  /** At least one; several for the same arguments are returned in order, the last one repeated. */
+  recordings: ToolRecording[];
+}
+
+/** One recorded call: its arguments and what it returned, or the error it failed with. */
+export type ToolRecording = { arguments: JsonObject } & ({ result: JsonValue } | { error: string });
 
 export interface Conversation {
   name: string;
@@ -76,6 +107,8 @@ export interface Scenario {
   /** A conversation ends the run after 2 × maxTurns non-empty messages. */
   maxTurns: number;
   evalPromptTemplate?: string;
+  /** Tokens each judge request may take (the judge's default, 100,000, when absent). */
+  evalMaxInputTokens?: number;
   evalCriteria: Criterion[];
   expectContext: ContextExpectation[];
   /** The file it was loaded from, when it was. */

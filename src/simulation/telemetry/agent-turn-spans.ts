@@ -40,6 +40,8 @@ export interface SimulationAgentTurn {
   trial: number;
   agent: string;
   agentKind?: AgentKind;
+  /** The in-process agent's model when its participant sets one (it wins over the options' `model`). */
+  model?: string;
   respondIn: string;
   history: readonly HistoryEntry[];
   events: readonly SimulationEvent[];
@@ -75,7 +77,9 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
       [GEN_AI_AGENT_NAME]: turn.agent,
       [GEN_AI_AGENT_ID]: options.agentId ?? turn.agent,
       [GEN_AI_CONVERSATION_ID]: turn.runId,
-      ...(options.model && turn.agentKind === 'claude' ? { [GEN_AI_REQUEST_MODEL]: options.model } : {}),
+      ...((turn.model ?? options.model) && turn.agentKind === 'claude'
+        ? { [GEN_AI_REQUEST_MODEL]: turn.model ?? options.model }
+        : {}),
       [GEN_AI_INPUT_MESSAGES]: JSON.stringify(inputMessages(turn)),
       [EVALON_SIMULATION_RUN_ID]: turn.runId,
       [EVALON_SIMULATION_SCENARIO]: turn.scenario,

@@ -147,6 +147,38 @@ describe('API conversation routes', () => {
     });
   });
 
+  it("adds the interactions' own evaluations with ?include=interactions (what a rehearsal quotes), after the conversation's", async () => {
+    const [revision] = await store.listConversationRevisions('conv-3', 'support-agent');
+    const ofTurn = {
+      evaluationId: 'e-conv-3-turn',
+      interactionId: revision.lastInteractionId,
+      evaluatorId: 'reply-length',
+      evaluatorVersion: '1',
+      agentId: 'support-agent',
+      outcome: { type: 'verdict' as const, evaluation: { passed: false, explanation: 'too short', attributes: {} } },
+      triggeredAt: minutesAgo(45),
+      startedAt: minutesAgo(45),
+      completedAt: minutesAgo(44),
+      attempts: 1,
+      subject: { kind: 'interaction' as const },
+    };
+    await store.recordEvaluations([ofTurn]);
+    const own = (await call('/api/v1/conversations/conv-3/evaluations')).body as {
+      evaluations: { evaluationId: string }[];
+    };
+    expect(own.evaluations.map((record) => record.evaluationId)).toEqual(['e-conv-3']);
+    const all = await call('/api/v1/conversations/conv-3/evaluations?agent=support-agent&include=interactions');
+    expect(all.status).toBe(200);
+    expect((all.body as { evaluations: { evaluationId: string }[] }).evaluations.map((r) => r.evaluationId)).toEqual([
+      'e-conv-3',
+      'e-conv-3-turn',
+    ]);
+    expect(await call('/api/v1/conversations/conv-3/evaluations?include=everything')).toMatchObject({
+      status: 400,
+      body: { error: 'include must be interactions (got "everything")' },
+    });
+  });
+
   it('ends a conversation on POST …/end: 202, due once the grace is over; 404 unknown; 409 ambiguous', async () => {
     const ended = await call('/api/v1/conversations/conv-1/end', { method: 'POST' });
     expect(ended).toMatchObject({
@@ -190,5 +222,28 @@ describe('API conversation routes', () => {
       status: 405,
       body: { error: 'method POST is not allowed on /api/v1/conversations (allowed: GET, HEAD)' },
     });
+  });
+
+  it('answers 401 to the conversation routes, POST …/end included, without the bearer token', async () => {
+    const guarded = createApiServer({
+      host: '127.0.0.1',
+      port: 0,
+      store,
+      ready: () => true,
+      now: () => NOW,
+      bearerToken: 's3cret',
+    });
+    await guarded.start();
+    try {
+      const url = `http://127.0.0.1:${guarded.address().port}/api/v1/conversations/conv-2/end?agent=billing-agent`;
+      expect((await fetch(url, { method: 'POST' })).status).toBe(401);
+      expect((await fetch(url.replace('/end', ''))).status).toBe(401);
+      const open = await store.getConversation('conv-2', 'billing-agent');
+      expect(open?.open).toBe(true);
+      const allowed = await fetch(url, { method: 'POST', headers: { authorization: 'Bearer s3cret' } });
+      expect(allowed.status).toBe(202);
+    } finally {
+      await guarded.shutdown();
+    }
   });
 });

@@ -155,6 +155,30 @@ describe('evalon ledger conversations and conversation', () => {
     );
   });
 
+  it('answers --help with usage and options, and sends --token to an API that requires one', async () => {
+    const help = await cli(['ledger', 'conversations', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toContain('evalon ledger conversations [--agent ID] [--open | --over]');
+    expect(help.out).toContain('--token TOKEN');
+    expect((await cli(['ledger', 'conversation', '-h'])).out).toContain('evalon ledger conversation <conversationId>');
+    expect((await cli(['ledger', '--help'])).out).toMatch(/conversations\|conversation/);
+
+    const guarded = createApiServer({ host: '127.0.0.1', port: 0, store, ready: () => true, bearerToken: 's3cret' });
+    await guarded.start();
+    try {
+      const url = `http://127.0.0.1:${guarded.address().port}`;
+      expect(await cli(['ledger', 'conversations', '--api', url])).toMatchObject({
+        code: 1,
+        err: 'evalon ledger conversations: the API requires a token: pass --token or set EVALON_API_TOKEN',
+      });
+      const shown = await cli(['ledger', 'conversation', 'conv-1', '--api', url, '--token', 's3cret']);
+      expect(shown.code).toBe(0);
+      expect(shown.out).toContain('(3 turns)');
+    } finally {
+      await guarded.shutdown();
+    }
+  });
+
   it('backfills the conversations that are over, each revision once per version', async () => {
     const first = await cli([
       'backfill',

@@ -75,7 +75,8 @@ describe('evalon simulate', () => {
     const result = await run([file]);
     expect(result.code).toBe(2);
     expect(result.err[0]).toBe(
-      `${file}:4:18: participants.agent.type: expected simulated, evaluated or custom, got a string ("evaluted")`,
+      `${file}:4:18: participants.agent.type: expected simulated, evaluated, custom or scripted, got a string ` +
+        '("evaluted")',
     );
   });
 

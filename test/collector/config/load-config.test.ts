@@ -167,6 +167,7 @@ describe('loadConfig', () => {
     expect(config.exporters).toEqual({});
     expect(config.service).toEqual({
       extensions: ['api'],
+      telemetry: { logs: { level: 'info', encoding: 'console' } },
       pipelines: {
         traces: { receivers: ['otlp'], processors: ['interactions', 'evaluation'], exporters: [], forward: false },
       },

@@ -2,8 +2,14 @@
  * `evalon demo` runs the whole loop offline: a collector with evaluators, the instrumented example
  * agent against a scripted model, and verdicts printed as they are recorded.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { runValidateCommand } from '../../../collector/cli/validate-command.ts';
 import { runDemoCommand } from '../../../collector/demo/demo-command.ts';
+import { demoConfigYaml } from '../../../collector/demo/demo-config.ts';
+import { GARBLED_VERDICT_QUESTION } from '../../../collector/demo/demo-model.ts';
 
 it('records interactions, evaluates them and prints passing ' +
   'and failing verdicts, the failed interaction included', async () => {
@@ -20,6 +26,13 @@ it('records interactions, evaluates them and prints passing ' +
   expect(text).toMatch(/✗ tool-call-required\s+fail\s+Has my parcel shipped yet\?/);
   // The question whose model call failed is still an interaction, evaluated (trigger-on-failure).
   expect(text).toMatch(/reply-length\s+fail\s+\[failed\] My order A-17 has not arrived/);
+  expect(text).toMatch(/✓ regex\s+pass/);
+  expect(text).toMatch(/✗ regex\s+fail/);
+  // The error outcome: the scripted judge garbles its verdict on one question, twice.
+  expect(text).toMatch(
+    new RegExp(`! llm-judge\\s+error\\s+${GARBLED_VERDICT_QUESTION.replace('?', '\\?')}\\s+.*unreadable`),
+  );
+  expect(text).not.toMatch(/misconfigured|is not set/);
   // The round is one conversation, ended after its third question and again after its last: two revisions.
   expect(text).toMatch(
     /✓ repeated-question-evaluator\s+pass\s+\[conversation demo-0\]\s+asked for it 2 times in 3 turns/,
@@ -27,9 +40,21 @@ it('records interactions, evaluates them and prints passing ' +
   expect(text).toMatch(
     /✗ repeated-question-evaluator\s+fail\s+\[conversation demo-0\]\s+asked for it 4 times in 6 turns/,
   );
-  expect(text).toMatch(/\d+ evaluations: \d+ pass, \d+ fail, [1-9]\d* inconclusive, [1-9]\d* error/);
+  expect(text).toMatch(/\d+ evaluations: [1-9]\d* pass, [1-9]\d* fail, [1-9]\d* inconclusive, [1-9]\d* error/);
   expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
 }, 60_000);
+
+it('runs a configuration that evalon validate accepts, evaluator properties included', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'evalon-demo-config-'));
+  const file = join(dir, 'demo-config.yaml');
+  writeFileSync(file, demoConfigYaml(dir, { otlp: 0, api: 0, prometheus: 0 }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runValidateCommand({ configFiles: [file] }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  expect({ code, err }).toEqual({ code: 0, err: [] });
+  // Seven evaluators of interactions and one of conversations (repeated-question-evaluator).
+  expect(out).toEqual([`OK: ${file} (8 evaluators, 8 bindings, 1 module loaded)`]);
+});
 
 it('refuses a bad --rounds with a clear message', async () => {
   await expect(runDemoCommand(['--rounds', 'x'], { out: () => {}, err: () => {} })).rejects.toThrow(

@@ -91,7 +91,7 @@ describe('built-in evaluators on a conversation', () => {
     expect(bye.getEvaluation().passed).toBe(true);
   });
 
-  it('llm-judge is shown every turn, in order, each marked, and told it judges a conversation', async () => {
+  it('llm-judge is shown every turn, in order, each headed with its interaction, and told it judges a conversation', async () => {
     scripted.respondWith(() => ({
       toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, explanation: 'Solved in 3 turns.' } }],
     }));
@@ -103,9 +103,7 @@ describe('built-in evaluators on a conversation', () => {
     expect(String(request.body.system)).toContain(CONVERSATION_RUBRIC_PREAMBLE);
     const text = userText(request);
     const turns = conversation();
-    const positions = turns.map((turn, index) =>
-      text.indexOf(`[event] turn ${index + 1} of 3: {"interactionId":"${turn.interactionId}"`),
-    );
+    const positions = turns.map((turn, index) => text.indexOf(`[turn ${index + 1} of 3] ${turn.interactionId}\n`));
     expect(positions.every((position) => position >= 0)).toBe(true);
     expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     for (const [index, turn] of turns.entries()) {
@@ -131,7 +129,7 @@ describe('built-in evaluators on a conversation', () => {
     for (const request of scripted.requests) {
       expect(String(request.body.system)).toContain(CONVERSATION_CRITERIA_PREAMBLE);
       for (const [index, turn] of conversation().entries()) {
-        expect(userText(request)).toContain(`[event] turn ${index + 1} of 3`);
+        expect(userText(request)).toContain(`[turn ${index + 1} of 3] ${turn.interactionId}\n`);
         expect(userText(request)).toContain(turn.finalResponseText);
       }
     }

@@ -76,6 +76,7 @@ describe('llm-judge', () => {
           'gen_ai.usage.output_tokens': 30,
           'gen_ai.request.model': 'claude-judge',
           'gen_ai.provider.name': 'anthropic',
+          'evalon.judge.transcript.omitted_chars': 0,
         },
       });
       const [request] = scripted.requests;
@@ -138,10 +139,13 @@ describe('llm-judge', () => {
     });
   });
 
-  it('fails without usage attributes when no call was answered', async () => {
+  it('fails without usage attributes when no call was answered, saying what the judge was sent', async () => {
     scripted.fixedResponse({ errorStatus: 400 });
     const result = await run({ rubric: RUBRIC });
-    expect(result.outcome.type === 'failed' && result.outcome.attributes).toBeFalsy();
+    // The judge ran (its request was refused): what it read is reported, no tokens were spent.
+    expect(result.outcome.type === 'failed' && result.outcome.attributes).toEqual({
+      'evalon.judge.transcript.omitted_chars': 0,
+    });
   });
 
   it(
@@ -261,7 +265,7 @@ describe('llm-judge', () => {
     expect(request.body.system).not.toContain('## Rubric');
     expect(request.body.system).toContain(DATA_SAFETY_RULE);
     expect(userText(request)).toContain(
-      '<transcript>\n[user]: Where is my order A-17?\n[assistant]: Your order A-17 has shipped',
+      '<transcript>\n[user]: "Where is my order A-17?"\n[assistant]: "Your order A-17 has shipped',
     );
   });
 
@@ -278,7 +282,7 @@ describe('llm-judge', () => {
       },
     );
     expect(userText(scripted.requests[0])).toContain(
-      '[tool_call] lookup_order({"order":"A-17"})\n[tool_result] {"status":"shipped"}',
+      '[tool_call] lookup_order({"order":"A-17"})\n[tool_result] lookup_order: {"status":"shipped"}',
     );
   });
 

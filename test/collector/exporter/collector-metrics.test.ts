@@ -244,6 +244,7 @@ describe('the Prometheus endpoint', () => {
       'outcome',
       'subject',
       'failed',
+      'shadow',
       'le',
       'otel_scope_name',
       'otel_scope_version',

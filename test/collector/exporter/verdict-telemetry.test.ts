@@ -52,6 +52,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'pass',
     'evalon.control.id': 'QA-1',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   fail: {
     'gen_ai.evaluation.name': 'reply-length',
@@ -61,6 +62,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'fail',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   inconclusive: {
     'gen_ai.evaluation.name': 'tool-call-required',
@@ -70,6 +72,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'inconclusive',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   failed: {
     'gen_ai.evaluation.name': 'json-schema',
@@ -79,6 +82,7 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'evalon.interaction.id': INTERACTION_ID,
     'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'error',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
 };
 

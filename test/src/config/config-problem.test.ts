@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatConfigProblem, placeFindings } from '../../../src/config/config-problem.ts';
+import { formatConfigProblem, placeFindings, splitHint } from '../../../src/config/config-problem.ts';
 import { formatDottedPath, splitPath } from '../../../src/config/yaml-path.ts';
 import { locate, parseYamlSource } from '../../../src/config/yaml-source.ts';
 
@@ -73,5 +73,35 @@ describe('problems', () => {
     });
     expect(formatDottedPath(['eval_criteria', 2, 'weight'])).toBe('eval_criteria[2].weight');
     expect(formatDottedPath(['context', 'a.b'])).toBe('context["a.b"]');
+  });
+});
+
+describe('splitHint', () => {
+  it('splits the parenthesised remark that ends a message from what is wrong', () => {
+    expect(splitHint('unknown key "x" (did you mean "y"?)')).toEqual({
+      message: 'unknown key "x"',
+      hint: 'did you mean "y"?',
+    });
+    expect(splitHint('min-length: must be at least 0 (got -1)')).toEqual({
+      message: 'min-length: must be at least 0',
+      hint: 'got -1',
+    });
+    expect(splitHint('a (b (c))')).toEqual({ message: 'a', hint: 'b (c)' });
+  });
+
+  it('does not count parentheses inside quoted text', () => {
+    expect(splitHint('pattern: must be a valid regular expression (got "([")')).toEqual({
+      message: 'pattern: must be a valid regular expression',
+      hint: 'got "(["',
+    });
+    expect(splitHint('names "a (b)"')).toEqual({ message: 'names "a (b)"' });
+  });
+
+  it('leaves a message without a final remark as it is', () => {
+    expect(splitHint('is required')).toEqual({ message: 'is required' });
+    expect(splitHint('a (b) c')).toEqual({ message: 'a (b) c' });
+    expect(splitHint('(only a remark)')).toEqual({ message: '(only a remark)' });
+    expect(splitHint('a (b) c)')).toEqual({ message: 'a (b) c)' });
+    expect(splitHint('a (b')).toEqual({ message: 'a (b' });
   });
 });

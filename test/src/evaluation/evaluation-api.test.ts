@@ -1,7 +1,9 @@
 /** The verdict builders, effects and config() getters of `evalon/evaluation`. */
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import {
   ConfigPropertyTypeError,
+  configValues,
   defineEvaluator,
   effects,
   Evaluation,
@@ -144,6 +146,74 @@ describe('defineEvaluator', () => {
     expect(() => defineEvaluator({ id: 'x', timeoutMs: 0, create: () => ({}) as never })).toThrow(
       /timeoutMs must be an integer/,
     );
+    expect(() =>
+      defineEvaluator({ id: 'x', properties: { 'min-length': 'int' } as never, create: () => ({}) as never }),
+    ).toThrow('defineEvaluator(x): properties must be a zod schema');
+  });
+
+  it('keeps the properties schema on the definition', () => {
+    const properties = z.object({ 'min-length': configValues.int({ min: 0 }) });
+    const definition = defineEvaluator({
+      id: 'x',
+      properties,
+      create: () => ({ evaluate: () => effects.inconclusive('n/a') }),
+    });
+    expect(definition.properties).toBe(properties);
+    expect(defineEvaluator({ id: 'y', create: () => ({}) as never }).properties).toBeUndefined();
+  });
+});
+
+describe('configValues', () => {
+  // What each schema accepts is what the config() getter of the same kind reads.
+  const getters = {
+    string: [configValues.string(), (config: EvaluatorConfig) => config.getString('v')],
+    int: [configValues.int(), (config: EvaluatorConfig) => config.getInt('v')],
+    number: [configValues.number(), (config: EvaluatorConfig) => config.getNumber('v')],
+    boolean: [configValues.boolean(), (config: EvaluatorConfig) => config.getBoolean('v')],
+    stringList: [configValues.stringList(), (config: EvaluatorConfig) => config.getStringList('v')],
+    mapping: [configValues.mapping(), (config: EvaluatorConfig) => config.getObject('v')],
+  } as const;
+  const values = [
+    'text',
+    '',
+    ' 20 ',
+    '-3',
+    '2.5',
+    'true',
+    'false',
+    20,
+    2.5,
+    -1,
+    true,
+    false,
+    ['a', 'b'],
+    [1],
+    {},
+    { a: 1 },
+  ];
+
+  it.each(Object.keys(getters))('%s accepts exactly what its getter reads', (kind) => {
+    const [schema, get] = getters[kind as keyof typeof getters];
+    for (const value of values) {
+      let read = true;
+      try {
+        get(new EvaluatorConfig({ v: value }));
+      } catch {
+        read = false;
+      }
+      expect({ value, accepted: schema.safeParse(value).success }).toEqual({ value, accepted: read });
+    }
+  });
+
+  it('words its problems as predicates and checks bounds and choices', () => {
+    const message = (schema: z.ZodType, value: unknown) => schema.safeParse(value).error?.issues[0]?.message;
+    expect(message(configValues.int({ min: 1 }), 0)).toBe('must be at least 1 (got 0)');
+    expect(message(configValues.number({ max: 1 }), '1.5')).toBe('must be at most 1 (got 1.5)');
+    expect(message(configValues.int(), 'many')).toBe('must be a whole number (got string "many")');
+    expect(message(configValues.string({ nonEmpty: true }), ' ')).toBe('must not be empty');
+    expect(message(configValues.stringList({ nonEmpty: true }), [])).toBe('must list at least one value');
+    expect(message(configValues.oneOf(['all', 'any']), 'most')).toBe('must be one of "all", "any" (got string "most")');
+    expect(configValues.oneOf(['all', 'any']).safeParse('any').success).toBe(true);
   });
 
   it('judges interactions unless it declares conversations too, and rejects subjects it does not know', () => {

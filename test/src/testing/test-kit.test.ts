@@ -101,3 +101,22 @@ it('sets the judge model environment for evaluators from modules only while the 
   await other.close();
   expect(process.env.ANTHROPIC_BASE_URL).toBe(envBefore);
 });
+
+it('refuses to start with evaluator properties the evaluator does not take, naming the file and line', async () => {
+  const error = await TestKit.start({
+    additionalConfig: [
+      'processors:',
+      '  evaluation:',
+      '    evaluators:',
+      '      regex:',
+      '        agents:',
+      '          activity-agent: { trigger: interaction, flags: i }',
+      '',
+    ].join('\n'),
+    registerTelemetry: false,
+  }).catch((e: unknown) => e);
+  expect((error as Error).name).toBe('ConfigError');
+  expect((error as Error).message).toMatch(
+    /additional-config\.yaml:6:11: processors::evaluation::evaluators::regex::agents::activity-agent: pattern: is required/,
+  );
+});

@@ -30,6 +30,7 @@ import { scrape, sampleValue } from '../../../helpers/prometheus-text.ts';
 import { startWired, type Wired } from '../../../helpers/wired.ts';
 
 const JUDGE_MODEL = 'claude-trace-judge';
+const OMITTED_CHARS = 'evalon.judge.transcript.omitted_chars';
 const ENV_KEYS = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY', 'EVALON_MODEL'] as const;
 const savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]));
 
@@ -52,6 +53,7 @@ processors:
     evaluators:
       llm-judge:
         rubric: The reply tells the customer where the order is.
+        max_input_tokens: 2000
         agents: { support-agent: { trigger: interaction } }
 exporters:
   otlphttp: { endpoint: ${exportTo.url}, compression: none }
@@ -91,6 +93,7 @@ afterAll(async () => {
 async function runAgent(
   reply: string,
   to: Wired = wired,
+  toolResult?: string,
 ): Promise<{ traceId: string; spanId: string; interactionId: string }> {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'support' }),
@@ -113,6 +116,16 @@ async function runAgent(
       trace.setSpan(otelContext.active(), agent),
     )
     .end();
+  if (toolResult !== undefined) {
+    const attributes = {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': 'fetch_page',
+      'gen_ai.tool.call.id': 'call_1',
+      'gen_ai.tool.call.arguments': JSON.stringify({ url: 'https://example.com/orders' }),
+      'gen_ai.tool.call.result': toolResult,
+    };
+    tracer.startSpan('execute_tool fetch_page', { attributes }, trace.setSpan(otelContext.active(), agent)).end();
+  }
   agent.setAttribute(
     'gen_ai.output.messages',
     JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: reply }] }]),
@@ -260,6 +273,7 @@ describe('judge calls in the trace', () => {
           'gen_ai.request.model': JUDGE_MODEL,
           'gen_ai.provider.name': 'anthropic',
           judge_calls: 2,
+          [OMITTED_CHARS]: 0,
         },
       });
       // The event and the span carry the usage too.
@@ -267,6 +281,7 @@ describe('judge calls in the trace', () => {
         'evalon.evaluation.outcome': 'error',
         'gen_ai.usage.input_tokens': 100,
         'gen_ai.usage.output_tokens': 14,
+        [OMITTED_CHARS]: 0,
       });
       expect(evaluate.status.code).toBe(2);
       expect(evaluate.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 100 });
@@ -278,6 +293,32 @@ describe('judge calls in the trace', () => {
       // First test's 321 plus the failed judge's 100, in three records (one per outcome).
       expect(await judgeTokens('input')).toEqual({ sum: 421, count: 2 });
       expect((await judgeTokens('output')).sum).toBe(56);
+    },
+  );
+
+  it(
+    'carries the characters of the transcript the judge did not read on the record, the verdict event and the ' +
+      'evaluate span',
+    async () => {
+      scripted.enqueue(verdict({ input_tokens: 30, output_tokens: 3 }));
+      // A tool result far beyond the evaluator's max_input_tokens (2,000 tokens, ~6,000 characters).
+      const long = await runAgent(
+        'Order A-17 has shipped.',
+        wired,
+        `<html>${'<p>Order A-17: shipped.</p>'.repeat(1_000)}`,
+      );
+      const { record, event, evaluate } = await judged(long, 1);
+      const omitted =
+        record.outcome.type === 'verdict' ? record.outcome.evaluation.attributes[OMITTED_CHARS] : undefined;
+      expect(omitted).toBeGreaterThan(20_000);
+      expect(event?.attributes[OMITTED_CHARS]).toBe(omitted);
+      expect(evaluate.attributes[OMITTED_CHARS]).toBe(omitted);
+      // The first judged interaction was read whole: 0, on all three as well.
+      expect(first.record.outcome.type === 'verdict' && first.record.outcome.evaluation.attributes[OMITTED_CHARS]).toBe(
+        0,
+      );
+      expect(first.event?.attributes[OMITTED_CHARS]).toBe(0);
+      expect(first.evaluate.attributes[OMITTED_CHARS]).toBe(0);
     },
   );
 

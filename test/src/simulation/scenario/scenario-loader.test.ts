@@ -98,7 +98,8 @@ describe('scenario loader', () => {
 
   it('names the file, line, YAML path and what was expected', () => {
     expect(errorLines(ok.replace('type: evaluated', 'type: evalated'))).toEqual([
-      'bad.yaml:5:18: participants.agent.type: expected simulated, evaluated or custom, got a string ("evalated")',
+      'bad.yaml:5:18: participants.agent.type: expected simulated, evaluated, custom or scripted, got a string ' +
+        '("evalated")',
     ]);
     expect(errorLines(`${ok}\nmax_turn: 3\n`)).toEqual([
       'bad.yaml:9:1: max_turn: unknown key "max_turn" (did you mean "max_turns"?)',
