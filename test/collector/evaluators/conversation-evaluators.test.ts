@@ -2,7 +2,8 @@
  * The built-in evaluators on a whole conversation, through the evaluator test kit as the
  * collector runs them: `tool-call-required` passes when any turn called the tools, the reply
  * checks read the last turn's reply, and the LLM judges (the real Anthropic SDK against the
- * scripted model) are shown every turn, in order, each marked.
+ * scripted model) are shown every turn, in order, each headed with its interaction — a long
+ * conversation shortened by leaving whole early turns out.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -133,6 +134,47 @@ describe('built-in evaluators on a conversation', () => {
         expect(userText(request)).toContain(turn.finalResponseText);
       }
     }
+  });
+});
+
+describe('a long conversation before an LLM judge', () => {
+  it('is shortened by leaving whole early turns out, keeping the first and the last', async () => {
+    const long = 'The parcel story goes on and on. '.repeat(60);
+    const turns = Array.from({ length: 30 }, (_, index) =>
+      testInteractionRecord({
+        traceId: (index + 10).toString(16).padStart(32, '0'),
+        spanId: (index + 10).toString(16).padStart(16, '0'),
+        conversationId: 'conv-long',
+        startTime: new Date(Date.UTC(2026, 0, 1, 10, index)).toISOString(),
+        endTime: new Date(Date.UTC(2026, 0, 1, 10, index, 30)).toISOString(),
+        transcript: [
+          { type: 'message', role: 'user', content: `Question ${index + 1}: ${long}` },
+          { type: 'message', role: 'assistant', content: `Answer ${index + 1}.` },
+        ],
+        finalResponseText: `Answer ${index + 1}.`,
+      }),
+    );
+    scripted.respondWith(() => ({
+      toolUse: [{ name: 'record_verdict', input: { passed: true, score: 1, explanation: 'Fine.' } }],
+    }));
+    const result = await EvaluatorTestKit.of(createLlmJudgeEvaluator({ env: judgeEnv(), client: { retryBaseMs: 1 } }))
+      .withLedger(TestLedgerClient.create().seed(turns))
+      .withConfig({ rubric: 'The agent stays polite.', max_input_tokens: 4_000 })
+      .evaluate(
+        Subject.conversation(
+          'conv-long',
+          'support-agent',
+          turns.map((turn) => turn.interactionId),
+        ),
+      );
+    const text = userText(scripted.requests[0]);
+    expect(text).toContain(`[turn 1 of 30] ${turns[0].interactionId}`);
+    expect(text).toContain(`[turn 30 of 30] ${turns[29].interactionId}`);
+    expect(text).toContain('Answer 30.');
+    expect(text).toMatch(/\[turns 2–\d+ omitted: /);
+    expect(text).not.toContain(`[turn 2 of 30]`);
+    const omitted = result.getEvaluation().attributes['evalon.judge.transcript.omitted_chars'];
+    expect(omitted).toBeGreaterThan(0);
   });
 });
 
