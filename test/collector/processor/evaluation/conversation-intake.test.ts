@@ -114,6 +114,42 @@ evaluators:
     expect(records[1].interactionId).toBe(more.interactionId);
   });
 
+  it('records a conversation verdict under the entry id and the entry version, shadow marked', async () => {
+    const seen: Subject[] = [];
+    const harness = await start({
+      yaml: `
+evaluators:
+  judge:
+    agents:
+      support-agent: { trigger: interaction }
+  judge/whole-conversation:
+    version: "7"
+    shadow: true
+    agents:
+      support-agent: { trigger: conversation }
+`,
+      evaluators: [subjectsEvaluator('judge', seen)],
+    });
+    const turns = [turn('support-agent', 'c-entry'), ending('support-agent', 'c-entry')];
+    await harness.record(turns);
+    await harness.processor.consumeConversations(await closeEnded(harness.store));
+    await harness.processor.idle();
+    expect(await harness.store.getConversationEvaluations('c-entry', 'support-agent')).toMatchObject([
+      {
+        evaluatorId: 'judge/whole-conversation',
+        evaluatorVersion: '7',
+        shadow: true,
+        subject: { kind: 'conversation', conversationId: 'c-entry', agentId: 'support-agent', revision: 1 },
+      },
+    ]);
+    // The per-interaction entry judged each turn, under its own id and the evaluator's version.
+    const ofTurns = await Promise.all(turns.map((t) => harness.store.getEvaluations(t.interactionId)));
+    expect(ofTurns.map((records) => records.map((r) => [r.evaluatorId, r.shadow ?? false]))).toEqual([
+      [['judge', false]],
+      [['judge', false]],
+    ]);
+  });
+
   it('samples a conversation by its key, the same for every revision', async () => {
     const seen: Subject[] = [];
     const harness = await start({
