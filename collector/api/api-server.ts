@@ -1,18 +1,21 @@
 /**
  * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
- * readiness, and the interaction ledger read-only (`/api/v1/interactions`,
- * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`), the
- * collector's counters (`/api/v1/stats`) and its pages under `/ui/`. Bodies are JSON; records use
- * exactly the InteractionRecord names. A failing handler answers 500, never crashes the collector.
- * With a bearer token, the token gate answers 401 before any route but the health checks is
- * reached (token-gate.ts).
+ * readiness, the interaction ledger read-only (`/api/v1/interactions`,
+ * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
+ * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` is the one
+ * write), the collector's counters (`/api/v1/stats`) and its pages under `/ui/`. Bodies are JSON;
+ * records use exactly the record type names. A failing handler answers 500, never crashes the
+ * collector. With a bearer token, the token gate answers 401 before any route but the health
+ * checks is reached (token-gate.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../security/http-server.ts';
 import type { ServerTlsOptions } from '../security/tls-files.ts';
+import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import { conversationRoutes } from './conversation-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 import { createTokenGate } from './token-gate.ts';
@@ -29,7 +32,9 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations;
+  store: InteractionStore & RecordedEvaluations & ConversationStore;
+  /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
+  conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */
@@ -99,6 +104,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
       },
     },
+    ...conversationRoutes({
+      store,
+      now,
+      ...(options.conversationEndGraceMs !== undefined ? { endGraceMs: options.conversationEndGraceMs } : {}),
+    }),
   ];
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
@@ -149,7 +159,8 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
+      // Request bodies are not read by any route (POST …/end takes none); drain them so keep-alive
+      // connections stay usable.
       request.resume();
       const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
       if (refusal) return send(response, refusal);

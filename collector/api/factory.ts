@@ -15,6 +15,10 @@ export interface ApiExtensionSettings extends ComponentSettings {
   ready: () => Readiness;
   /** The running collector's counters, served at `GET /api/v1/stats`. */
   stats: () => Record<string, unknown>;
+  /** How long after `POST /api/v1/conversations/{id}/end` the conversation may close (the settle window). */
+  conversationEndGraceMs?: number;
+  /** The collector's clock (tests inject one): end requests and relative `since` count from it. */
+  clock?: () => number;
 }
 
 export const apiExtensionFactory = {
@@ -33,6 +37,10 @@ export const apiExtensionFactory = {
       stats: settings.stats,
       ...(config.bearerToken !== undefined ? { bearerToken: config.bearerToken } : {}),
       ...(tls ? { tls } : {}),
+      ...(settings.clock ? { now: settings.clock } : {}),
+      ...(settings.conversationEndGraceMs !== undefined
+        ? { conversationEndGraceMs: settings.conversationEndGraceMs }
+        : {}),
     });
     return {
       async start() {

@@ -31,12 +31,14 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'ledger',
-    summary: 'read recorded interactions and their evaluations through the API: list, show, evaluations',
+    summary:
+      'read recorded interactions, conversations and their evaluations through the API: list, show, evaluations, ' +
+      'conversations, conversation',
     load: async () => (await import('./ledger-command.ts')).ledgerCommand,
   },
   {
     name: 'backfill',
-    summary: 'evaluate stored interactions again (once per evaluator version)',
+    summary: 'evaluate stored interactions (or conversations that are over) again, once per evaluator version',
     load: async () => (await import('./backfill-command.ts')).backfillCommand,
   },
   {

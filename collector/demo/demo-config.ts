@@ -3,14 +3,15 @@
  * (or ephemeral ports), a ledger in a temporary folder, and built-in evaluators bound to the
  * example support agent so that every outcome shows: pass, fail, inconclusive (the example
  * interaction-quality evaluator on the failed interaction) and error (the LLM judge, whose scripted
- * model garbles its verdict on one question: demo-model.ts).
+ * model garbles its verdict on one question: demo-model.ts); and an evaluator of whole
+ * conversations, each round being one conversation.
  */
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The example evaluators (examples/evaluators: interaction quality, reply length), .ts in a
- * checkout, .js built.
+ * The example evaluators (examples/evaluators: interaction quality, reply length, repeated
+ * question), .ts in a checkout, .js built.
  */
 export const EXAMPLE_EVALUATORS_MODULE = fileURLToPath(
   new URL(`../../examples/evaluators/index${extname(new URL(import.meta.url).pathname)}`, import.meta.url),
@@ -73,6 +74,10 @@ processors:
         flags: i
         agents:
           support-agent: { trigger: interaction }
+      repeated-question-evaluator:        # the example module's: a whole conversation (a demo round)
+        max-asks: 2                       # asks for the order number at most twice a conversation
+        agents:
+          support-agent: { trigger: conversation }
 exporters:
   prometheus: { endpoint: 127.0.0.1:${ports.prometheus} }
 extensions:

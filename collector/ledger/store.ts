@@ -4,6 +4,7 @@
  * (`test/collector/ledger/store-contract.ts`) runs against each. Code that needs only part of the ledger
  * takes the narrowest role (`SpanStore`, `InteractionStore`, ...); the service holds the whole.
  */
+import type { ConversationStore } from './conversation-store.ts';
 import type { EvaluationQueue } from './evaluation-queue.ts';
 import type { InteractionStore } from './interaction-store.ts';
 import type { RecordedEvaluations } from './recorded-evaluations.ts';
@@ -12,10 +13,20 @@ import type { SpanStore } from './span-store.ts';
 
 // The roles' types, so that one import gives the whole contract.
 export type {
+  ConversationEndRequest,
+  ConversationQuery,
+  ConversationRevision,
+  ConversationRevisionKey,
+  ConversationRevisionPageQuery,
+  ConversationStore,
+  DueConversation,
+} from './conversation-store.ts';
+export type {
   DurableProgress,
   EvaluationLease,
   EvaluationQueue,
   EvaluationStart,
+  QueuedConversationSubject,
   QueuedEvaluation,
 } from './evaluation-queue.ts';
 export type { AgentSummary, InteractionPageQuery, InteractionQuery, InteractionStore } from './interaction-store.ts';
@@ -23,7 +34,13 @@ export type { RecordedEvaluations } from './recorded-evaluations.ts';
 export type { ReplicaStore, TraceElsewhere, TracesElsewhere } from './replica-store.ts';
 export type { LateSpan, SpanStore } from './span-store.ts';
 
-export interface LedgerStore extends SpanStore, InteractionStore, EvaluationQueue, RecordedEvaluations, ReplicaStore {
+export interface LedgerStore
+  extends SpanStore,
+    InteractionStore,
+    ConversationStore,
+    EvaluationQueue,
+    RecordedEvaluations,
+    ReplicaStore {
   /** Safe twice; calls after it reject with "the store is closed". */
   close(): Promise<void>;
 }

@@ -21,7 +21,13 @@
  */
 export { Evaluation, type EvaluationAttributeValue, type EvaluationData } from './evaluation.ts';
 export { effects, isEffect, type Effect, type Effects } from './effect.ts';
-export { Subject, type EvaluationContext } from './evaluation-context.ts';
+export {
+  Subject,
+  type ConversationSubject,
+  type EvaluationContext,
+  type InteractionSubject,
+  type SubjectKind,
+} from './evaluation-context.ts';
 export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
 export type { DurableEffect, DurableEffects, StateUpdate, StepReference, Transition } from './durable-effect.ts';
 export { DurableSettings } from './durable-settings.ts';
@@ -50,14 +56,18 @@ export type {
 } from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
+  ConversationNotFoundError,
   DurableEffectError,
   EvaluatorDefinitionError,
   EvaluatorFailedError,
   InteractionNotFoundError,
   InvalidEvaluationError,
   MissingConfigPropertyError,
+  UnsupportedSubjectError,
 } from './errors.ts';
 export type {
+  ConversationRecord,
+  ConversationWithInteractions,
   InteractionRecord,
   Message,
   MessagePart,

@@ -104,6 +104,15 @@ export const EVALON_EVALUATION_OUTCOME = 'evalon.evaluation.outcome';
 export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
+/** What an evaluation judged: `interaction` or `conversation` (verdict events and evaluation spans). */
+export const EVALON_EVALUATION_SUBJECT = 'evalon.evaluation.subject';
+/**
+ * On an agent invocation span: `true` when this turn ends its conversation (`invokeAgent({
+ * endConversation: true })` sets it). The collector evaluates the conversation once it is recorded.
+ */
+export const EVALON_CONVERSATION_ENDED = 'evalon.conversation.ended';
+/** On a conversation's verdict: which revision of the conversation was judged (1, 2, …). */
+export const EVALON_CONVERSATION_REVISION = 'evalon.conversation.revision';
 /** `true` on the verdicts of an evaluator entry marked `shadow: true` (left out of pass rates). */
 export const EVALON_EVALUATION_SHADOW = 'evalon.evaluation.shadow';
 /** A stable hash of the evaluator entry's effective properties for the evaluated subject. */
@@ -136,6 +145,8 @@ export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
+/** `interaction` or `conversation`: what an evaluation judged. */
+export const METRIC_SUBJECT = 'subject';
 /** `true` or `false`: whether the evaluator entry is a shadow. */
 export const METRIC_SHADOW = 'shadow';
 /**

@@ -17,6 +17,7 @@ import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery } from '../interaction-store.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
+import { createConversationStoreMethods } from './conversation-store.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
@@ -100,6 +101,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
+    ...createConversationStoreMethods(db, path, writer, ensureOpen),
 
     async appendSpans(spans) {
       ensureOpen();

@@ -16,6 +16,7 @@ import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Clock } from './clock.ts';
+import { subjectOf } from './evaluation-subject.ts';
 
 /** The run slot a step holds: `acquire` resolves `false` when the runtime stops instead of granting one. */
 export interface StepSlot {
@@ -47,11 +48,7 @@ export interface DurableExecution {
 export async function executeDurable(execution: DurableExecution): Promise<AttemptResult | undefined> {
   const { evaluation, slot } = execution;
   const where = `evaluator ${evaluation.evaluatorId}`;
-  const subject = Object.freeze({
-    interactionId: evaluation.interactionId,
-    agentId: evaluation.agentId,
-    ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
-  });
+  const subject = subjectOf(evaluation);
   const result = await runDurableEvaluation({
     evaluator: execution.evaluator,
     evaluatorId: evaluation.evaluatorId,

@@ -20,6 +20,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import { createJudgeCircuits } from './judge-circuits.ts';
 import type { JudgeCircuitStats } from './judge-circuits.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
@@ -60,7 +61,7 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
 }
 
 export interface EvaluationRuntimeOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & InteractionStore & RecordedEvaluations & ConversationStore;
   registry: EvaluatorRegistry;
   /**
    * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running
