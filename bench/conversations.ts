@@ -129,7 +129,8 @@ if (phases.has('memory')) {
     `  without conversation ids: RSS ${without.rss.toFixed(1)} MiB (idle collector ${without.baseline.toFixed(1)} MiB)`,
   );
   line(
-    `  with ${fmt(conversations)} open:      RSS ${withOpen.rss.toFixed(1)} MiB (idle collector ${withOpen.baseline.toFixed(1)} MiB)`,
+    `  with ${fmt(conversations)} open:      RSS ${withOpen.rss.toFixed(1)} MiB ` +
+      `(idle collector ${withOpen.baseline.toFixed(1)} MiB)`,
   );
   line(`  open conversations add ${(withOpen.rss - without.rss).toFixed(1)} MiB (goal: at most 50 MB)`);
 }

@@ -53,7 +53,9 @@ export function interactionSource(interactionId: string, question: string): Verd
 /** A conversation's evaluations (every revision's), named as the conversation. */
 export function conversationSource(conversationId: string, agentId: string): VerdictSource {
   return {
-    path: `/api/v1/conversations/${encodeURIComponent(conversationId)}/evaluations?agent=${encodeURIComponent(agentId)}`,
+    path:
+      `/api/v1/conversations/${encodeURIComponent(conversationId)}/evaluations` +
+      `?agent=${encodeURIComponent(agentId)}`,
     label: `[conversation ${conversationId}]`,
   };
 }

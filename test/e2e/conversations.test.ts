@@ -93,7 +93,8 @@ async function evaluationsOf(conversationId: string, agentId: string): Promise<E
 }
 
 describe('conversations through the collector', () => {
-  it('passes tool-call-required once for a conversation whose second turn called the tool, at its explicit end', async () => {
+  // The conversation's second turn called the tool.
+  it('passes tool-call-required once, at the explicit end of the conversation', async () => {
     const ids = [
       await turn('support-agent', 'c-tools', 'What is your order number?'),
       await turn('support-agent', 'c-tools', 'Order A-17 has shipped.', { tool: true }),

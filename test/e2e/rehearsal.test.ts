@@ -2,10 +2,10 @@
  * From production to rehearsal, end to end. The example support agent (Anthropic SDK tool runner on
  * a scripted model, `invokeAgent({ conversationId })` per turn) has a three-turn conversation with
  * tool calls, recorded by a real collector. `evalon scenario from-conversation` reads it through the
- * collector's conversation routes and writes a scenario; `evalon simulate` runs it: the recorded user messages arrive in order, recorded tools
- * answer recorded arguments and fail others, and the verdict follows the criteria. The same with a
- * remote agent (the TypeScript example). The written file loads as the same scenario and writes
- * back to the same bytes.
+ * collector's conversation routes and writes a scenario; `evalon simulate` runs it: the recorded
+ * user messages arrive in order, recorded tools answer recorded arguments and fail others, and the
+ * verdict follows the criteria. The same with a remote agent (the TypeScript example). The written
+ * file loads as the same scenario and writes back to the same bytes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -193,7 +193,8 @@ export function createConversationStoreMethods(pool: pg.Pool, where: string, run
         if (closed.length === 0) return [];
         const { rows } = await pool.query<Row>(
           `SELECT ${REVISION_COLUMNS} FROM conversation_revisions r
-           WHERE (r.conversation_id, r.agent_id, r.revision) IN (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]))
+           WHERE (r.conversation_id, r.agent_id, r.revision)
+                 IN (SELECT * FROM unnest($1::text[], $2::text[], $3::int[]))
            ORDER BY seq`,
           [closed.map((c) => c.conversationId), closed.map((c) => c.agentId), closed.map((c) => c.revision)],
         );

@@ -3,8 +3,9 @@
  * and the interaction reads the evaluation runtime, backfill and `evalon explain` need.
  *
  * Exactly once rests on two unique keys on (subject, evaluator, evaluator version): one in the
- * queue, one among recorded evaluations (the `interaction_id` column holds the subject key). Queuing skips a key that is recorded; recording drops a
- * record whose key is recorded and removes the key from the queue in the same transaction.
+ * queue, one among recorded evaluations (the `interaction_id` column holds the subject key).
+ * Queuing skips a key that is recorded; recording drops a record whose key is recorded and removes
+ * the key from the queue in the same transaction.
  *
  * The intake mark is a flag per interaction (`awaiting_intake`) rather than SQLite's "highest
  * rowid taken in": with several connections (and later several replicas) interactions commit out

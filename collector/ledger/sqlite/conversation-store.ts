@@ -43,10 +43,12 @@ export function createConversationStoreMethods(
     SELECT i.record FROM conversation_turns t JOIN interactions i ON i.interaction_id = t.interaction_id
     WHERE t.conversation_id = ? AND t.agent_id = ? AND t.revision <= ? ORDER BY t.start_time_ms, t.interaction_id`);
   const selectRevision = db.prepare(
-    `SELECT ${REVISION_COLUMNS} FROM conversation_revisions WHERE conversation_id = ? AND agent_id = ? AND revision = ?`,
+    `SELECT ${REVISION_COLUMNS} FROM conversation_revisions ` +
+      'WHERE conversation_id = ? AND agent_id = ? AND revision = ?',
   );
   const selectRevisions = db.prepare(
-    `SELECT ${REVISION_COLUMNS} FROM conversation_revisions WHERE conversation_id = ? AND agent_id = ? ORDER BY revision`,
+    `SELECT ${REVISION_COLUMNS} FROM conversation_revisions ` +
+      'WHERE conversation_id = ? AND agent_id = ? ORDER BY revision',
   );
   const selectAwaiting = db.prepare(
     `SELECT ${REVISION_COLUMNS} FROM conversation_revisions WHERE awaiting_intake = 1 ORDER BY seq LIMIT ?`,
@@ -58,7 +60,8 @@ export function createConversationStoreMethods(
     SELECT conversation_id, agent_id, revision, turns, last_activity_ms FROM conversations
     WHERE open = 1 AND last_activity_ms <= ? AND end_requested_ms IS NULL ORDER BY last_activity_ms LIMIT ?`);
   const selectEvaluations = db.prepare(
-    'SELECT record FROM evaluations WHERE interaction_id IN (SELECT value FROM json_each(?)) ORDER BY completed_at_ms, id',
+    'SELECT record FROM evaluations WHERE interaction_id IN (SELECT value FROM json_each(?)) ' +
+      'ORDER BY completed_at_ms, id',
   );
   const statements = new Map<string, StatementSync>();
 

@@ -4,8 +4,9 @@
  * rows arrive already encoded, so this is SQL only.
  *
  * Exactly once rests on two unique keys on (subject, evaluator, evaluator version): one in the
- * queue, one among recorded evaluations (the `interaction_id` column holds the subject key). Queuing skips a key that is recorded; recording drops a
- * record whose key is recorded, and removes the key from the queue in the same transaction.
+ * queue, one among recorded evaluations (the `interaction_id` column holds the subject key).
+ * Queuing skips a key that is recorded; recording drops a record whose key is recorded, and removes
+ * the key from the queue in the same transaction.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import type { ConversationRevisionKey } from '../conversation-store.ts';

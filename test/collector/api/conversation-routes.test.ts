@@ -147,7 +147,8 @@ describe('API conversation routes', () => {
     });
   });
 
-  it("adds the interactions' own evaluations with ?include=interactions (what a rehearsal quotes), after the conversation's", async () => {
+  // What a rehearsal quotes: the interactions' own evaluations, after the conversation's.
+  it("adds the interactions' own evaluations with ?include=interactions", async () => {
     const [revision] = await store.listConversationRevisions('conv-3', 'support-agent');
     const ofTurn = {
       evaluationId: 'e-conv-3-turn',

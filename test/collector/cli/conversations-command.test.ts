@@ -191,7 +191,8 @@ describe('evalon ledger conversations and conversation', () => {
     expect(first.code).toBe(0);
     // conv-1 is the only revision that is over; its agent asked for the order number twice (at most 1).
     expect(first.out).toContain(
-      'backfill repeated-question-evaluator (version 1): 1 conversation revisions read; 1 evaluated (0 passed, 1 failed',
+      'backfill repeated-question-evaluator (version 1): 1 conversation revisions read; ' +
+        '1 evaluated (0 passed, 1 failed',
     );
     const [record] = await store.getConversationEvaluations('conv-1', 'support-agent');
     expect(record).toMatchObject({

@@ -188,7 +188,8 @@ describe('evalon ledger', () => {
       [['list', '--api', 'ftp://host'], 'evalon ledger list: --api must be an http(s) URL (got "ftp://host")'],
       [
         ['evaluate'],
-        'evalon ledger: unknown subcommand "evaluate" (expected list, show, evaluations, conversations or conversation)',
+        'evalon ledger: unknown subcommand "evaluate" ' +
+          '(expected list, show, evaluations, conversations or conversation)',
       ],
     ])('%j is bad input: one line, exit 2', async (args, message) => {
       expect(await run([...args, ...(args.includes('--api') ? [] : ['--api', api])])).toEqual({

@@ -92,7 +92,7 @@ describe('built-in evaluators on a conversation', () => {
     expect(bye.getEvaluation().passed).toBe(true);
   });
 
-  it('llm-judge is shown every turn, in order, each headed with its interaction, and told it judges a conversation', async () => {
+  it('shows llm-judge every turn in order, headed with its interaction, and says it is a conversation', async () => {
     scripted.respondWith(() => ({
       toolUse: [{ name: 'record_verdict', input: { passed: true, score: 0.9, explanation: 'Solved in 3 turns.' } }],
     }));

@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 describe('a conversation verdict in telemetry', () => {
-  it('is an event and a span on the last interaction, naming the conversation, its revision and the subject', async () => {
+  it('is an event and a span on the last interaction, naming the conversation, revision and subject', async () => {
     capture = await startOtlpCapture();
     telemetry = createTelemetryExporters(
       telemetryConfig({ otlpEndpoint: capture.url, traces: ['otlphttp'], logs: ['otlphttp'] }),

@@ -32,7 +32,7 @@ describe('PostgreSQL store: conversations', () => {
     return store;
   }
 
-  it('upgrades a database written before conversations: its conversations are over, and reopen as revision 2', async () => {
+  it('upgrades a database written before conversations: they are over, and reopen as revision 2', async () => {
     const { url } = await freshDatabase();
     const before = MIGRATIONS.findIndex((migration) => migration.description.includes('conversations'));
     expect(before).toBeGreaterThan(0);

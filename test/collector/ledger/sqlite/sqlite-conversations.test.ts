@@ -28,7 +28,7 @@ describe('SQLite store: conversations', () => {
     return join(dir, 'ledger.db');
   }
 
-  it('upgrades a ledger written before conversations: its conversations are over, and reopen as revision 2', async () => {
+  it('upgrades a ledger written before conversations: they are over, and reopen as revision 2', async () => {
     const path = tempPath();
     const old = new DatabaseSync(path);
     const before = MIGRATIONS.findIndex((migration) => migration.description.includes('conversations'));
@@ -38,7 +38,8 @@ describe('SQLite store: conversations', () => {
     const late = makeRecord({ conversationId: 'c-1', startTime: at(10), endTime: at(11), roles: ['support'] });
     const nested = makeRecord({ conversationId: 'c-1', startTime: at(5), endTime: at(6), flowId: early.interactionId });
     const insert = old.prepare(
-      'INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record) ' +
+        'VALUES (?, ?, ?, ?, ?, ?)',
     );
     for (const record of [late, early, nested]) {
       const row = interactionRow(record, path);

@@ -143,7 +143,7 @@ describe('the collector at startup', () => {
     expect(errors.join('\n')).toContain('processors::evaluation::evaluators::quality: no evaluator with id "quality"');
   });
 
-  it('refuses to start a collector that binds an interaction-only evaluator on conversations, naming the binding', async () => {
+  it('refuses to start with an interaction-only evaluator bound on conversations, naming the binding', async () => {
     const configFile = join(dir, 'conversation-binding.yaml');
     writeFileSync(
       configFile,
