@@ -202,6 +202,8 @@ function createComponents(
             {
               ...settings,
               store,
+              // Turns on their way when an end is requested arrive within the settle window.
+              conversationEndGraceMs: config.processors.interactions.settleMs,
               ready: () =>
                 interactionsProcessor.ready()
                   ? true
@@ -216,6 +218,7 @@ function createComponents(
                 duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
                 unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
                 completed: interactionsProcessor.assembler.stats.completed,
+                conversations: { ...interactionsProcessor.conversations.stats },
                 ...(otlp ? { refusedSpans: otlp.refusedSpans() } : {}),
                 memory: memoryMiB(),
                 evaluation: evaluationProcessor.stats,

@@ -1,7 +1,7 @@
 /**
  * The Evalon dashboard, as code (Grafana Foundation SDK): verdicts by agent and evaluator,
- * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health, agreement between
- * evaluator entries. Every query
+ * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health, the verdicts on
+ * whole conversations (`subject="conversation"`), and agreement between evaluator entries. Every query
  * reads the Prometheus names of docs/metrics.md; `agent` and `evaluator` filter every panel
  * that has those labels. `npm run dashboards` writes it to dashboards/json/.
  */
@@ -82,12 +82,15 @@ function variable(name: string, label: string, query: string): dashboard.QueryVa
 }
 
 /**
- * Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`. Shadow evaluator entries
- * (`shadow="true"`) are left out; series without the label (older collectors) count.
+ * Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`; `extra` narrows the
+ * selector. Shadow evaluator entries (`shadow="true"`) are left out; series without the label
+ * (older collectors) count.
  */
-const passRate = (sum: string, range: string) =>
-  `${sum} (increase(evalon_evaluations_total{${FILTER}, outcome="pass", shadow!="true"}[${range}]))` +
-  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}, outcome=~"pass|fail", shadow!="true"}[${range}]))`;
+const passRate = (sum: string, range: string, extra = '') =>
+  `${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome="pass", shadow!="true"}[${range}]))` +
+  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome=~"pass|fail", shadow!="true"}[${range}]))`;
+/** The selector of verdicts on whole conversations. */
+const CONVERSATIONS = ', subject="conversation"';
 
 /** Panel ids and query refIds, which Grafana needs and the builders leave to the author. */
 function numbered(built: dashboard.Dashboard): dashboard.Dashboard {
@@ -277,6 +280,48 @@ function buildPanels(): dashboard.Dashboard {
       ).gridPos({ h: 9, w: 12, x: 12, y: 53 }),
     )
 
+    .withRow(new dashboard.RowBuilder('Conversations'))
+    .withPanel(
+      statPanel(
+        'Conversation pass rate',
+        'Passing verdicts on whole conversations (bindings with trigger: conversation), among pass and fail ' +
+          'verdicts, over the dashboard range.',
+        'percentunit',
+        query(passRate('sum', '$__range', CONVERSATIONS), 'pass rate'),
+      )
+        .gridPos({ h: 9, w: 4, x: 0, y: 63 })
+        .min(0)
+        .max(1),
+    )
+    .withPanel(
+      timeseriesPanel(
+        'Conversation pass rate by agent and evaluator',
+        'Passing verdicts on whole conversations among pass and fail verdicts, per agent and evaluator.',
+        'percentunit',
+        [query(passRate('sum by (agent, evaluator)', RATE, CONVERSATIONS), '{{agent}} / {{evaluator}}')],
+      )
+        .gridPos({ h: 9, w: 10, x: 4, y: 63 })
+        .min(0)
+        .max(1),
+    )
+    .withPanel(
+      timeseriesPanel(
+        'Conversation verdicts by outcome',
+        'Outcomes of evaluations of whole conversations (each revision once), per evaluator and outcome.',
+        'short',
+        [
+          query(
+            `sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}${CONVERSATIONS}}[${RATE}]))`,
+            '{{evaluator}} {{outcome}}',
+          ),
+        ],
+      )
+        .drawStyle(common.GraphDrawStyle.Bars)
+        .stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal))
+        .fillOpacity(80)
+        .gridPos({ h: 9, w: 10, x: 14, y: 63 }),
+    )
+
     .withRow(new dashboard.RowBuilder('Agreement'))
     .withPanel(
       timeseriesPanel(
@@ -287,7 +332,7 @@ function buildPanels(): dashboard.Dashboard {
           '(both gave every subject one class). A pair with a routed review entry compares a biased sample.',
         'short',
         [query('max by (a, b, statistic) (evalon_evaluation_agreement)', '{{a}} ~ {{b}}: {{statistic}}')],
-      ).gridPos({ h: 9, w: 24, x: 0, y: 63 }),
+      ).gridPos({ h: 9, w: 24, x: 0, y: 73 }),
     )
     .build();
 }

@@ -1,22 +1,25 @@
 /**
  * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
- * readiness, and the interaction ledger read-only (`/api/v1/interactions`,
- * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`), the
- * collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`, reviews-routes.ts,
- * whose POSTs claim reviews and submit verdicts), agreement between entries (`/api/v1/agreement`)
- * and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON; records use exactly the
- * record type names. A failing handler answers 500, never crashes the collector. With a bearer
- * token, the token gate answers 401 before any route but the health checks and the page's static
- * files is reached (token-gate.ts).
+ * readiness, the interaction ledger read-only (`/api/v1/interactions`,
+ * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
+ * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` requests an
+ * end), the collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`,
+ * reviews-routes.ts, whose POSTs claim reviews and submit verdicts), agreement between entries
+ * (`/api/v1/agreement`) and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON;
+ * records use exactly the record type names. A failing handler answers 500, never crashes the
+ * collector. With a bearer token, the token gate answers 401 before any route but the health
+ * checks and the page's static files is reached (token-gate.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../security/http-server.ts';
 import type { ServerTlsOptions } from '../security/tls-files.ts';
+import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import type { ReviewStore } from '../ledger/review-store.ts';
+import { conversationRoutes } from './conversation-routes.ts';
 import { BodyTooLargeError, readBody } from './request-body.ts';
 import { reviewRoutes } from './reviews-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
@@ -35,7 +38,13 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations & ReviewStore & Pick<EvaluationWaits, 'deliverSignal'>;
+  store: InteractionStore &
+    RecordedEvaluations &
+    ConversationStore &
+    ReviewStore &
+    Pick<EvaluationWaits, 'deliverSignal'>;
+  /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
+  conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */
@@ -124,6 +133,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
       },
     },
+    ...conversationRoutes({
+      store,
+      now,
+      ...(options.conversationEndGraceMs !== undefined ? { endGraceMs: options.conversationEndGraceMs } : {}),
+    }),
   ];
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {

@@ -19,6 +19,10 @@ export interface ApiExtensionSettings extends ComponentSettings {
   wakeEvaluations?: () => void;
   /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
   agreement?: () => unknown;
+  /** How long after `POST /api/v1/conversations/{id}/end` the conversation may close (the settle window). */
+  conversationEndGraceMs?: number;
+  /** The collector's clock (tests inject one): end requests and relative `since` count from it. */
+  clock?: () => number;
 }
 
 export const apiExtensionFactory = {
@@ -39,6 +43,10 @@ export const apiExtensionFactory = {
       ...(settings.agreement ? { agreement: settings.agreement } : {}),
       ...(config.bearerToken !== undefined ? { bearerToken: config.bearerToken } : {}),
       ...(tls ? { tls } : {}),
+      ...(settings.clock ? { now: settings.clock } : {}),
+      ...(settings.conversationEndGraceMs !== undefined
+        ? { conversationEndGraceMs: settings.conversationEndGraceMs }
+        : {}),
     });
     return {
       async start() {

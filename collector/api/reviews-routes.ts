@@ -1,8 +1,10 @@
 /**
  * The review routes of the API: the queue a page at a time, one review with its subject (the
- * interaction with its transcript), claiming one for 30 minutes, and submitting a verdict
+ * interaction with its transcript, or the conversation with its turns as the reviewed revision
+ * ended), claiming one for 30 minutes, and submitting a verdict
  * (review-submission.ts). The review id is its evaluation's id.
  */
+import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { ReviewStore } from '../ledger/review-store.ts';
@@ -16,7 +18,10 @@ import type { JsonReply, Route } from './router.ts';
 export const REVIEW_CLAIM_MS = 30 * 60_000;
 
 export interface ReviewRoutesOptions {
-  store: ReviewStore & Pick<EvaluationWaits, 'deliverSignal'> & Pick<InteractionStore, 'getInteraction'>;
+  store: ReviewStore &
+    Pick<EvaluationWaits, 'deliverSignal'> &
+    Pick<InteractionStore, 'getInteraction'> &
+    Pick<ConversationStore, 'getConversation'>;
   now: () => number;
   /** Resumes due evaluations at once (after a verdict is delivered). */
   wake?: () => void;
@@ -80,6 +85,14 @@ export function reviewRoutes(options: ReviewRoutesOptions): Route[] {
       get: async ([reviewId]) => {
         const review = await store.getReview(reviewId);
         if (!review) return error(404, `review ${reviewId} not found`);
+        const subject = review.subject;
+        if (subject.kind === 'conversation') {
+          // The conversation as the reviewed revision ended: its turns, each with its transcript.
+          const conversation = await store.getConversation(subject.conversationId, subject.agentId, {
+            revision: subject.revision,
+          });
+          return { status: 200, body: { review, ...(conversation ? { conversation } : {}) } };
+        }
         const interaction = await store.getInteraction(review.interactionId);
         return { status: 200, body: { review, ...(interaction ? { interaction } : {}) } };
       },

@@ -1,8 +1,9 @@
 /**
  * A tiny explicit router: a list of routes, each a path pattern with its GET handler and, for the
- * few that act (claiming and submitting reviews), a POST handler that gets the request's body.
- * HEAD is served by the GET handler (node:http drops the body); other methods on a known path are
- * 405 with `Allow`, unknown paths 404. Handlers return replies; they never write to the response.
+ * few that act (ending a conversation, claiming and submitting reviews), a POST handler that gets
+ * the request's body. HEAD is served by the GET handler (node:http drops the body); other methods
+ * on a known path are 405 with `Allow`, unknown paths 404. Handlers return replies; they never
+ * write to the response.
  */
 
 export interface JsonReply {
@@ -21,6 +22,7 @@ export interface Route {
   /** Matched against the whole decoded-per-segment path; capture groups become `params`. */
   path: RegExp;
   get?: Handler;
+  /** Only where the API acts (ending a conversation, claiming and submitting reviews). */
   post?: Handler;
 }
 

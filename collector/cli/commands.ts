@@ -31,7 +31,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'ledger',
-    summary: 'read recorded interactions and their evaluations through the API: list, show, evaluations',
+    summary:
+      'read recorded interactions, conversations and their evaluations through the API: list, show, evaluations, ' +
+      'conversations, conversation',
     load: async () => (await import('./ledger-command.ts')).ledgerCommand,
   },
   {
@@ -41,7 +43,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'backfill',
-    summary: 'evaluate stored interactions again (once per evaluator version)',
+    summary: 'evaluate stored interactions (or conversations that are over) again, once per evaluator version',
     load: async () => (await import('./backfill-command.ts')).backfillCommand,
   },
   {

@@ -81,6 +81,8 @@ export interface BindingExplanation {
   entry: string;
   why: string;
   outranks: string[];
+  /** `interaction`, or `conversation`: judged once each conversation is over. */
+  trigger: 'interaction' | 'conversation';
   samplingRatio: number;
   samplingRatioFrom: string;
   triggerOnFailure: boolean;
@@ -224,6 +226,7 @@ export function explainAgent(
       entry: describeSource(resolved.source),
       why: why(resolved, roles),
       outranks: resolved.outranked.map(describeSource),
+      trigger: resolved.trigger,
       samplingRatio: resolved.samplingRatio,
       samplingRatioFrom: resolved.samplingRatioFrom,
       triggerOnFailure: resolved.triggerOnFailure,
@@ -288,6 +291,9 @@ function printAgent(explanation: AgentExplanation, io: CliIo): void {
     );
     io.out(`    why        ${binding.why}`);
     if (binding.evaluated) {
+      // Interactions are the default trigger; a conversation binding says so.
+      if (binding.trigger === 'conversation')
+        io.out('    trigger    conversation (each conversation, once it is over)');
       io.out(
         `    settings   sampling-ratio ${binding.samplingRatio} (from ` +
           `${binding.samplingRatioFrom === 'binding' ? 'the binding' : 'defaults::agent'}), ` +

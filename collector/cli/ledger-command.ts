@@ -1,6 +1,7 @@
 /**
- * `evalon ledger list|show|evaluations`: reads the ledger through the collector's HTTP API (so it
- * works against a running collector, local or remote, and never opens the ledger file itself).
+ * `evalon ledger list|show|evaluations|conversations|conversation`: reads the ledger through the
+ * collector's HTTP API (so it works against a running collector, local or remote, and never opens
+ * the ledger file itself); the conversation subcommands are in conversations-command.ts.
  * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
  */
 import { parseArgs } from 'node:util';
@@ -53,6 +54,15 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       const names = Object.keys(subcommands);
       const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
       throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected ${expected})`);
+    }
+    if (subcommand === 'conversations' || subcommand === 'conversation') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
+        return 0;
+      }
+      const { runConversationsCommand } = await import('./conversations-command.ts');
+      await runConversationsCommand(subcommand, rest, io);
+      return 0;
     }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);

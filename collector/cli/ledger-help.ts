@@ -67,6 +67,44 @@ export const LEDGER_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     options: [JSON_OPTION, ...API_OPTIONS],
     examples: ['evalon ledger evaluations 4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7 --json'],
   },
+  conversations: {
+    usage:
+      '[--agent ID] [--open | --over] [--since 24h|ISO-8601] [--limit N] [--json] [--api URL] ' +
+      '[--token TOKEN] [--ca-file FILE]',
+    description:
+      'Lists conversations, most recently active first: last activity, id, agent, revision, state (open, or over ' +
+      'and why), turns, failed.',
+    options: [
+      { flag: '--agent ID', description: "only this agent's conversations" },
+      { flag: '--open', description: 'only conversations still open' },
+      { flag: '--over', description: 'only conversations that are over (until a new turn reopens them)' },
+      {
+        flag: '--since WHEN',
+        description:
+          'only conversations active since then: a duration back from now (30m, 24h, 7d) or an ISO-8601 time',
+      },
+      {
+        flag: '--limit N',
+        description: `at most N conversations, 1 to ${MAX_LIMIT}`,
+        default: String(DEFAULT_INTERACTION_LIMIT),
+      },
+      JSON_OPTION,
+      ...API_OPTIONS,
+    ],
+    examples: ['evalon ledger conversations --agent support-agent --over --since 24h'],
+  },
+  conversation: {
+    usage: '<conversationId> [--agent ID] [--json] [--api URL] [--token TOKEN] [--ca-file FILE]',
+    description:
+      'Shows one conversation turn by turn (question, reply, tools of each interaction) with the verdicts of ' +
+      "every revision. A conversation id is one agent's: --agent names it when several agents used the id.",
+    options: [
+      { flag: '--agent ID', description: 'the agent whose conversation it is (needed when the id has several)' },
+      JSON_OPTION,
+      ...API_OPTIONS,
+    ],
+    examples: ['evalon ledger conversation conv-42 --agent support-agent'],
+  },
 };
 
 export const LEDGER_HELP: CommandHelp = {
@@ -75,5 +113,5 @@ export const LEDGER_HELP: CommandHelp = {
     "Reads the ledger through a running collector's HTTP API (local or remote); it never opens the ledger file.",
   options: [],
   examples: ['evalon ledger list --api http://127.0.0.1:4319'],
-  notes: 'Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.',
+  notes: 'Exit codes: 0 done, 1 the API failed or the interaction (or conversation) is unknown, 2 bad arguments.',
 };

@@ -4,7 +4,8 @@
  *
  * - `GET /api/v1/conversations/{id}?agent=ID`: the conversation with its interactions in order;
  *   404 when unknown; 409 `{error, agents}` when several agents have that id and none was given.
- * - `GET /api/v1/conversations/{id}/evaluations?agent=ID`: `{evaluations}`; a collector that has
+ * - `GET /api/v1/conversations/{id}/evaluations?agent=ID&include=interactions`: `{evaluations}`,
+ *   the conversation's own verdicts (every revision) and its interactions'; a collector that has
  *   no such route records no conversation verdicts, which is not an error.
  */
 import type { ConversationWithInteractions, EvaluationRecord } from '../../src/model/records.ts';
@@ -67,6 +68,8 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
   // The agent is known now: a second agent recording the same id in between cannot mix verdicts in.
   const evaluationsUrl = new URL(`${path}/evaluations`, api);
   evaluationsUrl.searchParams.set('agent', conversation.agentId);
+  // The header quotes the verdicts of every turn too, not only the conversation's.
+  evaluationsUrl.searchParams.set('include', 'interactions');
   const noVerdicts = new CommandFailure(`${where}: the API records no conversation verdicts`, 1);
   const evaluations = (await getJson(
     evaluationsUrl,

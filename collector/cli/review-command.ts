@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { ReviewRecord } from '../ledger/review-store.ts';
-import type { EvaluationRecord, InteractionRecord } from '../../src/model/records.ts';
+import type { ConversationWithInteractions, EvaluationRecord, InteractionRecord } from '../../src/model/records.ts';
 import {
   apiAccess,
   apiBase,
@@ -162,6 +162,7 @@ async function show(
   )) as {
     review: ReviewRecord;
     interaction?: InteractionRecord;
+    conversation?: ConversationWithInteractions;
   };
   if (values.json) {
     io.out(JSON.stringify(body, null, 2));
@@ -182,7 +183,15 @@ async function show(
     field('Routed', `${review.routedVerdict.evaluatorId}: ${verdictLine(review.routedVerdict)}`);
   if (review.record) field('Verdict', verdictLine(review.record));
   io.out('');
-  if (body.interaction) printRecord(body.interaction, io);
+  const subject = review.subject;
+  if (subject.kind === 'conversation') {
+    field('Conversation', `${subject.conversationId} of ${subject.agentId}, revision ${subject.revision}`);
+    if (!body.conversation) io.out('(the conversation is no longer in the ledger)');
+    for (const [index, turn] of (body.conversation?.interactions ?? []).entries()) {
+      io.out(`\n— turn ${index + 1} —`);
+      printRecord(turn, io);
+    }
+  } else if (body.interaction) printRecord(body.interaction, io);
   else io.out(`(interaction ${review.interactionId} is no longer in the ledger)`);
   return 0;
 }

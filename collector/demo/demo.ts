@@ -18,15 +18,23 @@ import { demoConfigYaml, type DemoPorts } from './demo-config.ts';
 import { demoModelReply } from './demo-model.ts';
 import { startDemoReviewer, type DemoReviewer } from './demo-reviewer.ts';
 
-/** Questions of the demo: some answers pass every evaluator, some fail one, one call fails. */
-export const DEMO_QUESTIONS: ReadonlyArray<{ question: string; fail?: boolean }> = [
+/**
+ * Questions of the demo: some answers pass every evaluator, some fail one, one call fails. Each
+ * round is one conversation; its third question ends it, the fourth resumes it (its revision 2),
+ * the last ends it again.
+ */
+export const DEMO_QUESTIONS: ReadonlyArray<{ question: string; fail?: boolean; endsConversation?: boolean }> = [
   { question: 'Where is my order A-17?' },
   { question: 'Has my parcel shipped yet?' },
-  { question: 'Can you check order B-2 for me?' },
+  { question: 'Can you check order B-2 for me?', endsConversation: true },
   { question: 'Where is order C-404?' },
   { question: 'My order A-17 has not arrived, where is it?', fail: true },
-  { question: 'Did order B-2 ship?' },
+  { question: 'Did order B-2 ship?', endsConversation: true },
 ];
+
+/** The demo agent, and the conversation each round is. */
+export const DEMO_AGENT_ID = 'support-agent';
+export const demoConversationId = (round: number) => `demo-${round}`;
 
 export interface Demo {
   readonly collector: RunningCollector;
@@ -106,11 +114,15 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
     apiUrl,
     modelUrl: model.baseURL,
     async askRound(round, onAnswer) {
-      for (const { question, fail } of DEMO_QUESTIONS) {
+      for (const { question, fail, endsConversation } of DEMO_QUESTIONS) {
         if (closed) return;
         if (fail) failingCalls.add(call + 1);
         try {
-          const { result } = await agent.ask(question, { conversationId: `demo-${round}` });
+          // A question that ends the round's conversation has it evaluated at once.
+          const { result } = await agent.ask(question, {
+            conversationId: demoConversationId(round),
+            endConversation: endsConversation === true,
+          });
           onAnswer?.(question, result);
         } catch (error) {
           onAnswer?.(question, error as Error);

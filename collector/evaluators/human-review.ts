@@ -79,13 +79,22 @@ class HumanReview extends DurableEvaluator<ReviewState> {
     const reason: ReviewReason = routed
       ? { kind: 'routed', after: trigger.kind === 'routed' ? trigger.after : '', ...routedOutcome(routed) }
       : { kind: 'sampled' };
+    const { subject } = context;
     // Opened again if this step runs again after a crash: the store keeps the first.
     await this.#reviews?.openReview({
       reviewId: context.evaluationId,
       entryId: context.evaluatorId,
-      agentId: context.subject.agentId,
-      interactionId: context.subject.interactionId,
-      subject: { kind: 'interaction' },
+      agentId: subject.agentId,
+      interactionId: subject.interactionId,
+      subject:
+        subject.kind === 'conversation'
+          ? {
+              kind: 'conversation',
+              conversationId: subject.conversationId,
+              agentId: subject.agentId,
+              revision: subject.revision,
+            }
+          : { kind: 'interaction' },
       reason,
       ...(routed ? { routedVerdict: routed } : {}),
       createdAt: new Date(this.#now()).toISOString(),
@@ -123,6 +132,7 @@ function routedOutcome(record: EvaluationRecord): Omit<Extract<ReviewReason, { k
 export const humanReviewEvaluator = defineEvaluator({
   id: HUMAN_REVIEW_ID,
   type: 'human',
+  subjects: ['interaction', 'conversation'],
   description:
     "a person's verdict from the review queue (sampled by its binding, or routed after another entry's outcome)",
   properties: humanReviewProperties,

@@ -53,6 +53,8 @@ export const regexProperties = strictObject({
 export const regexEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) matches, or must not match, a regular expression',
+  // A conversation's final response (and transcript) is its last interaction's.
+  subjects: ['interaction', 'conversation'],
   type: 'deterministic',
   properties: regexProperties,
   create: ({ ledger }) => ({

@@ -22,13 +22,14 @@ import {
   METRIC_EXPORTER,
   METRIC_MODEL,
   METRIC_OUTCOME,
+  METRIC_SUBJECT,
   METRIC_PROTOCOL,
   METRIC_REASON,
   METRIC_SHADOW,
   METRIC_SIGNAL,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
-import { outcomeLabel } from './verdict-attributes.ts';
+import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
 
 /** Where the gauges and the spans counter read from; each is optional. */
 export interface CollectorMetricSources {
@@ -79,7 +80,10 @@ export interface TokenUsage {
 export interface CollectorMetrics {
   /** Counts an outcome and records its score and duration (the verdict recorder calls this). */
   recordEvaluation(record: EvaluationRecord): void;
-  /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
+  /**
+   * Interaction end (for a conversation: the moment it was known over) to outcome, in seconds (the
+   * verdict recorder calls this once it knows the start).
+   */
   recordLag(record: EvaluationRecord, seconds: number): void;
   /** Counts an evaluation not started (`reason`: `budget`, its token budget was spent). */
   recordSkipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
@@ -208,6 +212,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
+    [METRIC_SUBJECT]: subjectLabel(record),
     [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
   });
 
@@ -235,6 +240,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         score.record(outcome.evaluation.score, {
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_SUBJECT]: subjectLabel(record),
           [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).

@@ -4,8 +4,8 @@
  * instruments from this table; docs/metrics.md documents it with the Prometheus names that result.
  *
  * Attributes are low-cardinality only: evaluator ids come from configuration, agent ids are
- * capped (`MAX_AGENT_LABELS`), outcomes and token types are fixed sets. Never an interaction id,
- * a trace id or any text.
+ * capped (`MAX_AGENT_LABELS`), outcomes, subjects (`interaction`, `conversation`) and token types
+ * are fixed sets. Never an interaction id, a conversation id, a trace id or any text.
  */
 import {
   EVALON_EVALUATIONS_METRIC,
@@ -53,7 +53,9 @@ export const METRICS = {
   evaluations: {
     name: EVALON_EVALUATIONS_METRIC,
     unit: '{evaluation}',
-    description: 'Evaluation outcomes recorded, by evaluator, agent and outcome (pass, fail, inconclusive, error).',
+    description:
+      'Evaluation outcomes recorded, by evaluator, agent, outcome (pass, fail, inconclusive, error) and subject ' +
+      '(interaction, conversation).',
   },
   skipped: {
     name: EVALON_EVALUATIONS_SKIPPED_METRIC,
@@ -72,21 +74,23 @@ export const METRICS = {
   score: {
     name: EVALON_EVALUATION_SCORE_METRIC,
     unit: '1',
-    description: 'Scores of verdicts that carry one, by evaluator and agent.',
+    description: 'Scores of verdicts that carry one, by evaluator, agent and subject.',
     buckets: SCORE_BUCKETS,
   },
   duration: {
     name: EVALON_EVALUATION_DURATION_METRIC,
     unit: 's',
     description:
-      'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
+      'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent, outcome ' +
+      'and subject.',
     buckets: DURATION_BUCKETS,
   },
   lag: {
     name: EVALON_EVALUATION_LAG_METRIC,
     unit: 's',
     description:
-      'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
+      'Time from the end of the evaluated interaction (for a conversation: from when it was over and its ' +
+      'evaluation triggered) to its recorded outcome, by evaluator, agent, outcome and subject.',
     buckets: LAG_BUCKETS,
   },
   tokens: {

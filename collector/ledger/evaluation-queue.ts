@@ -5,8 +5,19 @@
  * runtime and backfill use it. Recorded outcomes are read through `RecordedEvaluations`.
  */
 import type { DurableProgress, EvaluationRecord, InteractionRecord } from '../../src/model/records.ts';
+import type { ConversationRevisionKey } from './conversation-store.ts';
 
 export type { DurableProgress };
+
+/**
+ * A conversation revision under evaluation. Its evaluation's `interactionId` is the revision's
+ * last interaction (the span its verdict is parented to).
+ */
+export interface QueuedConversationSubject extends ConversationRevisionKey {
+  kind: 'conversation';
+  /** Every interaction of the conversation up to the revision's end, in order of start time. */
+  interactionIds: string[];
+}
 
 /**
  * A triggered evaluation, durable in the evaluation queue from the moment `enqueueEvaluations`
@@ -14,7 +25,10 @@ export type { DurableProgress };
  */
 export interface QueuedEvaluation {
   evaluationId: string;
+  /** The interaction evaluated; for a conversation, the revision's last interaction. */
   interactionId: string;
+  /** What is evaluated when it is not that one interaction: a conversation revision. */
+  subject?: QueuedConversationSubject;
   evaluatorId: string;
   evaluatorVersion: string;
   agentId: string;
@@ -23,8 +37,11 @@ export interface QueuedEvaluation {
   flowId?: string;
   /** ISO-8601. */
   triggeredAt: string;
-  /** `interaction` when an interaction triggered it, `backfill` when `evalon backfill` did. */
-  source: 'interaction' | 'backfill';
+  /**
+   * `interaction` when an interaction triggered it, `conversation` when a conversation that is over
+   * did, `backfill` when `evalon backfill` did.
+   */
+  source: 'interaction' | 'conversation' | 'backfill';
   /** Attempts started so far (0 until the first starts). Set by the store. */
   attempts: number;
   /** When the last attempt started (ISO-8601). Set by the store. */
@@ -80,15 +97,20 @@ export interface EvaluationLease {
 
 export interface EvaluationQueue {
   /**
-   * Durably queues triggered evaluations, in one transaction. An evaluation whose (interaction,
-   * evaluator, evaluator version) is already queued or already recorded is left out. Resolves with
-   * the evaluations queued, `seq` set.
+   * Durably queues triggered evaluations, in one transaction. An evaluation whose (subject,
+   * evaluator, evaluator version) is already queued or already recorded is left out — the subject
+   * being the interaction, or the conversation revision (conversation id, agent id, revision).
+   * Resolves with the evaluations queued, `seq` set.
    *
    * `intake` names the interactions whose triggers these are (possibly none of them triggered
    * anything): they are marked as taken in, in the same transaction, so that
-   * `loadInteractionsAwaitingIntake` no longer returns them.
+   * `loadInteractionsAwaitingIntake` no longer returns them. `conversationIntake` does the same
+   * for closed conversation revisions (`loadConversationsAwaitingIntake`).
    */
-  enqueueEvaluations(evaluations: QueuedEvaluation[], options?: { intake?: string[] }): Promise<QueuedEvaluation[]>;
+  enqueueEvaluations(
+    evaluations: QueuedEvaluation[],
+    options?: { intake?: string[]; conversationIntake?: ConversationRevisionKey[] },
+  ): Promise<QueuedEvaluation[]>;
 
   /**
    * Interactions recorded after the last one taken in by `enqueueEvaluations({ intake })`, in the
@@ -139,8 +161,8 @@ export interface EvaluationQueue {
 
   /**
    * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
-   * record per (interaction, evaluator, evaluator version): a record whose key is already recorded
-   * is dropped. Resolves with the ids of the records written. A review's status follows its
+   * record per (subject, evaluator, evaluator version): a record whose key is already recorded is
+   * dropped. Resolves with the ids of the records written. A review's status follows its
    * evaluation's record in the same transaction (review-store.ts).
    */
   recordEvaluations(records: EvaluationRecord[]): Promise<string[]>;

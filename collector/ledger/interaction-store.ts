@@ -39,7 +39,9 @@ export interface AgentSummary {
 export interface InteractionStore {
   /**
    * Records completed interactions. Idempotent per interaction id: a record already present is
-   * kept as it is (a replay after a restart must not duplicate or rewrite it).
+   * kept as it is (a replay after a restart must not duplicate or rewrite it). In the same
+   * transaction, each new record with a conversation id (and no enclosing interaction) is recorded
+   * as a turn of its conversation (`ConversationStore`, core/conversation-turns.ts).
    */
   putInteractions(records: InteractionRecord[]): Promise<void>;
 

@@ -4,6 +4,7 @@
  * (`test/collector/ledger/store-contract.ts`) runs against each. Code that needs only part of the ledger
  * takes the narrowest role (`SpanStore`, `InteractionStore`, ...); the service holds the whole.
  */
+import type { ConversationStore } from './conversation-store.ts';
 import type { EvaluationQueue } from './evaluation-queue.ts';
 import type { EvaluationWaits } from './evaluation-waits.ts';
 import type { InteractionStore } from './interaction-store.ts';
@@ -14,11 +15,21 @@ import type { SpanStore } from './span-store.ts';
 
 // The roles' types, so that one import gives the whole contract.
 export type {
+  ConversationEndRequest,
+  ConversationQuery,
+  ConversationRevision,
+  ConversationRevisionKey,
+  ConversationRevisionPageQuery,
+  ConversationStore,
+  DueConversation,
+} from './conversation-store.ts';
+export type {
   DurableProgress,
   EvaluationCause,
   EvaluationLease,
   EvaluationQueue,
   EvaluationStart,
+  QueuedConversationSubject,
   QueuedEvaluation,
 } from './evaluation-queue.ts';
 export type { DeliveredSignal, EvaluationWaits, SignalDelivery, SignalDeliveryResult } from './evaluation-waits.ts';
@@ -41,6 +52,7 @@ export type { LateSpan, SpanStore } from './span-store.ts';
 export interface LedgerStore
   extends SpanStore,
     InteractionStore,
+    ConversationStore,
     EvaluationQueue,
     EvaluationWaits,
     RecordedEvaluations,

@@ -23,7 +23,7 @@
 import type * as z from 'zod';
 import type { EvaluatorType } from '../model/records.ts';
 import type { Effect } from './effect.ts';
-import type { EvaluationContext } from './evaluation-context.ts';
+import type { EvaluationContext, SubjectKind } from './evaluation-context.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
@@ -56,6 +56,12 @@ export interface EvaluatorDefinitionOptions {
   /** What it checks, for `evalon explain` and docs. */
   description?: string;
   /**
+   * What it can judge: `interaction` (one interaction per evaluation), `conversation` (a whole
+   * conversation: `context.subject.kind === 'conversation'`), or both. Default `['interaction']`.
+   * A binding with `trigger: conversation` needs an evaluator that lists `conversation`.
+   */
+  subjects?: readonly SubjectKind[];
+  /**
    * What kind of evaluator it is, recorded as provenance (`gen_ai.evaluation.evaluator.type`) on
    * every verdict: `llm_judge`, `deterministic`, `human` or `custom` (the default).
    */
@@ -75,6 +81,8 @@ export interface EvaluatorDefinition {
   readonly version: string;
   readonly timeoutMs: number;
   readonly description?: string;
+  /** What it can judge (`defineEvaluator`'s `subjects`, default `['interaction']`). */
+  readonly subjects: readonly SubjectKind[];
   readonly type: EvaluatorType;
   /** See `EvaluatorDefinitionOptions.properties`. */
   readonly properties?: z.ZodType;
@@ -83,6 +91,8 @@ export interface EvaluatorDefinition {
 }
 
 export const DEFAULT_EVALUATOR_VERSION = '1';
+export const DEFAULT_SUBJECTS: readonly SubjectKind[] = Object.freeze(['interaction'] as const);
+const SUBJECT_KINDS: readonly SubjectKind[] = ['interaction', 'conversation'];
 export const DEFAULT_EVALUATOR_TYPE: EvaluatorType = 'custom';
 const EVALUATOR_TYPES: readonly EvaluatorType[] = ['llm_judge', 'deterministic', 'human', 'custom'];
 export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
@@ -112,6 +122,18 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
       `${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`,
     );
   }
+  const subjects = options.subjects ?? DEFAULT_SUBJECTS;
+  if (
+    !Array.isArray(subjects) ||
+    subjects.length === 0 ||
+    subjects.some((kind) => !SUBJECT_KINDS.includes(kind as SubjectKind))
+  ) {
+    throw new EvaluatorDefinitionError(
+      `${where}: subjects must list what the evaluator can judge: 'interaction', 'conversation' or both ` +
+        `(got ${JSON.stringify(subjects)})`,
+      { field: 'subjects' },
+    );
+  }
   const type = options.type ?? DEFAULT_EVALUATOR_TYPE;
   if (!EVALUATOR_TYPES.includes(type))
     throw new EvaluatorDefinitionError(
@@ -129,6 +151,7 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
     id,
     version,
     timeoutMs,
+    subjects: Object.freeze([...new Set(subjects)]),
     type,
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(properties !== undefined ? { properties } : {}),

@@ -21,7 +21,14 @@
  */
 export { Evaluation, type EvaluationAttributeValue, type EvaluationData } from './evaluation.ts';
 export { effects, isEffect, type Effect, type Effects } from './effect.ts';
-export { Subject, type EvaluationContext, type EvaluationTrigger } from './evaluation-context.ts';
+export {
+  Subject,
+  type ConversationSubject,
+  type EvaluationContext,
+  type EvaluationTrigger,
+  type InteractionSubject,
+  type SubjectKind,
+} from './evaluation-context.ts';
 export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
 export type {
   DurableEffect,
@@ -59,14 +66,18 @@ export type {
 } from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
+  ConversationNotFoundError,
   DurableEffectError,
   EvaluatorDefinitionError,
   EvaluatorFailedError,
   InteractionNotFoundError,
   InvalidEvaluationError,
   MissingConfigPropertyError,
+  UnsupportedSubjectError,
 } from './errors.ts';
 export type {
+  ConversationRecord,
+  ConversationWithInteractions,
   InteractionRecord,
   Message,
   MessagePart,

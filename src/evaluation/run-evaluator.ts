@@ -63,7 +63,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
       ...(attempt.progress ? { progress: attempt.progress } : {}),
       ...(attempt.signals ? { signals: attempt.signals } : {}),
       context: {
-        subject: Object.freeze({ ...attempt.subject }),
+        subject: frozenSubject(attempt.subject),
         evaluationId: attempt.evaluationId,
         evaluatorId: attempt.evaluatorId,
         config: () => config,
@@ -98,7 +98,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
   stopped.catch(() => {});
   const config = new EvaluatorConfig(attempt.config, where);
   const context: EvaluationContext = {
-    subject: Object.freeze({ ...attempt.subject }),
+    subject: frozenSubject(attempt.subject),
     evaluationId: attempt.evaluationId,
     evaluatorId: attempt.evaluatorId,
     config: () => config,
@@ -135,6 +135,13 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
     // One shared signal serves every evaluation: leaving listeners on it would pile them up.
     if (onStop) attempt.signal?.removeEventListener('abort', onStop);
   }
+}
+
+/** A copy of the subject that one evaluator cannot change for the next (its id list included). */
+export function frozenSubject(subject: Subject): Subject {
+  return subject.kind === 'conversation'
+    ? Object.freeze({ ...subject, interactionIds: Object.freeze([...subject.interactionIds]) })
+    : Object.freeze({ ...subject });
 }
 
 export function failedOutcome(error: unknown): EvaluationOutcome {

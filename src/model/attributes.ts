@@ -106,6 +106,15 @@ export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 export const EVALON_CONTROL_ID = 'evalon.control.id';
 /** Who gave a human verdict (the `human-review` evaluator's reviewer). */
 export const EVALON_REVIEWER = 'evalon.reviewer';
+/** What an evaluation judged: `interaction` or `conversation` (verdict events and evaluation spans). */
+export const EVALON_EVALUATION_SUBJECT = 'evalon.evaluation.subject';
+/**
+ * On an agent invocation span: `true` when this turn ends its conversation (`invokeAgent({
+ * endConversation: true })` sets it). The collector evaluates the conversation once it is recorded.
+ */
+export const EVALON_CONVERSATION_ENDED = 'evalon.conversation.ended';
+/** On a conversation's verdict: which revision of the conversation was judged (1, 2, …). */
+export const EVALON_CONVERSATION_REVISION = 'evalon.conversation.revision';
 /** `true` on the verdicts of an evaluator entry marked `shadow: true` (left out of pass rates). */
 export const EVALON_EVALUATION_SHADOW = 'evalon.evaluation.shadow';
 /** A stable hash of the evaluator entry's effective properties for the evaluated subject. */
@@ -142,6 +151,8 @@ export const METRIC_AGREEMENT_B = 'b';
 export const METRIC_STATISTIC = 'statistic';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
+/** `interaction` or `conversation`: what an evaluation judged. */
+export const METRIC_SUBJECT = 'subject';
 /** `true` or `false`: whether the evaluator entry is a shadow. */
 export const METRIC_SHADOW = 'shadow';
 /**

@@ -16,7 +16,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { Subject } from '../evaluation/evaluation-context.ts';
+import type { InteractionSubject, Subject } from '../evaluation/evaluation-context.ts';
 import {
   isEvaluatorDefinition,
   DEFAULT_EVALUATION_TIMEOUT_MS,
@@ -138,13 +138,19 @@ export class EvaluatorTestKit {
     return new EvaluatorTestKit({ ...this.#settings, signals });
   }
 
-  /** Runs one evaluation of `subject`. Never rejects: a throw becomes a failed result. */
-  async evaluate(subject: Subject, options: { evaluationId?: string } = {}): Promise<EvaluatorResult> {
+  /**
+   * Runs one evaluation of `subject`: `Subject.interaction(…)` (an object without `kind` is an
+   * interaction), or `Subject.conversation(…)`. Never rejects: a throw becomes a failed result.
+   */
+  async evaluate(
+    subject: Subject | Omit<InteractionSubject, 'kind'>,
+    options: { evaluationId?: string } = {},
+  ): Promise<EvaluatorResult> {
     const settings = this.#settings;
     const result = await runEvaluator({
       evaluatorId: settings.evaluatorId,
       makeEvaluator: () => settings.make(settings.ledger),
-      subject,
+      subject: 'kind' in subject ? subject : { ...subject, kind: 'interaction' },
       evaluationId: options.evaluationId ?? randomUUID(),
       config: settings.config,
       ledger: settings.ledger,

@@ -3,6 +3,7 @@ import { COMPONENTS } from '../../collector/components.ts';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../collector/api/config.ts';
 import {
   DEFAULT_DECISION_WAIT_MS,
+  DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_MAX_PENDING_TRACES,
   DEFAULT_SETTLE_MS,
 } from '../../collector/processor/interactions/config.ts';
@@ -39,6 +40,7 @@ describe('the component registry', () => {
       settleMs: DEFAULT_SETTLE_MS,
       decisionWaitMs: DEFAULT_DECISION_WAIT_MS,
       maxPendingTraces: DEFAULT_MAX_PENDING_TRACES,
+      conversationIdleMs: DEFAULT_CONVERSATION_IDLE_MS,
     });
     expect(COMPONENTS.receivers.otlp.schema.parse({ protocols: { grpc: null } })).toMatchObject({
       http: { maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES },

@@ -2,9 +2,10 @@
  * The evaluation half of the PostgreSQL store: the queue, recorded evaluations, the intake mark,
  * and the interaction reads the evaluation runtime, backfill and `evalon explain` need.
  *
- * Exactly once rests on two unique keys on (interaction, evaluator, evaluator version): one in the
- * queue, one among recorded evaluations. Queuing skips a key that is recorded; recording drops a
- * record whose key is recorded and removes the key from the queue in the same transaction.
+ * Exactly once rests on two unique keys on (subject, evaluator, evaluator version): one in the
+ * queue, one among recorded evaluations (the `interaction_id` column holds the subject key).
+ * Queuing skips a key that is recorded; recording drops a record whose key is recorded and removes
+ * the key from the queue in the same transaction.
  *
  * The intake mark is a flag per interaction (`awaiting_intake`) rather than SQLite's "highest
  * rowid taken in": with several connections (and later several replicas) interactions commit out
@@ -20,6 +21,7 @@ import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
 import { LedgerQueryError } from '../errors.ts';
+import { takeIn } from './conversation-writes.ts';
 
 export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
   Omit<RecordedEvaluations, 'loadRecentEvaluations'> &
@@ -174,8 +176,9 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
   return {
     async enqueueEvaluations(evaluations, options = {}) {
       const intake = options.intake ?? [];
+      const conversationIntake = options.conversationIntake ?? [];
       return run('enqueueEvaluations', async () => {
-        if (evaluations.length === 0 && intake.length === 0) return [];
+        if (evaluations.length === 0 && intake.length === 0 && conversationIntake.length === 0) return [];
         const checked = evaluations.map((evaluation) => queueRow(evaluation, where));
         return inTransaction(pool, async (client) => {
           const seqs = new Map<string, number>();
@@ -191,6 +194,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
             for (const row of queued) seqs.set(row.evaluation_id, Number(row.seq));
           }
           if (intake.length > 0) await client.query(TAKE_IN, [intake]);
+          await takeIn(client, conversationIntake);
           return evaluations.flatMap((evaluation) => {
             const seq = seqs.get(evaluation.evaluationId);
             return seq === undefined ? [] : [{ ...evaluation, attempts: 0, seq }];

@@ -80,9 +80,23 @@ export function createEvaluationStoreMethods(
     async enqueueEvaluations(evaluations, options = {}) {
       ensureOpen();
       const intake = options.intake ?? [];
-      if (evaluations.length === 0 && intake.length === 0) return [];
+      const conversationIntake = options.conversationIntake ?? [];
+      if (evaluations.length === 0 && intake.length === 0 && conversationIntake.length === 0) return [];
       const rows = evaluations.map((evaluation) => queueRow(evaluation, path));
-      const queued = (await writer.write({ op: 'enqueueEvaluations', rows, intake: [...intake] })) as EnqueueResult;
+      const queued = (await writer.write({
+        op: 'enqueueEvaluations',
+        rows,
+        intake: [...intake],
+        ...(conversationIntake.length > 0
+          ? {
+              conversationIntake: conversationIntake.map(({ conversationId, agentId, revision }) => ({
+                conversationId,
+                agentId,
+                revision,
+              })),
+            }
+          : {}),
+      })) as EnqueueResult;
       const seqs = new Map(queued);
       return evaluations.flatMap((evaluation) => {
         const seq = seqs.get(evaluation.evaluationId);

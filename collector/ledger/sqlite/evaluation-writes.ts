@@ -3,18 +3,26 @@
  * mark), count attempts, save durable progress, record outcomes. Applied by `ledger-writer.ts` inside its transaction;
  * rows arrive already encoded, so this is SQL only.
  *
- * Exactly once rests on two unique keys on (interaction, evaluator, evaluator version): one in the
- * queue, one among recorded evaluations. Queuing skips a key that is recorded; recording drops a
- * record whose key is recorded, and removes the key from the queue in the same transaction.
+ * Exactly once rests on two unique keys on (subject, evaluator, evaluator version): one in the
+ * queue, one among recorded evaluations (the `interaction_id` column holds the subject key).
+ * Queuing skips a key that is recorded; recording drops a record whose key is recorded, and removes
+ * the key from the queue in the same transaction.
  */
 import type { DatabaseSync } from 'node:sqlite';
 import { closedStatus } from '../core/review-rows.ts';
+import type { ConversationRevisionKey } from '../conversation-store.ts';
 import type { EvaluationRecordRow, QueuedEvaluationRow } from '../core/rows.ts';
+import type { ConversationWrites } from './conversation-writes.ts';
 
 export type { EvaluationRecordRow, QueuedEvaluationRow } from '../core/rows.ts';
 
 export type EvaluationWriteRequest =
-  | { op: 'enqueueEvaluations'; rows: QueuedEvaluationRow[]; intake: string[] }
+  | {
+      op: 'enqueueEvaluations';
+      rows: QueuedEvaluationRow[];
+      intake: string[];
+      conversationIntake?: ConversationRevisionKey[];
+    }
   | {
       op: 'startEvaluations';
       starts: { seq: number; startedAtMs: number }[];
@@ -36,7 +44,10 @@ export type EnqueueResult = Array<[evaluationId: string, seq: number]>;
 /** `recordEvaluations` answers the ids of the records written, and the follow-ups queued. */
 export type RecordResult = { written: string[]; queued: EnqueueResult };
 
-export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWriteRequest) => unknown {
+export function createEvaluationWrites(
+  db: DatabaseSync,
+  conversations: Pick<ConversationWrites, 'takeIn'>,
+): (request: EvaluationWriteRequest) => unknown {
   const enqueue = db.prepare(`
     INSERT OR IGNORE INTO evaluation_queue
       (evaluation_id, interaction_id, evaluator_id, evaluator_version, triggered_at_ms, task)
@@ -104,6 +115,7 @@ export function createEvaluationWrites(db: DatabaseSync): (request: EvaluationWr
           if (Number(result.changes) === 1) queued.push([r.evaluationId, Number(result.lastInsertRowid)]);
         }
         if (request.intake.length > 0) advanceIntake.run(JSON.stringify(request.intake));
+        if (request.conversationIntake) conversations.takeIn(request.conversationIntake);
         return queued;
       }
       case 'startEvaluations': {

@@ -4,7 +4,9 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { inStartOrder, type TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
+import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 import { createWaitAndReviewWrites, type WaitAndReviewWriteRequest } from './wait-and-review-writes.ts';
 
@@ -24,6 +26,7 @@ export type WriteRequest =
   | { op: 'putInteractions'; rows: InteractionRow[] }
   | { op: 'releaseTraces'; traceIds: string[] }
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
+  | ConversationWriteRequest
   | EvaluationWriteRequest
   | WaitAndReviewWriteRequest;
 
@@ -46,7 +49,8 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
 
-  const applyEvaluationWrite = createEvaluationWrites(db);
+  const conversations = createConversationWrites(db);
+  const applyEvaluationWrite = createEvaluationWrites(db, conversations);
   const applyWaitOrReviewWrite = createWaitAndReviewWrites(db);
 
   function apply(request: WriteRequest): unknown {
@@ -54,10 +58,23 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'appendSpans':
         for (const row of request.rows) insertSpans.run(row.traceId, row.count, row.codec, row.bytes);
         return;
-      case 'putInteractions':
-        for (const r of request.rows)
-          insertInteraction.run(r.interactionId, r.traceId, r.agentId, r.conversationId, r.endTimeMs, r.json);
+      case 'putInteractions': {
+        const turns: TurnRow[] = [];
+        for (const r of request.rows) {
+          const inserted = insertInteraction.run(
+            r.interactionId,
+            r.traceId,
+            r.agentId,
+            r.conversationId,
+            r.endTimeMs,
+            r.json,
+          );
+          // A record already present (a replay) is not a new turn.
+          if (r.turn && Number(inserted.changes) === 1) turns.push(r.turn);
+        }
+        for (const turn of inStartOrder(turns)) conversations.recordTurn(turn);
         return;
+      }
       case 'releaseTraces':
         deleteSpans.run(JSON.stringify(request.traceIds));
         return;
@@ -65,6 +82,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const r of request.rows)
           insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
+      case 'requestConversationEnd':
+      case 'closeConversations':
+        return conversations.apply(request);
       case 'parkEvaluations':
       case 'deliverSignal':
       case 'openReview':

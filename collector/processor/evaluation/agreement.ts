@@ -10,6 +10,7 @@
  * report says `sample: "routed"`.
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
 import { createAgreementWindow, type AgreementStatistics, type AgreementWindow } from './agreement-window.ts';
@@ -42,7 +43,8 @@ export interface AgreementTracker {
   idle(): Promise<void>;
 }
 
-type Store = Pick<RecordedEvaluations, 'getEvaluations' | 'pageEntryEvaluations'>;
+type Store = Pick<RecordedEvaluations, 'getEvaluations' | 'pageEntryEvaluations'> &
+  Pick<ConversationStore, 'getConversationEvaluations'>;
 
 /** The key of the subject a record judged: its interaction, or its conversation revision. */
 export function subjectKeyOf(record: Pick<EvaluationRecord, 'interactionId' | 'subject'>): string {
@@ -86,9 +88,11 @@ export function createAgreementTracker(options: {
     };
   }
 
-  /** The records of a subject, from the ledger (conversations' are not read this way yet). */
+  /** The records of a subject, from the ledger: an interaction's, or every revision's of a conversation. */
   async function recordsOf(record: EvaluationRecord): Promise<EvaluationRecord[]> {
-    if (record.subject?.kind === 'conversation') return [record];
+    const subject = record.subject;
+    if (subject?.kind === 'conversation')
+      return store.getConversationEvaluations(subject.conversationId, subject.agentId);
     return store.getEvaluations(record.interactionId);
   }
 

@@ -16,6 +16,7 @@ import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-
 import { isoTime, type Clock } from './clock.ts';
 import { executeDurable, triggerOf, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
+import { subjectOf, unsupportedSubject } from './evaluation-subject.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import type { RunSettings } from './run-settings.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
@@ -69,9 +70,9 @@ export function createAttemptExecutor(options: {
     const definition = registry.get(evaluation.evaluatorId);
     let result: AttemptResult;
     let evaluator: Evaluator | undefined;
-    let createError: unknown;
+    let createError: unknown = definition && unsupportedSubject(definition, evaluation);
     try {
-      evaluator = definition?.create(dependencies);
+      if (createError === undefined) evaluator = definition?.create(dependencies);
     } catch (error) {
       createError = error;
     }
@@ -120,11 +121,7 @@ export function createAttemptExecutor(options: {
       result = await runEvaluator({
         evaluatorId: evaluation.evaluatorId,
         makeEvaluator: () => evaluator!,
-        subject: {
-          interactionId: evaluation.interactionId,
-          agentId: evaluation.agentId,
-          ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
-        },
+        subject: subjectOf(evaluation),
         evaluationId: evaluation.evaluationId,
         config,
         ledger,

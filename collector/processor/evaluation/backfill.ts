@@ -7,6 +7,7 @@
  * evaluations are picked up), and a collector started on the same ledger finishes them too.
  */
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
@@ -25,7 +26,7 @@ const PAGE = 500;
 const MAX_WAITING = 2_000;
 
 export interface BackfillOptions {
-  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & ConversationStore;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
   registry: EvaluatorRegistry;
   evaluatorId: string;

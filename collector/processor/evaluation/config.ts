@@ -26,6 +26,9 @@ export const DEFAULT_SAMPLING_RATIO = 1.0;
 export const DEFAULT_TRIGGER_ON_FAILURE = false;
 
 export const DEFAULT_TRIGGER = 'interaction';
+/** What a binding triggers its evaluator on: each interaction, or each conversation once it is over. */
+export const TRIGGERS = ['interaction', 'conversation'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
 /** Pairs of verdicts an agreement statistic is computed over, per pair of entries. */
 export const DEFAULT_AGREEMENT_WINDOW = 500;
 
@@ -43,8 +46,11 @@ export type LedgerConfig =
 
 /** One binding under `agents` or `agent-roles` of an evaluator entry. */
 export interface BindingConfig {
-  /** The only trigger there is; a binding that does not write it gets it. */
-  trigger: 'interaction';
+  /**
+   * `interaction` (the default): the evaluator judges each interaction of the agent.
+   * `conversation`: it judges each conversation of the agent once it is over (every revision).
+   */
+  trigger: Trigger;
   enabled?: boolean;
   /** `sampling-ratio`, in [0, 1]. */
   samplingRatio?: number;
@@ -126,7 +132,7 @@ const WHERE_BINDING_SETTINGS_GO =
 
 const bindingSchema = emptyAsMapping(
   z.looseObject({
-    trigger: z.literal(DEFAULT_TRIGGER).optional(),
+    trigger: z.enum(TRIGGERS).optional(),
     enabled: z.boolean().optional(),
     'sampling-ratio': ratio().optional(),
     'trigger-on-failure': z.boolean().optional(),

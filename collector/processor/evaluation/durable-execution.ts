@@ -22,6 +22,7 @@ import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { SignalArrival } from '../../../src/evaluation/signal-wait.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Clock } from './clock.ts';
+import { subjectOf } from './evaluation-subject.ts';
 
 /** The run slot a step holds: `acquire` resolves `false` when the runtime stops instead of granting one. */
 export interface StepSlot {
@@ -58,11 +59,7 @@ export async function executeDurable(
 ): Promise<AttemptResult | { parked: DurableProgress } | undefined> {
   const { evaluation, slot } = execution;
   const where = `evaluator ${evaluation.evaluatorId}`;
-  const subject = Object.freeze({
-    interactionId: evaluation.interactionId,
-    agentId: evaluation.agentId,
-    ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
-  });
+  const subject = subjectOf(evaluation);
   const arrival = arrivalOf(evaluation, execution.clock.now());
   const trigger = triggerOf(evaluation);
   const result = await runDurableEvaluation({

@@ -8,6 +8,7 @@ import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
+import { subjectRefOf } from './evaluation-subject.ts';
 import type { RunSettings } from './run-settings.ts';
 
 /** At most one log line per evaluator this often about its failed evaluations. */
@@ -38,6 +39,7 @@ export function attemptRecord(
     startedAt: times.startedAt,
     completedAt: times.completedAt,
     attempts: evaluation.attempts + 1,
+    subject: subjectRefOf(evaluation),
     ...(shadow ? { shadow } : {}),
     provenance: provenanceOf(context, result.outcome),
   };
@@ -86,6 +88,7 @@ export function abandonedRecord(evaluation: QueuedEvaluation, now: string, conte
     startedAt: evaluation.startedAt ?? now,
     completedAt: now,
     attempts: evaluation.attempts,
+    subject: subjectRefOf(evaluation),
     ...(shadow ? { shadow } : {}),
     provenance: provenanceOf(context, undefined),
   };
@@ -109,6 +112,10 @@ export function createFailureLog(
         ? ` (${previous.suppressed} more failed evaluations of this evaluator since the last report)`
         : '';
     last.set(record.evaluatorId, { at: now, suppressed: 0 });
-    logger.warn(`evaluation ${record.evaluationId} of interaction ${record.interactionId} failed: ${error}${more}`);
+    const of =
+      record.subject?.kind === 'conversation'
+        ? `conversation ${record.subject.conversationId} (revision ${record.subject.revision})`
+        : `interaction ${record.interactionId}`;
+    logger.warn(`evaluation ${record.evaluationId} of ${of} failed: ${error}${more}`);
   };
 }

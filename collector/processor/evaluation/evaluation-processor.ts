@@ -11,10 +11,17 @@
  * even wait for the queue write: `consumeInteractions` hands the records to the processor's own
  * intake (one batch at a time, in order) and returns. A backlog beyond MAX_PENDING_INTAKE
  * records is dropped from memory and taken in from the ledger instead.
+ *
+ * Conversations that are over come the same way (`consumeConversations`, from the interactions
+ * processor's conversation tracker): their revisions trigger the bindings with `trigger:
+ * conversation`, the queue write marks them taken in, and a revision closed but not taken in (a
+ * collector that stopped in between, another replica that died) is caught up from the ledger at
+ * start and every CONVERSATION_CATCH_UP_MS.
  */
 import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
+import type { ConversationRevision, ConversationStore } from '../../ledger/conversation-store.ts';
 import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
@@ -24,6 +31,7 @@ import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
 import { clockFrom, sleep, type Clock, type Timer } from './clock.ts';
+import { conversationEvaluations } from './conversation-intake.ts';
 import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
@@ -37,8 +45,13 @@ import { createEvaluationBudgets } from './evaluation-budgets.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
 import type { ReviewStore } from '../../ledger/review-store.ts';
 
-/** Interactions read per page when catching up on what was recorded but not taken in. */
+/** Interactions (or conversation revisions) read per page when catching up on what was not taken in. */
 const CATCH_UP_PAGE = 500;
+/**
+ * How often revisions closed but not taken in are looked for (an indexed query): what another
+ * replica closed before it died. Revisions this collector closes are handed over at once.
+ */
+export const CONVERSATION_CATCH_UP_MS = 10_000;
 /** After a failed queue write, catching up is retried this soon even if no interaction arrives. */
 const CATCH_UP_RETRY_MS = 1_000;
 /** Interaction records waiting for intake in memory, at most; beyond, intake reads the ledger. */
@@ -65,9 +78,12 @@ export interface EvaluationProcessorStats extends RuntimeStats {
   failedNotTriggered: number;
   /** Batches of new interactions whose intake waited for the saturated event loop (caught up from the ledger). */
   intakeDeferred: number;
+  /** Conversation revisions taken in (each once, whether it triggered anything or not). */
+  conversationsTakenIn: number;
 }
 
 export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
+  consumeConversations(revisions: ConversationRevision[]): Promise<void>;
   readonly stats: EvaluationProcessorStats;
   readonly runtime: EvaluationRuntime;
   /** Agreement between the entries `agreement` pairs, kept as outcomes are recorded. */
@@ -77,7 +93,12 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
 }
 
 export interface EvaluationProcessorOptions {
-  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & Partial<ReviewStore>;
+  store: EvaluationQueue &
+    EvaluationWaits &
+    InteractionStore &
+    RecordedEvaluations &
+    ConversationStore &
+    Partial<ReviewStore>;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
     Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs' | 'agreement'>>;
   registry: EvaluatorRegistry;
@@ -155,7 +176,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
   });
-  const counters = { triggered: 0, insideEvaluation: 0, notSampled: 0, failedNotTriggered: 0 };
+  const counters = {
+    triggered: 0,
+    insideEvaluation: 0,
+    notSampled: 0,
+    failedNotTriggered: 0,
+    conversationsTakenIn: 0,
+  };
   let catchUpNeeded = true;
   let started = false;
   let stopped = false;
@@ -168,6 +195,9 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   /** While the event loop is saturated, intake waits (the records are in the ledger); this checks when to resume. */
   let resumeCheck: Timer | undefined;
   let deferredIntakes = 0;
+  let conversationSweep: Timer | undefined;
+  /** A conversation sweep is in the chain and has not started yet. */
+  let sweepQueued = false;
 
   async function intake(records: InteractionRecord[]): Promise<void> {
     const triggeredAt = new Date(clock.now()).toISOString();
@@ -180,9 +210,8 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         continue;
       }
       for (const binding of bindings.resolve({ agentId: record.agentId, roles: record.roles ?? [] })) {
-        // A routed entry is queued by another entry's outcome, never by the interaction itself.
-        if (routing.isRouted(binding)) continue;
         const verdict = triggerVerdict(record, binding);
+        if (verdict === 'other-trigger') continue;
         if (verdict === 'not-sampled') counters.notSampled++;
         else if (verdict === 'failed-interaction') counters.failedNotTriggered++;
         if (verdict !== 'triggered') continue;
@@ -204,6 +233,22 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     runtime.submit(queued);
   }
 
+  /** Queues the evaluations conversation revisions trigger, marking them taken in with the same write. */
+  async function intakeConversations(revisions: ConversationRevision[]): Promise<void> {
+    const triggeredAt = new Date(clock.now()).toISOString();
+    const evaluations = await conversationEvaluations(revisions, {
+      bindings,
+      registry,
+      triggeredAt,
+      lookup: (id) => ledger.findInteraction(id),
+      counters,
+    });
+    const queued = await store.enqueueEvaluations(evaluations, { conversationIntake: revisions });
+    counters.triggered += queued.length;
+    counters.conversationsTakenIn += revisions.length;
+    runtime.submit(queued);
+  }
+
   async function catchUp(): Promise<void> {
     let total = 0;
     for (;;) {
@@ -215,6 +260,18 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     catchUpNeeded = false;
     if (total > 0)
       logger.info(`evaluation: took in ${total} recorded interactions whose evaluations had not been queued`);
+    await catchUpConversations();
+  }
+
+  async function catchUpConversations(): Promise<void> {
+    let total = 0;
+    for (;;) {
+      const page = await store.loadConversationsAwaitingIntake(CATCH_UP_PAGE);
+      if (page.length === 0) break;
+      await intakeConversations(page);
+      total += page.length;
+    }
+    if (total > 0) logger.info(`evaluation: took in ${total} conversations that were over and not yet evaluated`);
   }
 
   /**
@@ -223,12 +280,14 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
    * ahead of any later batch: the intake mark is a high-water mark, so a later batch must never be
    * taken in before an earlier one.
    */
-  function take(records: InteractionRecord[] | 'catch-up'): Promise<void> {
+  function take(records: InteractionRecord[] | 'catch-up' | 'conversation-sweep'): Promise<void> {
     serial = serial.then(async () => {
       if (records === 'catch-up') catchUpQueued = false;
+      if (records === 'conversation-sweep') sweepQueued = false;
       if (stopped) return;
       try {
         if (catchUpNeeded || records === 'catch-up') await catchUp();
+        else if (records === 'conversation-sweep') await catchUpConversations();
         else await intake(records);
       } catch (error) {
         // The interactions are recorded: catching up from the ledger takes them in later.
@@ -261,6 +320,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     }, RESUME_CHECK_MS);
   }
 
+  /** Queues a sweep of the revisions awaiting intake, unless one is queued and has not started. */
+  function queueConversationSweep(): void {
+    if (sweepQueued || stopped) return;
+    sweepQueued = true;
+    void take('conversation-sweep');
+  }
+
   function queueCatchUp(): void {
     catchUpNeeded = true;
     if (catchUpQueued || stopped) return;
@@ -274,6 +340,14 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     },
     runtime,
     agreement,
+    async consumeConversations() {
+      if (!started) throw new Error('evaluation: consumeConversations called before start');
+      if (stopped) return;
+      // Every revision awaiting intake is read back from the ledger: those just closed, and those a
+      // recorded turn closed as it opened the next revision. Few (a conversation ends far less often
+      // than an interaction), and one sweep at a time takes them all.
+      queueConversationSweep();
+    },
     async consumeInteractions(records) {
       if (!started) throw new Error('evaluation: consumeInteractions called before start');
       if (records.length === 0 || stopped) return;
@@ -295,6 +369,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       await runtime.start();
       await catchUp();
       started = true;
+      conversationSweep = clock.setInterval(queueConversationSweep, CONVERSATION_CATCH_UP_MS);
     },
     /** Resolves once everything handed over is queued and every queued evaluation recorded. */
     idle: async () => {
@@ -306,6 +381,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     },
     async shutdown() {
       stopped = true;
+      conversationSweep?.cancel();
       retry?.cancel();
       resumeCheck?.cancel();
       await serial;

@@ -5,6 +5,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
@@ -40,7 +41,7 @@ export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
 }
 
 export interface EvaluationRuntimeOptions {
-  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & ConversationStore;
   registry: EvaluatorRegistry;
   /**
    * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running

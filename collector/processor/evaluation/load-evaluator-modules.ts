@@ -5,13 +5,15 @@
  * a module that fails to import, one that exports no evaluator, an id defined twice, an
  * evaluator configured under `processors.evaluation.evaluators` that nothing defines, and, given
  * the entries, every binding's properties that its evaluator's `properties` schema refuses
- * (property-checks.ts).
+ * (property-checks.ts) and every binding whose trigger its evaluator cannot judge
+ * (binding-subjects.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
 import type { ConfigLocator } from '../../config/load-config.ts';
+import { bindingSubjectProblems } from './binding-subjects.ts';
 import type { EvaluatorEntryConfig } from './config.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
 import {
@@ -33,7 +35,10 @@ export interface LoadEvaluatorsOptions {
   builtIns: readonly EvaluatorDefinition[];
   /** Entry ids the configuration has (`type` or `type/name`): each type must be defined. */
   configuredIds: readonly string[];
-  /** The entries themselves: their bindings' properties are checked against each evaluator's schema. */
+  /**
+   * The entries themselves: their bindings' properties are checked against each evaluator's schema,
+   * their triggers against what it can judge.
+   */
   evaluators?: Readonly<Record<string, EvaluatorEntryConfig>>;
   /** Places property problems in their files (`LoadedConfig.locate`). */
   locate?: ConfigLocator;
@@ -114,6 +119,10 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
         ...(options.locate ? { locate: options.locate } : {}),
       }),
       ...checkRoutes({ evaluators: options.evaluators, ...(options.locate ? { locate: options.locate } : {}) }),
+    );
+    const definitions = unique.map((registered) => registered.definition);
+    problems.push(
+      ...bindingSubjectProblems(options.evaluators, (id) => byId.get(entryType(id))?.definition, definitions),
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

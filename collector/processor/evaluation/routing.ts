@@ -15,59 +15,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
+import { type Route, routeMatches, routeOf } from './route.ts';
+
+export { outcomeOf, ROUTED_OUTCOMES, type Route, type RoutedOutcome, routeMatches, routeOf } from './route.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { ResolvedBinding } from './binding-resolution.ts';
 import type { EvaluatorEntryConfig } from './config.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import type { BindingTable } from './triggers.ts';
 
-/** The outcomes `when` names: pass and fail (verdicts), inconclusive, error (a failed evaluation). */
-export const ROUTED_OUTCOMES = ['pass', 'fail', 'inconclusive', 'error'] as const;
-export type RoutedOutcome = (typeof ROUTED_OUTCOMES)[number];
-
-export interface Route {
-  after: string;
-  when: readonly RoutedOutcome[];
-  scoreBelow?: number;
-}
-
 export interface RoutingTable {
-  /** Whether the binding's entry is routed (its properties set `after`): interactions do not trigger it. */
-  isRouted(binding: ResolvedBinding): boolean;
   /** The evaluations `record` routes, for the subject of `evaluation` (the one recorded). */
   followUps(record: EvaluationRecord, evaluation: QueuedEvaluation, triggeredAt: string): QueuedEvaluation[];
   /** The ids of entries routed for some binding (agreement calls their samples routed). */
   routedEntries(): ReadonlySet<string>;
-}
-
-/** pass / fail / inconclusive / error, as the verdict metrics name outcomes. */
-export function outcomeOf(record: Pick<EvaluationRecord, 'outcome'>): RoutedOutcome {
-  const outcome = record.outcome;
-  if (outcome.type === 'verdict') return outcome.evaluation.passed ? 'pass' : 'fail';
-  return outcome.type === 'inconclusive' ? 'inconclusive' : 'error';
-}
-
-/** The route the effective properties describe, or undefined when they set no `after`. */
-export function routeOf(config: Record<string, unknown>): Route | undefined {
-  const after = config.after;
-  if (typeof after !== 'string' || after === '') return undefined;
-  const scoreBelow = typeof config.score_below === 'number' ? config.score_below : undefined;
-  const written = Array.isArray(config.when)
-    ? config.when
-    : typeof config.when === 'string'
-      ? [config.when]
-      : undefined;
-  const when = (written ?? (scoreBelow === undefined ? ['fail'] : [])).filter((item): item is RoutedOutcome =>
-    (ROUTED_OUTCOMES as readonly string[]).includes(item as string),
-  );
-  return { after, when, ...(scoreBelow !== undefined ? { scoreBelow } : {}) };
-}
-
-export function routeMatches(route: Route, record: EvaluationRecord): boolean {
-  if (record.evaluatorId !== route.after) return false;
-  if (route.when.includes(outcomeOf(record))) return true;
-  const score = record.outcome.type === 'verdict' ? record.outcome.evaluation.score : undefined;
-  return route.scoreBelow !== undefined && score !== undefined && score < route.scoreBelow;
 }
 
 export function createRoutingTable(options: {
@@ -94,7 +55,6 @@ export function createRoutingTable(options: {
       routed.add(id);
   }
   return {
-    isRouted: (binding) => routeFor(binding) !== undefined,
     followUps(record, evaluation, triggeredAt) {
       if (routed.size === 0) return [];
       const followUps: QueuedEvaluation[] = [];

@@ -75,6 +75,11 @@ export interface Assembler {
   pendingSpans(): number;
   /** True while the trace has spans waiting for a decision. */
   isPending(traceId: string): boolean;
+  /**
+   * True while an invocation naming this conversation waits for its interaction's decision: a turn
+   * of it is on its way, so the conversation is not closed yet.
+   */
+  hasPendingConversation(conversationId: string): boolean;
   readonly stats: AssemblerStats;
 }
 
@@ -85,6 +90,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   const decided = new Map<string, { members: Map<string, string>; at: number }>();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
+  /** Pending invocation spans per conversation id (`hasPendingConversation`). */
+  const pendingConversations = new Map<string, number>();
   let lastBucket = -1;
   /** The clock time of the first span added; node arrival times count from it. */
   let epoch: number | undefined;
@@ -100,6 +107,24 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   };
 
   const bucketOf = (time: number) => Math.ceil(time / granularity);
+
+  function countConversation(trace: TraceState, node: SpanNode): void {
+    const conversationId = node.invocation?.conversationId;
+    if (conversationId === undefined) return;
+    trace.conversationNodes ??= new Set();
+    trace.conversationNodes.add(node.spanId);
+    pendingConversations.set(conversationId, (pendingConversations.get(conversationId) ?? 0) + 1);
+  }
+
+  /** The node's interaction was decided, or its trace released: its turn is no longer pending here. */
+  function uncountConversation(trace: TraceState, spanId: string): void {
+    if (!trace.conversationNodes?.delete(spanId)) return;
+    const conversationId = trace.nodes.get(spanId)?.invocation?.conversationId;
+    if (conversationId === undefined) return;
+    const count = (pendingConversations.get(conversationId) ?? 1) - 1;
+    if (count > 0) pendingConversations.set(conversationId, count);
+    else pendingConversations.delete(conversationId);
+  }
 
   function schedule(trace: TraceState, time: number): void {
     if (trace.dueAt !== undefined && trace.dueAt <= time) return;
@@ -169,6 +194,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
         arrivedAt: now - epoch,
       };
       trace.nodes.set(span.spanId, node);
+      countConversation(trace, node);
       added.push([trace, node]);
       trace.lastArrival = now;
       spanCount++;
@@ -226,6 +252,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       out.unassignedSpans += ownership.unowned.length;
       stats.unassignedSpans += ownership.unowned.length;
       if (ownership.unowned.length > 0) out.unassigned.set(trace.traceId, ownership.unowned);
+      for (const spanId of [...(trace.conversationNodes ?? [])]) uncountConversation(trace, spanId);
       pending.delete(trace.traceId);
       spanCount -= trace.nodes.size;
       rememberDecided(trace, now);
@@ -275,7 +302,10 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       completion,
     });
     trace.completedMembers ??= new Map();
-    for (const id of memberSpanIds) trace.completedMembers.set(id, interactionId);
+    for (const id of memberSpanIds) {
+      trace.completedMembers.set(id, interactionId);
+      uncountConversation(trace, id);
+    }
     stats.completed[completion]++;
   }
 
@@ -325,6 +355,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     flushAll,
     pendingTraces: () => pending.size,
     isPending: (traceId) => pending.has(traceId),
+    hasPendingConversation: (conversationId) => pendingConversations.has(conversationId),
     pendingSpans: () => spanCount,
     stats,
   };

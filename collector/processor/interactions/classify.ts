@@ -16,6 +16,7 @@ import {
   SERVICE_NAME,
   TRACELOOP_ENTITY_NAME,
 } from '../../../src/model/attributes.ts';
+import { conversationIdOf } from './conversation-id.ts';
 import { dialectOf, roleIn, type Dialect } from './dialects/dialect.ts';
 
 export type { Dialect } from './dialects/dialect.ts';
@@ -27,6 +28,8 @@ export interface Invocation {
    * nested in another with no identity, or the same one, belongs to the enclosing interaction.
    */
   agentIdentity?: string;
+  /** The conversation the invocation names itself part of (the conversation tracker waits for it). */
+  conversationId?: string;
 }
 
 /** The resource fallback for an agent that names itself nowhere. */
@@ -39,8 +42,12 @@ export function classifyInvocation(span: SpanData): Invocation | undefined {
 }
 
 function invocation(dialect: Dialect, span: SpanData): Invocation {
+  const found: Invocation = { dialect };
   const agentIdentity = identityOf(dialect, span);
-  return agentIdentity === undefined ? { dialect } : { dialect, agentIdentity };
+  if (agentIdentity !== undefined) found.agentIdentity = agentIdentity;
+  const conversationId = conversationIdOf(span.attributes);
+  if (conversationId !== undefined) found.conversationId = conversationId;
+  return found;
 }
 
 /** gen_ai.agent.id, else gen_ai.agent.name, else the dialect's own agent name. */

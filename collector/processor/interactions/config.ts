@@ -1,6 +1,6 @@
 /**
- * `processors.interactions`: when the spans of an interaction are complete, and how many traces
- * may wait in memory.
+ * `processors.interactions`: when the spans of an interaction are complete, how many traces may
+ * wait in memory, and when a conversation without an explicit end is over.
  */
 import { section, whenRead } from '../../config/schema-kit.ts';
 import { count, duration } from '../../config/values.ts';
@@ -8,6 +8,8 @@ import { count, duration } from '../../config/values.ts';
 export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
+/** A conversation with no new turn for this long after its last one completed is over. */
+export const DEFAULT_CONVERSATION_IDLE_MS = 900_000;
 
 /** `processors.interactions`, normalised. */
 export interface InteractionsProcessorConfig {
@@ -17,12 +19,15 @@ export interface InteractionsProcessorConfig {
   decisionWaitMs: number;
   /** `max_pending_traces`: bound on traces held in memory; beyond it the oldest are evicted. */
   maxPendingTraces: number;
+  /** `conversation_idle`: a conversation with no turn for this long after its last one is over. */
+  conversationIdleMs: number;
 }
 
 export const interactionsProcessorSchema = section({
   settle: duration().default(DEFAULT_SETTLE_MS),
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
+  conversation_idle: duration({ positive: true }).default(DEFAULT_CONVERSATION_IDLE_MS),
 })
   .superRefine(
     (processor, context) => {
@@ -43,5 +48,6 @@ export const interactionsProcessorSchema = section({
       settleMs: processor.settle,
       decisionWaitMs: processor.decision_wait,
       maxPendingTraces: processor.max_pending_traces,
+      conversationIdleMs: processor.conversation_idle,
     }),
   );

@@ -6,9 +6,15 @@
  *
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
+ *
+ * Conversations: the store records each turn with its interaction; after recording a turn that
+ * ends its conversation, and every `conversationScanMs` otherwise, the tick asks the conversation
+ * tracker to close what is over (conversation-tracker.ts), once the interactions decided in the
+ * same tick are recorded.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
+import { endsConversation, type ConversationStore } from '../../ledger/conversation-store.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
@@ -17,12 +23,25 @@ import { createAssembler, type Assembler, type Decisions, type InteractionDecisi
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
-import type { InteractionsProcessorConfig } from './config.ts';
+import { DEFAULT_CONVERSATION_IDLE_MS, type InteractionsProcessorConfig } from './config.ts';
+import {
+  createConversationTracker,
+  type ConversationsConsumer,
+  type ConversationTracker,
+} from './conversation-tracker.ts';
 
 /** Batches waiting for the store before the receiver is told to back off. */
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
 /** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
 export const PENDING_HIGH_WATER = 0.9;
+/**
+ * The assembler's timer granularity: a decision falls due at most this much after its settle
+ * window, before the tick that takes it (the verdict lag of an interaction, and of a conversation
+ * its last turn ends, is settle + this + the tick, at most).
+ */
+export const DECISION_GRANULARITY_MS = 25;
+/** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
+export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 
 /** Bounds that have no YAML key (tests tighten them). */
 export interface InteractionsProcessorTuning {
@@ -30,9 +49,11 @@ export interface InteractionsProcessorTuning {
   maxQueuedBatches?: number;
   /** How often completion is checked (default: a quarter of `settle`, 10 to 50 ms). */
   tickMs?: number;
+  /** How often conversations due to end are looked for (default DEFAULT_CONVERSATION_SCAN_MS). */
+  conversationScanMs?: number;
 }
 
-export interface InteractionsConsumer {
+export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
   /** Receives records of interactions new to the ledger (not those re-completed after a restart). */
   consumeInteractions(records: InteractionRecord[]): Promise<void>;
 }
@@ -53,11 +74,18 @@ export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
   ready(): boolean;
   readonly assembler: Assembler;
   readonly stats: InteractionsProcessorStats;
+  /** Closes conversations that are over (its `stats` count them). */
+  readonly conversations: ConversationTracker;
 }
 
 export function createInteractionsProcessor(options: {
-  store: SpanStore & InteractionStore & ReplicaStore;
-  config: InteractionsProcessorConfig & InteractionsProcessorTuning;
+  store: SpanStore &
+    InteractionStore &
+    ReplicaStore &
+    Pick<ConversationStore, 'findDueConversations' | 'closeConversations'>;
+  config: Omit<InteractionsProcessorConfig, 'conversationIdleMs'> &
+    Partial<Pick<InteractionsProcessorConfig, 'conversationIdleMs'>> &
+    InteractionsProcessorTuning;
   /** Where the interactions new to the ledger go (the evaluation processor, the exporters). */
   next?: InteractionsConsumer;
   clock?: () => number;
@@ -74,6 +102,7 @@ export function createInteractionsProcessor(options: {
     settleMs: config.settleMs,
     decisionWaitMs: config.decisionWaitMs,
     maxPendingTraces: config.maxPendingTraces,
+    granularityMs: DECISION_GRANULARITY_MS,
     onEvict: (traceId, pendingTraces) => {
       const now = clock();
       if (now - lastEvictionLog >= 10_000) {
@@ -95,6 +124,15 @@ export function createInteractionsProcessor(options: {
     tracesSplit: 0,
   };
   const splits = createSplitTraces({ store, logger, clock });
+  const conversations = createConversationTracker({
+    store,
+    idleMs: config.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS,
+    isPending: (conversationId) => assembler.hasPendingConversation(conversationId),
+    ...(next?.consumeConversations ? { next: next as ConversationsConsumer } : {}),
+    logger,
+  });
+  const conversationScanMs = config.conversationScanMs ?? DEFAULT_CONVERSATION_SCAN_MS;
+  let lastConversationScan = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
@@ -171,12 +209,13 @@ export function createInteractionsProcessor(options: {
     return releasable.length > 0 ? store.releaseTraces(releasable) : Promise.resolve();
   }
 
-  async function record(decisions: Decisions): Promise<void> {
+  /** Records what was decided; resolves true when a new interaction ended its conversation. */
+  async function record(decisions: Decisions): Promise<boolean> {
     // One query per batch of decided traces, on a store shared by replicas only (split-traces.ts).
     const elsewhere = await splits.find(decidedTraces(decisions));
     if (decisions.interactions.length === 0 && !elsewhere?.traces.size) {
       await release(decisions.releasedTraces);
-      return;
+      return false;
     }
     const stored = new Map<string, Map<string, SpanData>>();
     const remember = (traceId: string, list: SpanData[]) => {
@@ -234,13 +273,32 @@ export function createInteractionsProcessor(options: {
     stats.interactionsFailed += fresh.filter((r) => r.failed).length;
     stats.evictedTraces = assembler.stats.evictedTraces;
     if (fresh.length > 0 && next) await next.consumeInteractions(fresh);
+    return fresh.some((r) => r.conversationId !== undefined && endsConversation(r.attributes));
+  }
+
+  async function closeConversations(now: number, ended: boolean): Promise<void> {
+    if (!ended && now - lastConversationScan < conversationScanMs) return;
+    lastConversationScan = now;
+    try {
+      await conversations.check(now, { turnEnded: ended });
+    } catch (error) {
+      logger.error(`interactions: closing conversations that are over failed: ${String(error)} (retrying)`);
+    }
   }
 
   function tick(): Promise<void> {
     // Ticks never overlap: a slow one makes the next wait.
     ticking ??= Promise.resolve()
-      .then(() => record(assembler.collectDue(clock())))
-      .catch((error: unknown) => logger.error(`interactions: completing interactions failed: ${String(error)}`))
+      .then(async () => {
+        const now = clock();
+        let ended = false;
+        try {
+          ended = await record(assembler.collectDue(now));
+        } catch (error) {
+          logger.error(`interactions: completing interactions failed: ${String(error)}`);
+        }
+        await closeConversations(now, ended);
+      })
       .finally(() => {
         ticking = undefined;
       });
@@ -252,6 +310,7 @@ export function createInteractionsProcessor(options: {
     tick,
     assembler,
     stats,
+    conversations,
     ready: () => started && !stopped,
     async start() {
       if (started) return;

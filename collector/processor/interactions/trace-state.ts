@@ -27,6 +27,11 @@ export interface TraceState {
    * which one; created with the first completion.
    */
   completedMembers?: Map<string, string>;
+  /**
+   * Invocation spans of the trace that name a conversation and whose interaction is not decided
+   * yet: the assembler counts them as that conversation's pending turns.
+   */
+  conversationNodes?: Set<string>;
   /** When this trace is next due for a check (ms), or undefined when not scheduled. */
   dueAt?: number;
   /** The timer bucket holding this trace's next check. */

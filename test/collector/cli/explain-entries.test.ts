@@ -99,4 +99,33 @@ describe('evalon explain on evaluator entries', () => {
       },
     ]);
   });
+
+  it('shows the trigger of an entry bound per conversation beside one bound per interaction', async () => {
+    const [file] = writeConfigFiles({
+      'otel-config.yaml': `processors:
+  interactions:
+  evaluation:
+    ledger: { sqlite: { path: ./no-ledger-yet.db } }
+    evaluators:
+      llm-judge:
+        rubric: The reply answers the question.
+        agents: { support-agent: {} }
+      llm-judge/whole-conversation:
+        rubric: By the end, the customer knows where the order is.
+        agents: { support-agent: { trigger: conversation } }
+${MINIMAL_PIPELINE}`,
+    });
+    const { code, out } = await cli(['explain', '--config', file!, '--agent', 'support-agent']);
+    expect(code).toBe(0);
+    const [perInteraction, perConversation] = out.split('  llm-judge/whole-conversation: ');
+    expect(perInteraction).not.toContain('trigger    conversation');
+    expect(perConversation).toContain('    trigger    conversation (each conversation, once it is over)\n');
+    const [explanation] = JSON.parse(
+      (await cli(['explain', '--config', file!, '--agent', 'support-agent', '--json'])).out,
+    ) as AgentExplanation[];
+    expect(explanation.bindings.map(({ evaluatorId, trigger }) => [evaluatorId, trigger])).toEqual([
+      ['llm-judge', 'interaction'],
+      ['llm-judge/whole-conversation', 'conversation'],
+    ]);
+  });
 });

@@ -202,7 +202,7 @@ describe('evalon scenario from-conversation: what it writes', () => {
       const allowed = await run([CONVERSATION, '--api', guarded.url, '--token', 's3cret', '--criteria', criteria]);
       expect(allowed.code).toBe(0);
       expect(guarded.requests.at(-1)).toEqual({
-        target: `/api/v1/conversations/${CONVERSATION}/evaluations?agent=support-agent`,
+        target: `/api/v1/conversations/${CONVERSATION}/evaluations?agent=support-agent&include=interactions`,
         authorization: 'Bearer s3cret',
       });
     } finally {

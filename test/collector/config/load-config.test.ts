@@ -44,7 +44,7 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     [
       10,
       'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent',
-      'trigger must be "interaction"',
+      'trigger must be one of "interaction", "conversation" (got string "message")',
     ],
     [
       10,
@@ -63,10 +63,11 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     ],
   ],
   'ledger-and-timing.yaml': [
-    [4, 'processors::interactions', 'settle must be shorter than decision_wait'],
-    [6, 'processors::interactions', 'max_pending_traces must be at least 1'],
-    [8, 'processors::evaluation', 'concurrency must be at least 1'],
-    [9, 'processors::evaluation', 'ledger sets both sqlite and postgres (choose one)'],
+    [5, 'processors::interactions', 'settle must be shorter than decision_wait'],
+    [7, 'processors::interactions', 'max_pending_traces must be at least 1'],
+    [8, 'processors::interactions', 'conversation_idle must be a duration'],
+    [10, 'processors::evaluation', 'concurrency must be at least 1'],
+    [11, 'processors::evaluation', 'ledger sets both sqlite and postgres (choose one)'],
   ],
   'misplaced-reserved-keys.yaml': [
     [
@@ -150,6 +151,7 @@ describe('loadConfig', () => {
       settleMs: 2_000,
       decisionWaitMs: 30_000,
       maxPendingTraces: 100_000,
+      conversationIdleMs: 900_000,
     });
     const { evaluators, ...evaluation } = config.processors.evaluation;
     expect(evaluation).toEqual({
@@ -275,6 +277,7 @@ describe('loadConfig', () => {
         settleMs: 1_500,
         decisionWaitMs: 90_000,
         maxPendingTraces: 5_000,
+        conversationIdleMs: 900_000,
       });
       expect(config.receivers.otlp?.http).toEqual({
         host: '0.0.0.0',

@@ -242,6 +242,7 @@ describe('the Prometheus endpoint', () => {
       'evaluator',
       'agent',
       'outcome',
+      'subject',
       'failed',
       'shadow',
       'le',

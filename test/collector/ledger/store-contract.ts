@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
+import { describeConversationStoreContract } from './conversation-store-contract.ts';
 import { describeEvaluationSkipsContract } from './evaluation-skips-contract.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
 import { describeWaitAndReviewContract } from './wait-and-review-contract.ts';
@@ -302,6 +303,7 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
 
     describeEvaluationStoreContract(() => store, reopen);
     describeWaitAndReviewContract(() => store, reopen);
+    describeConversationStoreContract(() => store, reopen);
     describeEvaluationSkipsContract(() => store, reopen);
 
     describe('close', () => {

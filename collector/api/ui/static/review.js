@@ -9,7 +9,7 @@ const REVIEWER_KEY = 'evalon.reviewer';
 
 export async function reviewView(reviewId) {
   const { body } = await api(`api/v1/reviews/${encodeURIComponent(reviewId)}`);
-  const { review, interaction } = body;
+  const { review, interaction, conversation } = body;
   const status = h('div', { id: 'review-status', role: 'status', 'aria-live': 'polite' });
   const sections = [
     h('p', {}, link('/reviews', new URLSearchParams({ status: 'open' }), '← Review queue')),
@@ -26,9 +26,7 @@ export async function reviewView(reviewId) {
       'section',
       { 'aria-labelledby': 'transcript' },
       h('h2', { id: 'transcript' }, 'Transcript'),
-      interaction
-        ? [interactionFacts(interaction), transcriptView(interaction)]
-        : h('p', {}, 'The interaction is no longer in the ledger.'),
+      subjectView(review, interaction, conversation),
     ),
     review.status === 'done' || review.status === 'expired'
       ? recordSection('Recorded verdict', review.record)
@@ -36,6 +34,31 @@ export async function reviewView(reviewId) {
     status,
   ];
   show(`Review of ${review.agentId}`, sections);
+}
+
+/** The reviewed interaction, or every turn of the reviewed conversation revision. */
+function subjectView(review, interaction, conversation) {
+  if (review.subject?.kind === 'conversation') {
+    if (!conversation) return h('p', {}, 'The conversation is no longer in the ledger.');
+    const { conversationId, agentId, interactions } = conversation;
+    return [
+      h(
+        'p',
+        {},
+        `Conversation ${conversationId} of ${agentId}, revision ${review.subject.revision}, ` +
+          `${interactions.length} turns`,
+      ),
+      h(
+        'ol',
+        {},
+        interactions.map((turn, index) =>
+          h('li', {}, h('h3', {}, `Turn ${index + 1}`), interactionFacts(turn), transcriptView(turn)),
+        ),
+      ),
+    ];
+  }
+  if (!interaction) return h('p', {}, 'The interaction is no longer in the ledger.');
+  return [interactionFacts(interaction), transcriptView(interaction)];
 }
 
 function routedSection(review) {
