@@ -7,12 +7,22 @@
 import { context, trace, type Tracer } from '@opentelemetry/api';
 import type { RecordedRequest, ScriptedReply } from '../../src/testing/scripted-model.ts';
 
-/** One invocation of support-agent with a `lookup_order` tool call; the span ids of the agent span. */
-export function runSupportAgent(tracer: Tracer, question: string, answer: string): string {
+/**
+ * One invocation of support-agent with a `lookup_order` tool call; the interaction's id. With
+ * `conversation`, a turn of that conversation (`ends`: its last).
+ */
+export function runSupportAgent(
+  tracer: Tracer,
+  question: string,
+  answer: string,
+  conversation?: { id: string; ends?: boolean },
+): string {
   const agent = tracer.startSpan('invoke_agent support-agent', {
     attributes: {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.id': 'support-agent',
+      ...(conversation ? { 'gen_ai.conversation.id': conversation.id } : {}),
+      ...(conversation?.ends ? { 'evalon.conversation.ended': true } : {}),
       'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: question }] }]),
       'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: answer }] }]),
     },

@@ -124,14 +124,15 @@ export async function conversationView(conversationId, params) {
     h(
       'ol',
       {},
-      conversation.interactions.map((interaction) =>
+      conversation.interactions.map((interaction, index) =>
         h(
           'li',
           {},
           h(
             'h3',
             {},
-            link(`/interactions/${encodeURIComponent(interaction.interactionId)}`, null, `Turn ending `),
+            link(`/interactions/${encodeURIComponent(interaction.interactionId)}`, null, `Turn ${index + 1}`),
+            ', ended ',
             time(interaction.endTime),
           ),
           transcriptView(interaction),

@@ -152,6 +152,57 @@ describe('the review page', () => {
     expect(failures).toEqual([]);
   }, 90_000);
 
+  it('browses conversations turn by turn with their verdicts, and interactions with theirs', async (ctx) => {
+    const chromium = needBrowser(ctx);
+    const collector = await startTestCollector({
+      yaml: (dir) =>
+        testConfigYaml(dir).replace(
+          / {2}evaluation:\n/,
+          `  evaluation:
+    evaluators:
+      reply-length:
+        min-length: 10
+        agents: { support-agent: { trigger: conversation } }
+      contains:
+        values: [order]
+        agents: { support-agent: { trigger: interaction } }
+`,
+        ),
+    });
+    collectors.push(collector);
+    const provider = new TracerProvider({
+      spanProcessors: [new SimpleSpanProcessor({ exporter: new OTLPTraceExporter({ url: collector.otlpUrl }) })],
+    });
+    const tracer = provider.getTracer('page');
+    runSupportAgent(tracer, 'Where is my order?', 'Which order?', { id: 'conv-page' });
+    runSupportAgent(tracer, 'Order A-17.', 'Order A-17 shipped today.', { id: 'conv-page', ends: true });
+    await provider.shutdown();
+    await pollUntil(
+      async () => {
+        const response = await fetch(`${collector.apiUrl}/api/v1/conversations/conv-page/evaluations`);
+        const body = (await response.json()) as { evaluations?: unknown[] };
+        return response.status === 200 && (body.evaluations?.length ?? 0) > 0 ? true : undefined;
+      },
+      { timeoutMs: 30_000, what: 'the conversation verdict' },
+    );
+    const page = await chromium.newPage();
+    await page.goto(`${collector.apiUrl}/ui/#/conversations`);
+    await page.getByRole('heading', { name: 'Conversations' }).waitFor();
+    await page.getByRole('link', { name: 'conv-page' }).click();
+    await page.getByRole('heading', { name: 'Conversation conv-page' }).waitFor();
+    const main = await page.locator('main').textContent();
+    expect(main).toContain('reply-length');
+    expect(main).toContain('Where is my order?');
+    expect(main).toContain('Order A-17 shipped today.');
+    expect(await page.locator('main ol > li').count()).toBeGreaterThanOrEqual(2);
+    await shoot(page, 'conversation');
+    await page.goto(`${collector.apiUrl}/ui/#/interactions`);
+    await page.getByRole('heading', { name: 'Interactions' }).waitFor();
+    await page.getByRole('link', { name: 'Open' }).first().click();
+    await page.getByRole('heading', { name: 'Interaction of support-agent' }).waitFor();
+    await page.getByText('contains').first().waitFor();
+  }, 90_000);
+
   it('asks for the token once when the API needs one, and sends it', async (ctx) => {
     const chromium = needBrowser(ctx);
     const { collector } = await collectorWithReview(`, auth: { bearer_token: ${TOKEN} }`);
