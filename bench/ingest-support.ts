@@ -86,7 +86,7 @@ export interface SenderProcess<T> {
 
 /** Starts a sender script of this folder in its own process; `result` is the JSON line it prints. */
 export function startSender<T>(
-  script: './ingest-sender.ts' | './evaluate-sender.ts',
+  script: './ingest-sender.ts' | './evaluate-sender.ts' | './conversations-sender.ts',
   options: Record<string, unknown>,
 ): SenderProcess<T> {
   const sender = fileURLToPath(new URL(script, import.meta.url));

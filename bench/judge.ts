@@ -20,10 +20,9 @@
  * Interactions are the realistic spans of `bench:ingest` (10 spans, ~3 KB of content on the model
  * calls), sent by `bench:evaluate`'s paced sender process.
  *
- * Options: --latency-ms N (default 200), --concurrency N,N (default 16,64), --rounds N (default 25),
- * --queued N (default 100000), --slow-ms N (default 600000), --builds N (default 50),
- * --skip-throughput, --skip-memory, --skip-baseline (the memory run without evaluators),
- * --skip-request-build.
+ * Options: see USAGE (`npm run bench:judge -- --help`). `--budget-tokens N` gives the judge's entry a
+ * token budget of N per hour, large enough never to be spent: compared with a run without it, it
+ * shows what checking and charging a budget costs.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -40,8 +39,25 @@ import { createScriptedModel, type ScriptedModel } from '../src/testing/scripted
 import { spawnCollector, type CollectorProcess } from '../test/helpers/collector-process.ts';
 import { TRACES_PER_BODY, writeTemplateBody } from './ingest-support.ts';
 
+const USAGE = `Usage: npm run bench:judge -- [options]
+
+  --latency-ms N       the scripted judge's reply latency (default 200)
+  --concurrency N,N    evaluation concurrencies to measure (default 16,64)
+  --rounds N           interactions sent per run, times the concurrency (default 25)
+  --queued N           interactions queued for the memory run (default 100000)
+  --slow-ms N          the judge's latency in the memory run, so nothing completes (default 600000)
+  --builds N           request builds timed in the request-building run (default 50)
+  --budget-tokens N    a token budget of N per hour on the judge's entry (default: none)
+  --skip-throughput    leave out the throughput runs
+  --skip-memory        leave out the memory run
+  --skip-baseline      leave out the memory run without evaluators
+  --skip-request-build leave out the request-building run
+  --help               print this`;
+
 const { values } = parseArgs({
   options: {
+    help: { type: 'boolean', default: false },
+    'budget-tokens': { type: 'string' },
     'latency-ms': { type: 'string', default: '200' },
     concurrency: { type: 'string', default: '16,64' },
     rounds: { type: 'string', default: '25' },
@@ -54,7 +70,15 @@ const { values } = parseArgs({
     builds: { type: 'string', default: '50' },
   },
 });
+if (values.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
 const latencyMs = Number(values['latency-ms']);
+const budget =
+  values['budget-tokens'] !== undefined
+    ? `\n        budget: { tokens: ${Number(values['budget-tokens'])}, per: 1h }`
+    : '';
 const concurrencies = values.concurrency.split(',').map(Number);
 const rounds = Number(values.rounds);
 const queued = Number(values.queued);
@@ -119,7 +143,7 @@ service:
 const JUDGE_RUBRIC = "The agent answers the customer's question about their order.";
 const JUDGE_BINDING = `
       llm-judge:
-        rubric: ${JUDGE_RUBRIC}
+        rubric: ${JUDGE_RUBRIC}${budget}
         agents:
           support-agent: {}`;
 

@@ -7,20 +7,25 @@
 import type { ComponentSettings } from './component.ts';
 import { COMPONENTS } from './components.ts';
 import type { ConfigLocator, EvalonConfig } from './config/index.ts';
+import { secretsOf } from './config/secrets.ts';
 import type { HostPort } from './config/values.ts';
 import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
 import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
 import { openLedgerStore } from './ledger/open-store.ts';
 import type { LedgerStore } from './ledger/store.ts';
+import { TlsFileError } from './security/tls-files.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Lifecycle } from './pipeline/consumer.ts';
 import type { EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
 import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
+import { agreementBody } from './api/agreement-body.ts';
 import { createInteractionsFanOut } from './processor/interactions/fan-out.ts';
 import type { InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
 
-export { CollectorStartError } from './component.ts';
+import { CollectorStartError } from './component.ts';
+
+export { CollectorStartError };
 
 export interface RunningCollector {
   readonly store: LedgerStore;
@@ -60,14 +65,12 @@ export async function startCollector(
   config: EvalonConfig,
   options: StartCollectorOptions = {},
 ): Promise<RunningCollector> {
-  const logger = options.logger ?? createLogger();
+  const logger = options.logger ?? createLogger({ ...config.service.telemetry.logs, secrets: secretsOf(config) });
   const settings: ComponentSettings & { clock?: () => number } = {
     logger,
     ...(options.clock ? { clock: options.clock } : {}),
   };
-  const { receivers, processors, extensions } = COMPONENTS;
   const evaluation = config.processors.evaluation;
-  const traces = config.service.pipelines.traces;
   // Evaluator modules load before anything opens: a module that fails, or a binding whose
   // properties its evaluator's schema refuses, stops startup, naming where it is.
   const registry = await loadEvaluatorRegistry({
@@ -79,7 +82,73 @@ export async function startCollector(
   });
   const store = await openLedgerStore(evaluation.ledger, { logger });
 
-  // The gauges read the processors built below; they are read at each collection, after startup.
+  // Started in this order, stopped in reverse: the store closes last, the telemetry flushes after
+  // the processors stop, and nothing is received before the processors can take it.
+  const stops: Array<() => Promise<void>> = [() => store.close()];
+  let stopped: Promise<void> | undefined;
+  const shutdown = () =>
+    (stopped ??= (async () => {
+      for (const stop of stops.reverse()) {
+        try {
+          await stop();
+        } catch (error) {
+          logger.error(`shutdown: ${String(error)}`);
+        }
+      }
+    })());
+
+  try {
+    // Components read their TLS files as they are built: one that cannot be used stops startup here.
+    const { telemetry, interactionsProcessor, evaluationProcessor, otlp, api } = createComponents(
+      config,
+      settings,
+      store,
+      registry,
+    );
+    const start = async (component: Lifecycle) => {
+      await component.start();
+      stops.push(() => component.shutdown());
+    };
+    // A replica id held by a live collector stops startup here, before any evaluation work.
+    await store.claimReplica?.();
+    await start(telemetry);
+    // Evaluations left queued by the previous run resume, and interactions recorded but not yet
+    // taken in are, before the interactions processor replays its pending spans.
+    await start(evaluationProcessor);
+    await start(interactionsProcessor);
+    if (otlp) await start(otlp);
+    if (api) await start(api);
+    const prometheusAddress = telemetry.prometheusAddress();
+    const otlpAddresses = otlp?.addresses();
+    return {
+      store,
+      processor: interactionsProcessor,
+      evaluation: evaluationProcessor,
+      registry,
+      otlpAddress: otlpAddresses?.http,
+      otlpGrpcAddress: otlpAddresses?.grpc,
+      apiAddress: api?.address(),
+      prometheusAddress,
+      shutdown,
+    };
+  } catch (error) {
+    await shutdown();
+    throw error instanceof TlsFileError ? new CollectorStartError(error.message, { cause: error }) : error;
+  }
+}
+
+/** Builds every configured component, each handed its `next` (see the header). */
+function createComponents(
+  config: EvalonConfig,
+  settings: ComponentSettings & { clock?: () => number },
+  store: LedgerStore,
+  registry: EvaluatorRegistry,
+) {
+  const { receivers, processors, extensions } = COMPONENTS;
+  const { logger } = settings;
+  const evaluation = config.processors.evaluation;
+  const traces = config.service.pipelines.traces;
+  // The gauges and observed counters read the components built below, at each collection after startup.
   const telemetry = createTelemetryExporters(config, {
     logger,
     getInteraction: (id) => store.getInteraction(id),
@@ -88,8 +157,13 @@ export async function startCollector(
       tracesSplit: () => interactionsProcessor.stats.tracesSplit,
       pendingTraces: () => interactionsProcessor.assembler.pendingTraces(),
       pendingSpans: () => interactionsProcessor.assembler.pendingSpans(),
+      evictedTraces: () => interactionsProcessor.assembler.stats.evictedTraces,
+      lateSpans: () => interactionsProcessor.stats.lateSpans,
+      refusedSpans: () => otlp?.refusedSpans() ?? [],
       evaluationQueueSize: () => store.countQueuedEvaluations(),
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
+      agreement: () => evaluationProcessor.agreement.report(),
+      judgeCircuits: () => evaluationProcessor.runtime.judgeCircuits(),
     },
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;
@@ -113,84 +187,51 @@ export async function startCollector(
   const spans = telemetry.forwarder
     ? createForwardingConsumer(interactionsProcessor, telemetry.forwarder)
     : interactionsProcessor;
-  const otlp =
-    config.receivers.otlp && traces?.receivers.includes(receivers.otlp.type)
-      ? receivers.otlp.create(settings, config.receivers.otlp, spans)
-      : undefined;
-  const api =
-    config.extensions.api && config.service.extensions.includes(extensions.api.type)
-      ? extensions.api.create(
-          {
-            ...settings,
-            store,
-            ready: () =>
-              interactionsProcessor.ready()
-                ? true
-                : { ready: false, reason: 'recovering pending spans or shutting down' },
-            stats: () => ({
-              ...interactionsProcessor.stats,
-              pendingTraces: interactionsProcessor.assembler.pendingTraces(),
-              pendingSpans: interactionsProcessor.assembler.pendingSpans(),
-              duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
-              unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
-              completed: interactionsProcessor.assembler.stats.completed,
-              memory: memoryMiB(),
-              evaluation: evaluationProcessor.stats,
-            }),
-          },
-          config.extensions.api,
-        )
-      : undefined;
-
-  // Started in this order, stopped in reverse: the store closes last, the telemetry flushes after
-  // the processors stop, and nothing is received before the processors can take it.
-  const stops: Array<() => Promise<void>> = [];
-  const start = async (component: Lifecycle) => {
-    await component.start();
-    stops.push(() => component.shutdown());
-  };
-  let stopped: Promise<void> | undefined;
-  const shutdown = () =>
-    (stopped ??= (async () => {
-      for (const stop of stops.reverse()) {
-        try {
-          await stop();
-        } catch (error) {
-          logger.error(`shutdown: ${String(error)}`);
-        }
-      }
-    })());
-
+  // The receiver and the API read their TLS files as they are built: one gone since the
+  // configuration was loaded stops startup, leaving no exporter timers or sockets behind.
+  let otlp: ReturnType<typeof receivers.otlp.create> | undefined;
+  let api: ReturnType<typeof extensions.api.create> | undefined;
   try {
-    stops.push(() => store.close());
-    // A replica id held by a live collector stops startup here, before any evaluation work.
-    await store.claimReplica?.();
-    await start(telemetry);
-    // Evaluations left queued by the previous run resume, and interactions recorded but not yet
-    // taken in are, before the interactions processor replays its pending spans.
-    await start(evaluationProcessor);
-    await start(interactionsProcessor);
-    if (otlp) await start(otlp);
-    if (api) await start(api);
-    const prometheusAddress = telemetry.prometheusAddress();
-    if (prometheusAddress)
-      logger.info(`Prometheus metrics on http://${prometheusAddress.host}:${prometheusAddress.port}/metrics`);
-    const otlpAddresses = otlp?.addresses();
-    return {
-      store,
-      processor: interactionsProcessor,
-      evaluation: evaluationProcessor,
-      registry,
-      otlpAddress: otlpAddresses?.http,
-      otlpGrpcAddress: otlpAddresses?.grpc,
-      apiAddress: api?.address(),
-      prometheusAddress,
-      shutdown,
-    };
+    otlp =
+      config.receivers.otlp && traces?.receivers.includes(receivers.otlp.type)
+        ? receivers.otlp.create(settings, config.receivers.otlp, spans)
+        : undefined;
+    api =
+      config.extensions.api && config.service.extensions.includes(extensions.api.type)
+        ? extensions.api.create(
+            {
+              ...settings,
+              store,
+              // Turns on their way when an end is requested arrive within the settle window.
+              conversationEndGraceMs: config.processors.interactions.settleMs,
+              ready: () =>
+                interactionsProcessor.ready()
+                  ? true
+                  : { ready: false, reason: 'recovering pending spans or shutting down' },
+              // A reviewer's verdict resumes its evaluation here at once.
+              wakeEvaluations: () => evaluationProcessor.runtime.wake(),
+              agreement: () => agreementBody(evaluationProcessor.agreement.report()),
+              stats: () => ({
+                ...interactionsProcessor.stats,
+                pendingTraces: interactionsProcessor.assembler.pendingTraces(),
+                pendingSpans: interactionsProcessor.assembler.pendingSpans(),
+                duplicateSpans: interactionsProcessor.assembler.stats.duplicateSpans,
+                unassignedSpans: interactionsProcessor.assembler.stats.unassignedSpans,
+                completed: interactionsProcessor.assembler.stats.completed,
+                conversations: { ...interactionsProcessor.conversations.stats },
+                ...(otlp ? { refusedSpans: otlp.refusedSpans() } : {}),
+                memory: memoryMiB(),
+                evaluation: evaluationProcessor.stats,
+              }),
+            },
+            config.extensions.api,
+          )
+        : undefined;
   } catch (error) {
-    await shutdown();
+    void telemetry.shutdown(); // never rejects
     throw error;
   }
+  return { telemetry, interactionsProcessor, evaluationProcessor, otlp, api };
 }
 
 function memoryMiB(): Record<string, number> {

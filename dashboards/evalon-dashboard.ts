@@ -1,6 +1,7 @@
 /**
  * The Evalon dashboard, as code (Grafana Foundation SDK): verdicts by agent and evaluator,
- * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health. Every query
+ * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health, the verdicts on
+ * whole conversations (`subject="conversation"`), and agreement between evaluator entries. Every query
  * reads the Prometheus names of docs/metrics.md; `agent` and `evaluator` filter every panel
  * that has those labels. `npm run dashboards` writes it to dashboards/json/.
  */
@@ -80,10 +81,16 @@ function variable(name: string, label: string, query: string): dashboard.QueryVa
     .current({ text: 'All', value: '$__all' });
 }
 
-/** Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`. */
-const passRate = (sum: string, range: string) =>
-  `${sum} (increase(evalon_evaluations_total{${FILTER}, outcome="pass"}[${range}]))` +
-  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}, outcome=~"pass|fail"}[${range}]))`;
+/**
+ * Passing verdicts among pass and fail verdicts; `sum` or `sum by (…)`; `extra` narrows the
+ * selector. Shadow evaluator entries (`shadow="true"`) are left out; series without the label
+ * (older collectors) count.
+ */
+const passRate = (sum: string, range: string, extra = '') =>
+  `${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome="pass", shadow!="true"}[${range}]))` +
+  ` / ${sum} (increase(evalon_evaluations_total{${FILTER}${extra}, outcome=~"pass|fail", shadow!="true"}[${range}]))`;
+/** The selector of verdicts on whole conversations. */
+const CONVERSATIONS = ', subject="conversation"';
 
 /** Panel ids and query refIds, which Grafana needs and the builders leave to the author. */
 function numbered(built: dashboard.Dashboard): dashboard.Dashboard {
@@ -127,8 +134,8 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       statPanel(
         'Pass rate',
-        'Passing verdicts among pass and fail verdicts over the dashboard ' +
-          'range (inconclusive and failed evaluations are not verdicts).',
+        'Passing verdicts among pass and fail verdicts over the dashboard range (inconclusive and failed ' +
+          'evaluations are not verdicts; shadow evaluator entries are left out).',
         'percentunit',
         query(passRate('sum', '$__range'), 'pass rate'),
       )
@@ -147,7 +154,7 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Pass rate by agent and evaluator',
-        'Passing verdicts among pass and fail verdicts, per agent and evaluator.',
+        'Passing verdicts among pass and fail verdicts, per agent and evaluator (shadow entries left out).',
         'percentunit',
         [query(passRate('sum by (agent, evaluator)', RATE), '{{agent}} / {{evaluator}}')],
       )
@@ -271,6 +278,61 @@ function buildPanels(): dashboard.Dashboard {
           query('sum(evalon_evaluation_running)', 'running evaluations'),
         ],
       ).gridPos({ h: 9, w: 12, x: 12, y: 53 }),
+    )
+
+    .withRow(new dashboard.RowBuilder('Conversations'))
+    .withPanel(
+      statPanel(
+        'Conversation pass rate',
+        'Passing verdicts on whole conversations (bindings with trigger: conversation), among pass and fail ' +
+          'verdicts, over the dashboard range.',
+        'percentunit',
+        query(passRate('sum', '$__range', CONVERSATIONS), 'pass rate'),
+      )
+        .gridPos({ h: 9, w: 4, x: 0, y: 63 })
+        .min(0)
+        .max(1),
+    )
+    .withPanel(
+      timeseriesPanel(
+        'Conversation pass rate by agent and evaluator',
+        'Passing verdicts on whole conversations among pass and fail verdicts, per agent and evaluator.',
+        'percentunit',
+        [query(passRate('sum by (agent, evaluator)', RATE, CONVERSATIONS), '{{agent}} / {{evaluator}}')],
+      )
+        .gridPos({ h: 9, w: 10, x: 4, y: 63 })
+        .min(0)
+        .max(1),
+    )
+    .withPanel(
+      timeseriesPanel(
+        'Conversation verdicts by outcome',
+        'Outcomes of evaluations of whole conversations (each revision once), per evaluator and outcome.',
+        'short',
+        [
+          query(
+            `sum by (evaluator, outcome) (increase(evalon_evaluations_total{${FILTER}${CONVERSATIONS}}[${RATE}]))`,
+            '{{evaluator}} {{outcome}}',
+          ),
+        ],
+      )
+        .drawStyle(common.GraphDrawStyle.Bars)
+        .stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal))
+        .fillOpacity(80)
+        .gridPos({ h: 9, w: 10, x: 14, y: 63 }),
+    )
+
+    .withRow(new dashboard.RowBuilder('Agreement'))
+    .withPanel(
+      timeseriesPanel(
+        'Agreement between entries',
+        'For each pair of evaluator entries in processors.evaluation.agreement (a judge and human review, two ' +
+          "judge versions): raw agreement (rate), Cohen's kappa (1 perfect, 0 chance) and the mean absolute score " +
+          'difference (score_mae) over the last window of subjects both judged. Kappa is absent while undefined ' +
+          '(both gave every subject one class). A pair with a routed review entry compares a biased sample.',
+        'short',
+        [query('max by (a, b, statistic) (evalon_evaluation_agreement)', '{{a}} ~ {{b}}: {{statistic}}')],
+      ).gridPos({ h: 9, w: 24, x: 0, y: 73 }),
     )
     .build();
 }

@@ -14,9 +14,11 @@
  * ```
  */
 
-// The interaction ledger record, as the collector's HTTP API returns it.
+// The interaction ledger record (and the conversation), as the collector's HTTP API returns it.
 export type {
   Completion,
+  ConversationRecord,
+  ConversationWithInteractions,
   InteractionRecord,
   Message,
   MessagePart,

@@ -1,16 +1,31 @@
 /**
- * The collector's HTTP API (README.md here) on node:http: health, readiness, and the interaction ledger
- * read-only (`/api/v1/interactions`, `/api/v1/interactions/{interactionId}`,
- * `/api/v1/interactions/{interactionId}/evaluations`), and the collector's counters (`/api/v1/stats`). Bodies are JSON;
- * records use exactly the InteractionRecord names. A failing handler answers 500, never crashes
- * the collector.
+ * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
+ * readiness, the interaction ledger read-only (`/api/v1/interactions`,
+ * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
+ * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` requests an
+ * end), the collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`,
+ * reviews-routes.ts, whose POSTs claim reviews and submit verdicts), agreement between entries
+ * (`/api/v1/agreement`) and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON;
+ * records use exactly the record type names. A failing handler answers 500, never crashes the
+ * collector. With a bearer token, the token gate answers 401 before any route but the health
+ * checks and the page's static files is reached (token-gate.ts).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../security/http-server.ts';
+import type { ServerTlsOptions } from '../security/tls-files.ts';
+import type { ConversationStore } from '../ledger/conversation-store.ts';
+import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import type { ReviewStore } from '../ledger/review-store.ts';
+import { conversationRoutes } from './conversation-routes.ts';
+import { BodyTooLargeError, readBody } from './request-body.ts';
+import { reviewRoutes } from './reviews-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
+import { createTokenGate } from './token-gate.ts';
+import { uiRoutes } from './ui/ui-routes.ts';
 
 /** How long an idle keep-alive connection stays open. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
@@ -23,13 +38,29 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations;
+  store: InteractionStore &
+    RecordedEvaluations &
+    ConversationStore &
+    ReviewStore &
+    Pick<EvaluationWaits, 'deliverSignal'>;
+  /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
+  conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
   ready: () => Readiness;
   /** The clock that relative `since` values count back from (tests inject one). */
   now?: () => number;
   /** Counters of the running collector, served at `GET /api/v1/stats`. */
   stats?: () => Record<string, unknown>;
+  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it. */
+  bearerToken?: string;
+  /** Serve HTTPS (the TLS files as read at startup). */
+  tls?: ServerTlsOptions;
+  /** Resumes the evaluations due now (a verdict was just delivered): the evaluation runtime's `wake`. */
+  wakeEvaluations?: () => void;
+  /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
+  agreement?: () => unknown;
+  /** How long a verdict's submission waits for its record before answering 202. */
+  recordWaitMs?: number;
 }
 
 export interface ApiServer {
@@ -47,6 +78,7 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
   const now = options.now ?? Date.now;
+  const tokenGate = createTokenGate(options.bearerToken);
 
   const routes: Route[] = [
     { path: /^\/healthz$/, get: () => ({ status: 200, body: { status: 'ok' } }) },
@@ -81,16 +113,42 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       },
     },
     {
+      path: /^\/api\/v1\/agreement$/,
+      get: () =>
+        options.agreement
+          ? { status: 200, body: options.agreement() }
+          : error(404, 'no agreement in this collector (the evaluation processor is not running)'),
+    },
+    ...reviewRoutes({
+      store,
+      now,
+      ...(options.wakeEvaluations ? { wake: options.wakeEvaluations } : {}),
+      ...(options.recordWaitMs !== undefined ? { recordWaitMs: options.recordWaitMs } : {}),
+    }),
+    ...uiRoutes(),
+    {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
         const record = await store.getInteraction(interactionId);
         return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
       },
     },
+    ...conversationRoutes({
+      store,
+      now,
+      ...(options.conversationEndGraceMs !== undefined ? { endGraceMs: options.conversationEndGraceMs } : {}),
+    }),
   ];
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
     const method = request.method ?? 'GET';
+    let body: string;
+    try {
+      body = await readBody(request);
+    } catch (cause) {
+      if (cause instanceof BodyTooLargeError) return error(413, cause.message, { field: 'body' });
+      throw cause;
+    }
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://api.local');
@@ -110,7 +168,7 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         };
       case 'handler':
         try {
-          return await match.handler(match.params, url);
+          return await match.handler(match.params, url, body);
         } catch (cause) {
           if (cause instanceof ApiQueryError) return error(400, cause.message, { parameter: cause.parameter });
           return error(500, `internal error: ${cause instanceof Error ? cause.message : String(cause)}`);
@@ -118,10 +176,14 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     }
   }
 
-  function send(response: ServerResponse, result: JsonReply & { allow?: string }): void {
-    const body = JSON.stringify(result.body);
+  function send(
+    response: ServerResponse,
+    result: JsonReply & { allow?: string; headers?: Record<string, string> },
+  ): void {
+    const body = result.contentType ? String(result.body) : JSON.stringify(result.body);
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json; charset=utf-8',
+      ...result.headers,
+      'content-type': result.contentType ?? 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'cache-control': 'no-store',
     };
@@ -129,11 +191,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     response.writeHead(result.status, headers).end(body);
   }
 
-  const server = createServer(
+  const server = createHttpServer(
+    options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      // Request bodies are not used by any route; drain them so keep-alive connections stay usable.
-      request.resume();
+      const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
+      if (refusal) {
+        // The body is not read: drain it so that the keep-alive connection stays usable.
+        request.resume();
+        return send(response, refusal);
+      }
       reply(request).then(
         (result) => send(response, result),
         (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),

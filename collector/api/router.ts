@@ -1,20 +1,29 @@
 /**
- * A tiny explicit router: a list of routes, each a path pattern and the GET handler for it.
- * HEAD is served by the GET handler (node:http drops the body); other methods on a known path
- * are 405 with `Allow`, unknown paths 404. Handlers return JSON replies; they never write.
+ * A tiny explicit router: a list of routes, each a path pattern with its GET handler and, for the
+ * few that act (ending a conversation, claiming and submitting reviews), a POST handler that gets
+ * the request's body. HEAD is served by the GET handler (node:http drops the body); other methods
+ * on a known path are 405 with `Allow`, unknown paths 404. Handlers return replies; they never
+ * write to the response.
  */
 
 export interface JsonReply {
   status: number;
+  /** Sent as JSON; as is when `contentType` is set (a page under `/ui/`). */
   body: unknown;
+  contentType?: string;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
 }
 
-export type Handler = (params: string[], url: URL) => Promise<JsonReply> | JsonReply;
+/** `body` is the request's body as text (empty for a GET). */
+export type Handler = (params: string[], url: URL, body: string) => Promise<JsonReply> | JsonReply;
 
 export interface Route {
   /** Matched against the whole decoded-per-segment path; capture groups become `params`. */
   path: RegExp;
-  get: Handler;
+  get?: Handler;
+  /** Only where the API acts (ending a conversation, claiming and submitting reviews). */
+  post?: Handler;
 }
 
 export type RouteMatch =
@@ -29,14 +38,19 @@ export function matchRoute(routes: readonly Route[], method: string, pathname: s
   for (const route of routes) {
     const match = route.path.exec(path);
     if (!match) continue;
-    if (method !== 'GET' && method !== 'HEAD') return { kind: 'method-not-allowed', allow: 'GET, HEAD' };
+    const handler = method === 'GET' || method === 'HEAD' ? route.get : method === 'POST' ? route.post : undefined;
+    if (!handler) return { kind: 'method-not-allowed', allow: allowed(route) };
     let params: string[];
     try {
       params = match.slice(1).map((param) => decodeURIComponent(param));
     } catch {
       return { kind: 'bad-path', message: `malformed percent-encoding in path ${pathname}` };
     }
-    return { kind: 'handler', handler: route.get, params };
+    return { kind: 'handler', handler, params };
   }
   return { kind: 'not-found' };
+}
+
+function allowed(route: Route): string {
+  return [...(route.get ? ['GET', 'HEAD'] : []), ...(route.post ? ['POST'] : [])].join(', ');
 }

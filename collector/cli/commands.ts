@@ -31,12 +31,19 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'ledger',
-    summary: 'read recorded interactions and their evaluations through the API: list, show, evaluations',
+    summary:
+      'read recorded interactions, conversations and their evaluations through the API: list, show, evaluations, ' +
+      'conversations, conversation',
     load: async () => (await import('./ledger-command.ts')).ledgerCommand,
   },
   {
+    name: 'review',
+    summary: 'work the human review queue through the API: review list, show, submit',
+    load: async () => (await import('./review-command.ts')).reviewCommand,
+  },
+  {
     name: 'backfill',
-    summary: 'evaluate stored interactions again (once per evaluator version)',
+    summary: 'evaluate stored interactions (or conversations that are over) again, once per evaluator version',
     load: async () => (await import('./backfill-command.ts')).backfillCommand,
   },
   {

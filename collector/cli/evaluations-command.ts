@@ -3,7 +3,7 @@
  * through the API (`GET /api/v1/interactions/{id}/evaluations`), as a table or as JSON.
  */
 import type { EvaluationRecord } from '../../src/model/records.ts';
-import { CommandFailure, getJson, type CliIo } from './api-client.ts';
+import { CommandFailure, getJson, type ApiAccess, type CliIo } from './api-client.ts';
 
 /** Width of the explanation column. */
 const DETAIL_WIDTH = 70;
@@ -11,13 +11,12 @@ const DETAIL_WIDTH = 70;
 export async function showEvaluations(
   api: URL,
   interactionId: string,
-  options: { json: boolean; where: string },
+  options: { json: boolean; where: string; access?: ApiAccess },
   io: CliIo,
 ): Promise<void> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}/evaluations`, api);
-  const body = (await getJson(url, options.where, (status) =>
-    status === 404 ? `interaction ${interactionId} not found` : undefined,
-  )) as {
+  const explain = (status: number) => (status === 404 ? `interaction ${interactionId} not found` : undefined);
+  const body = (await getJson(url, options.where, explain, options.access)) as {
     evaluations?: EvaluationRecord[];
   };
   if (!Array.isArray(body?.evaluations))

@@ -1,12 +1,13 @@
 /**
- * `evalon ledger list|show|evaluations`: reads the ledger through the collector's HTTP API (so it
- * works against a running collector, local or remote, and never opens the ledger file itself).
+ * `evalon ledger list|show|evaluations|conversations|conversation`: reads the ledger through the
+ * collector's HTTP API (so it works against a running collector, local or remote, and never opens
+ * the ledger file itself); the conversation subcommands are in conversations-command.ts.
  * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
  */
 import { parseArgs } from 'node:util';
 import { MAX_LIMIT, parseLimit, resolveSince } from '../api/interactions-query.ts';
 import type { InteractionRecord, Message, MessagePart, TranscriptEntry } from '../../src/model/records.ts';
-import { apiBase, CommandFailure, getJson, type CliIo, usage } from './api-client.ts';
+import { apiAccess, apiBase, CommandFailure, getJson, type ApiAccess, type CliIo, usage } from './api-client.ts';
 import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
 import { LEDGER_HELP, LEDGER_SUBCOMMAND_HELP } from './ledger-help.ts';
 
@@ -36,6 +37,8 @@ const OPTIONS = {
   limit: { type: 'string' },
   json: { type: 'boolean' },
   api: { type: 'string' },
+  token: { type: 'string' },
+  'ca-file': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -52,6 +55,15 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
       throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected ${expected})`);
     }
+    if (subcommand === 'conversations' || subcommand === 'conversation') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
+        return 0;
+      }
+      const { runConversationsCommand } = await import('./conversations-command.ts');
+      await runConversationsCommand(subcommand, rest, io);
+      return 0;
+    }
     const where = `evalon ledger ${subcommand}`;
     const { values, positionals } = parseOptions(rest, where);
     if (values.help) {
@@ -59,9 +71,10 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       return 0;
     }
     const api = apiBase(values.api, where);
+    const access = apiAccess({ token: values.token, caFile: values['ca-file'] }, where);
     if (subcommand === 'list') {
       if (positionals.length > 0) throw usage(`${where}: unexpected argument "${positionals[0]}"`);
-      const records = await listInteractions(api, values, where);
+      const records = await listInteractions(api, access, values, where);
       if (values.json) io.out(JSON.stringify(records, null, 2));
       else printTable(records, io);
       return 0;
@@ -78,10 +91,10 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
     }
     if (subcommand === 'evaluations') {
       const { showEvaluations } = await import('./evaluations-command.ts');
-      await showEvaluations(api, positionals[0], { json: values.json === true, where }, io);
+      await showEvaluations(api, positionals[0], { json: values.json === true, where, access }, io);
       return 0;
     }
-    const record = await showInteraction(api, positionals[0], where);
+    const record = await showInteraction(api, access, positionals[0], where);
     if (values.json) io.out(JSON.stringify(record, null, 2));
     else printRecord(record, io);
     return 0;
@@ -111,6 +124,7 @@ function parseOptions(args: string[], where: string) {
 
 async function listInteractions(
   api: URL,
+  access: ApiAccess,
   values: ReturnType<typeof parseOptions>['values'],
   where: string,
 ): Promise<InteractionRecord[]> {
@@ -130,17 +144,21 @@ async function listInteractions(
       throw usage(`${where}: --limit must be an integer from 1 to ${MAX_LIMIT} (got "${values.limit}")`);
     url.searchParams.set('limit', values.limit);
   }
-  const body = (await getJson(url, where, () => undefined)) as { interactions?: InteractionRecord[] };
+  const body = (await getJson(url, where, () => undefined, access)) as { interactions?: InteractionRecord[] };
   if (!Array.isArray(body?.interactions))
     throw new CommandFailure(`${where}: ${url} did not answer an interaction list`, 1);
   return body.interactions;
 }
 
-async function showInteraction(api: URL, interactionId: string, where: string): Promise<InteractionRecord> {
+async function showInteraction(
+  api: URL,
+  access: ApiAccess,
+  interactionId: string,
+  where: string,
+): Promise<InteractionRecord> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
-  return (await getJson(url, where, (status) =>
-    status === 404 ? `interaction ${interactionId} not found` : undefined,
-  )) as InteractionRecord;
+  const explain = (status: number) => (status === 404 ? `interaction ${interactionId} not found` : undefined);
+  return (await getJson(url, where, explain, access)) as InteractionRecord;
 }
 
 // ---- human output --------------------------------------------------------------------------
@@ -235,7 +253,7 @@ function printTranscriptEntry(entry: TranscriptEntry, n: number, io: CliIo): voi
   else if (entry.result !== undefined) block(io, `${indent}result: `, value(entry.result));
 }
 
-function printRecord(r: InteractionRecord, io: CliIo): void {
+export function printRecord(r: InteractionRecord, io: CliIo): void {
   const field = (name: string, text: string) => io.out(`${name.padEnd(14)}${text}`);
   field('Interaction', r.interactionId);
   field('Agent', r.agentName && r.agentName !== r.agentId ? `${r.agentId} (${r.agentName})` : r.agentId);

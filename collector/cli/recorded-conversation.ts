@@ -4,18 +4,19 @@
  *
  * - `GET /api/v1/conversations/{id}?agent=ID`: the conversation with its interactions in order;
  *   404 when unknown; 409 `{error, agents}` when several agents have that id and none was given.
- * - `GET /api/v1/conversations/{id}/evaluations?agent=ID`: `{evaluations}`; a collector that has
+ * - `GET /api/v1/conversations/{id}/evaluations?agent=ID&include=interactions`: `{evaluations}`,
+ *   the conversation's own verdicts (every revision) and its interactions'; a collector that has
  *   no such route records no conversation verdicts, which is not an error.
  */
 import type { ConversationWithInteractions, EvaluationRecord } from '../../src/model/records.ts';
-import { CommandFailure, getJson } from './api-client.ts';
+import { type ApiAccess, apiAccess, CommandFailure, getJson } from './api-client.ts';
 
 export interface ConversationRequest {
   api: URL;
   conversationId: string;
   agentId?: string;
-  /** Sent as `Authorization: Bearer <token>`. */
-  token?: string;
+  /** The token and CAs the API needs (`--token`, `--ca-file`, else their environment variables). */
+  access?: ApiAccess;
   /** The command, for messages. */
   where: string;
 }
@@ -27,7 +28,7 @@ export interface RecordedConversation {
 
 export async function fetchRecordedConversation(request: ConversationRequest): Promise<RecordedConversation> {
   const { api, conversationId, agentId, where } = request;
-  const headers: Record<string, string> = request.token ? { authorization: `Bearer ${request.token}` } : {};
+  const access = request.access ?? apiAccess({}, where);
   const path = `api/v1/conversations/${encodeURIComponent(conversationId)}`;
   const url = (suffix = '') => {
     const target = new URL(`${path}${suffix}`, api);
@@ -59,7 +60,7 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
         '(evalon ledger list shows the recorded ones)'
       );
     },
-    headers,
+    access,
   )) as ConversationWithInteractions;
   if (!Array.isArray(conversation?.interactions))
     throw new CommandFailure(`${where}: the API at ${api.origin} answered a conversation without interactions`, 1);
@@ -67,12 +68,14 @@ export async function fetchRecordedConversation(request: ConversationRequest): P
   // The agent is known now: a second agent recording the same id in between cannot mix verdicts in.
   const evaluationsUrl = new URL(`${path}/evaluations`, api);
   evaluationsUrl.searchParams.set('agent', conversation.agentId);
+  // The header quotes the verdicts of every turn too, not only the conversation's.
+  evaluationsUrl.searchParams.set('include', 'interactions');
   const noVerdicts = new CommandFailure(`${where}: the API records no conversation verdicts`, 1);
   const evaluations = (await getJson(
     evaluationsUrl,
     where,
     (status, body) => (status === 404 && noRoute(body) ? noVerdicts : undefined),
-    headers,
+    access,
   ).catch((error: unknown) => {
     if (error === noVerdicts) return { evaluations: [] };
     throw error;

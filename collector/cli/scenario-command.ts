@@ -16,7 +16,8 @@ import { RehearsalError } from '../../src/simulation/rehearsal/rehearsal-error.t
 import { deriveUserProfile, type UserProfile } from '../../src/simulation/rehearsal/user-profile.ts';
 import { parseScenario } from '../../src/simulation/scenario/scenario-loader.ts';
 import { formatScenario } from '../../src/simulation/scenario/scenario-writer.ts';
-import { apiBase, CommandFailure, DEFAULT_API_URL, usage, type CliIo } from './api-client.ts';
+import { apiAccess, apiBase, CommandFailure, usage, type CliIo } from './api-client.ts';
+import { API_OPTIONS } from './ledger-help.ts';
 import { DEFAULT_CONFIG_FILE } from './args.ts';
 import { type CliCommand, type CommandHelp, formatHelp } from './command.ts';
 import { fetchRecordedConversation } from './recorded-conversation.ts';
@@ -27,14 +28,12 @@ const WHERE = 'evalon scenario from-conversation';
 const FROM_CONVERSATION_HELP: CommandHelp = {
   usage:
     '<conversationId> [--agent ID] [--out FILE] [--criteria FILE] [--agent-endpoint URL] [--simulate-user] ' +
-    '[--config FILE]... [--api URL] [--token T]',
+    '[--config FILE]... [--api URL] [--token TOKEN] [--ca-file FILE]',
   description:
     'Writes a scenario that rehearses a recorded conversation: the recorded user messages in order, the agent ' +
     "under test with its recorded tools (or a remote agent), judged against the agent's criteria.",
   options: [
     { flag: '--agent ID', description: 'the agent whose conversation it is (needed when several share the id)' },
-    { flag: '--api URL', description: "the collector's API", default: `$EVALON_API_URL, else ${DEFAULT_API_URL}` },
-    { flag: '--token T', description: 'sent as Authorization: Bearer T' },
     { flag: '--out FILE', description: 'write the scenario to FILE', default: 'standard output' },
     {
       flag: '--agent-endpoint URL',
@@ -57,6 +56,7 @@ const FROM_CONVERSATION_HELP: CommandHelp = {
         'a simulated user with a persona and goal the model derives from the conversation (one model call: ' +
         'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL, EVALON_MODEL)',
     },
+    ...API_OPTIONS,
   ],
   examples: [
     'evalon scenario from-conversation conv-42 --agent support-agent --out scenarios/conv-42.yaml',
@@ -85,6 +85,7 @@ const OPTIONS = {
   agent: { type: 'string' },
   api: { type: 'string' },
   token: { type: 'string' },
+  'ca-file': { type: 'string' },
   out: { type: 'string' },
   'agent-endpoint': { type: 'string' },
   criteria: { type: 'string' },
@@ -136,7 +137,7 @@ export async function runScenarioCommand(
       api: apiBase(values.api, WHERE),
       conversationId: positionals[0],
       ...(values.agent !== undefined ? { agentId: values.agent } : {}),
-      ...(values.token !== undefined ? { token: values.token } : {}),
+      access: apiAccess({ token: values.token, caFile: values['ca-file'] }, WHERE),
       where: WHERE,
     });
     const criteria = criteriaFile ?? conversationCriteria(values.config, conversation, io);

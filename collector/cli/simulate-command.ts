@@ -181,7 +181,9 @@ async function simulate(
     ...(parsed.model ? { modelName: parsed.model, judgeModelName: parsed.model } : {}),
     ...(parsed.timeoutMs !== undefined ? { simulationTimeoutMs: parsed.timeoutMs } : {}),
     ...(options.remoteBackoffBaseMs !== undefined ? { remote: { backoffBaseMs: options.remoteBackoffBaseMs } } : {}),
-    ...(telemetry ? { onAgentTurn: (turn) => telemetry.onAgentTurn(turn) } : {}),
+    ...(telemetry
+      ? { onAgentTurn: (turn) => telemetry.onAgentTurn(turn), onRunEnd: (runId) => telemetry.onRunEnd(runId) }
+      : {}),
     ...(printer ? { onEntry: (_run, entry) => printer.entry(entry) } : {}),
     ...(!single
       ? {

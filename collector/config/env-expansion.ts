@@ -10,14 +10,24 @@
  */
 import type { Finding } from '../../src/config/config-problem.ts';
 import { isRecord, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
+import { componentTypeOf } from './component-id.ts';
 
 export type Environment = Readonly<Record<string, string | undefined>>;
 
-/** Keys whose value may be absent: an unset variable there removes the key. `*` is any key. */
-const OPTIONAL_KEYS: ReadonlyArray<YamlPath> = [
+/** A key in a pattern: itself, `*` for any key, or a test (any id of a component type). */
+type Segment = string | ((key: string | number) => boolean);
+/** `otlphttp` and every `otlphttp/<name>`. */
+const idOfType =
+  (type: string): Segment =>
+  (key) =>
+    typeof key === 'string' && componentTypeOf(key) === type;
+
+/** Keys whose value may be absent: an unset variable there removes the key. */
+const OPTIONAL_KEYS: ReadonlyArray<ReadonlyArray<Segment>> = [
   ['receivers', 'otlp', 'protocols', 'http', 'auth', 'bearer_token'],
   ['receivers', 'otlp', 'protocols', 'grpc', 'auth', 'bearer_token'],
-  ['exporters', 'otlphttp', 'headers', '*'],
+  ['extensions', 'api', 'auth', 'bearer_token'],
+  ['exporters', idOfType('otlphttp'), 'headers', '*'],
 ];
 
 const REFERENCE = /\$(\$)?\{([^}]*)\}/g;
@@ -117,6 +127,9 @@ function typed(text: string): unknown {
 function isOptionalKey(path: YamlPath): boolean {
   return OPTIONAL_KEYS.some(
     (pattern) =>
-      pattern.length === path.length && pattern.every((segment, index) => segment === '*' || segment === path[index]),
+      pattern.length === path.length &&
+      pattern.every((segment, index) =>
+        typeof segment === 'function' ? segment(path[index]!) : segment === '*' || segment === path[index],
+      ),
   );
 }

@@ -40,10 +40,16 @@ export interface ProcessorsConfig {
   evaluation: EvaluationProcessorConfig;
 }
 
+/**
+ * Exporters by id: `type` or `type/name` (`otlphttp/tempo`), each configured by its type's schema
+ * (config/component-id.ts). Only the ids written are present.
+ */
 export interface ExportersConfig {
   otlphttp?: OtlpHttpExporterConfig;
+  [id: `otlphttp/${string}`]: OtlpHttpExporterConfig;
   /** Prometheus scrape endpoint. */
   prometheus?: PrometheusExporterConfig;
+  [id: `prometheus/${string}`]: PrometheusExporterConfig;
 }
 
 export interface ExtensionsConfig {

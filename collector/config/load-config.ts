@@ -16,6 +16,7 @@ import { reservedKeyWarnings } from './reserved-key-warnings.ts';
 import { configErrorMap, issueToFinding } from './schema-kit.ts';
 import { configSchema } from './schema.ts';
 import { checkServiceReferences } from './service-references.ts';
+import { checkTlsFiles, resolveTlsPaths } from './tls-paths.ts';
 import { readYamlSource, type ConfigSource } from './yaml-source.ts';
 
 export interface LoadConfigOptions {
@@ -56,6 +57,8 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
 
   const expansion = expandEnvironment(mergeConfigs(sources.map((source) => source.value)), options.env ?? process.env);
   const written = expansion.value;
+  // TLS files are named relative to the file that wrote them; the schema sees absolute paths.
+  resolveTlsPaths(written, (path) => baseDirectory(sources, path));
   const problems: Finding[] = [...expansion.problems];
   const warnings: Finding[] = [...expansion.warnings, ...reservedKeyWarnings(written)];
 
@@ -70,6 +73,7 @@ export function loadConfig(files: string[], options: LoadConfigOptions = {}): Lo
   problems.push(...references.problems);
   warnings.push(...references.warnings);
   const modules = resolveModules(written, sources, problems);
+  problems.push(...checkTlsFiles(written));
 
   const placedWarnings = place(warnings, sources);
   if (!parsed.success || problems.length > 0)

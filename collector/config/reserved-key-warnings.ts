@@ -17,7 +17,7 @@ const SYNONYMS: Readonly<Record<string, string>> = {
   samplerate: 'sampling-ratio',
   onfailure: 'trigger-on-failure',
 };
-const ENTRY_ONLY = ['control-id', 'agents', 'agent-roles'];
+const ENTRY_ONLY = ['control-id', 'version', 'shadow', 'agents', 'agent-roles'];
 const BINDING_ONLY = ['trigger', 'sampling-ratio', 'trigger-on-failure'];
 
 export function reservedKeyWarnings(config: Record<string, unknown>): Finding[] {

@@ -8,6 +8,7 @@
 import type * as z from 'zod';
 import { COMPONENTS, type ComponentSection } from '../components.ts';
 import type { EvalonConfig } from './evalon-config.ts';
+import { namedComponentSection } from './named-components.ts';
 import { section } from './schema-kit.ts';
 import { serviceSchema } from './service-schema.ts';
 
@@ -19,7 +20,8 @@ interface SectionFactory {
 export const configSchema = section({
   receivers: componentSection(COMPONENTS.receivers),
   processors: componentSection(COMPONENTS.processors),
-  exporters: componentSection(COMPONENTS.exporters),
+  // Exporters are keyed by id (`otlphttp/tempo`), so one type may be configured several times.
+  exporters: namedComponentSection('exporter', COMPONENTS.exporters),
   extensions: componentSection(COMPONENTS.extensions),
   service: serviceSchema,
   // The sections were built from the registry, whose types match EvalonConfig's (checked below).
@@ -44,7 +46,11 @@ type ConfigsOf<Factories> = {
   [Type in keyof Factories]: Factories[Type] extends { schema: z.ZodType<infer Config> } ? Config : never;
 };
 type Registered = { [Section in ComponentSection]: ConfigsOf<(typeof COMPONENTS)[Section]> };
-type Declared = { [Section in ComponentSection]: Required<EvalonConfig[Section]> };
+/** A section's keys named after the types (`otlphttp`), leaving out the `type/name` patterns. */
+type TypeKeys<Section> = {
+  [Key in keyof Section as string extends Key ? never : Key extends `${string}/${string}` ? never : Key]: Section[Key];
+};
+type Declared = { [Section in ComponentSection]: Required<TypeKeys<EvalonConfig[Section]>> };
 /** Compiles only while the registry and `EvalonConfig` describe the same components. */
 const registryMatchesEvalonConfig: [Registered, Declared] extends [Declared, Registered] ? true : never = true;
 void registryMatchesEvalonConfig;

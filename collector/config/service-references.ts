@@ -8,6 +8,7 @@ import type { Finding } from '../../src/config/config-problem.ts';
 import { suggestionHint } from '../../src/config/key-suggestions.ts';
 import { isRecord, subjectOf, type YamlPath } from '../../src/config/yaml-path.ts';
 import { COMPONENTS, type ComponentSection } from '../components.ts';
+import { componentTypeOf } from './component-id.ts';
 
 type Kind = 'receivers' | 'processors' | 'exporters';
 const SINGULAR: Record<Kind | 'extensions', string> = {
@@ -20,8 +21,11 @@ const SINGULAR: Record<Kind | 'extensions', string> = {
 const EXPORTER_SIGNALS: Readonly<Record<string, readonly string[]>> = Object.fromEntries(
   Object.values(COMPONENTS.exporters).map((factory) => [factory.type, factory.signals]),
 );
-/** The component types there are; a key of another name is reported by the schema, not here. */
+/** The component types there are; a key of another type is reported by the schema, not here. */
 const componentTypes = (section: ComponentSection): readonly string[] => Object.keys(COMPONENTS[section]);
+/** Whether `key` is an id (`type` or `type/name`) of a known type of `section`. */
+const isKnownId = (section: ComponentSection, key: string): boolean =>
+  componentTypes(section).includes(componentTypeOf(key) ?? '');
 const PIPELINE_KINDS: Readonly<Record<string, readonly Kind[]>> = {
   traces: ['receivers', 'processors', 'exporters'],
   logs: ['exporters'],
@@ -74,7 +78,7 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
     for (const kind of kinds) {
       checkNames([...path, kind], kind, pipeline[kind], (name, at) => {
         used[kind].add(name);
-        const signals = EXPORTER_SIGNALS[name];
+        const signals = EXPORTER_SIGNALS[componentTypeOf(name) ?? ''];
         if (kind === 'exporters' && signals && !signals.includes(signal)) {
           problems.push({ at, message: `${subjectOf(at)} names ${name}, which exports only ${signals.join(', ')}` });
         }
@@ -90,7 +94,7 @@ export function checkServiceReferences(config: Record<string, unknown>): { probl
       message: 'pipelines has no traces pipeline: the collector receives no spans',
     });
 
-  const ofKnownType = (kind: Kind) => configured(kind).filter((name) => componentTypes(kind).includes(name));
+  const ofKnownType = (kind: Kind) => configured(kind).filter((name) => isKnownId(kind, name));
   for (const exporter of ofKnownType('exporters')) {
     if (!used.exporters.has(exporter)) {
       problems.push({

@@ -1,8 +1,18 @@
 /**
- * `service`: which extensions start and which components each pipeline chains. The shape is
- * checked here; whether the names refer to configured components is `service-references.ts`.
+ * `service`: which extensions start, which components each pipeline chains, and the collector's
+ * own telemetry (`telemetry.logs`: level and encoding of its log, as the OpenTelemetry Collector
+ * words them). The shape is checked here; whether the names refer to configured components is
+ * `service-references.ts`.
  */
 import * as z from 'zod';
+import {
+  DEFAULT_LOG_ENCODING,
+  DEFAULT_LOG_LEVEL,
+  LOG_ENCODINGS,
+  LOG_LEVELS,
+  type LogEncoding,
+  type LogLevel,
+} from '../logger.ts';
 import { emptyAsList, section } from './schema-kit.ts';
 
 export const DEFAULT_FORWARD = false;
@@ -15,9 +25,15 @@ export interface TracesPipelineConfig {
   forward: boolean;
 }
 
+/** `service.telemetry`: the collector's own log. */
+export interface TelemetryConfig {
+  logs: { level: LogLevel; encoding: LogEncoding };
+}
+
 export interface ServiceConfig {
   /** Extensions to start. */
   extensions: string[];
+  telemetry: TelemetryConfig;
   pipelines: {
     traces?: TracesPipelineConfig;
     logs?: { exporters: string[] };
@@ -40,8 +56,16 @@ const tracesSchema = section({
   forward: z.boolean().default(DEFAULT_FORWARD),
 });
 
+const telemetrySchema = section({
+  logs: section({
+    level: z.enum(LOG_LEVELS as [LogLevel, ...LogLevel[]]).default(DEFAULT_LOG_LEVEL),
+    encoding: z.enum(LOG_ENCODINGS as [LogEncoding, ...LogEncoding[]]).default(DEFAULT_LOG_ENCODING),
+  }),
+});
+
 export const serviceSchema = section({
   extensions: names,
+  telemetry: telemetrySchema,
   pipelines: section({
     traces: tracesSchema.optional(),
     logs: section({ exporters: names }, { explainUnknown: NO_RECEIVERS('logs') }).optional(),
@@ -51,6 +75,7 @@ export const serviceSchema = section({
   const { traces, logs, metrics } = service.pipelines;
   return {
     extensions: service.extensions,
+    telemetry: service.telemetry,
     pipelines: {
       ...(traces ? { traces } : {}),
       ...(logs ? { logs } : {}),

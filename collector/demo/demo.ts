@@ -1,7 +1,8 @@
 /**
  * The running demo: a collector with evaluators bound to the example support agent, the agent
  * (Anthropic SDK tool runner, instrumented with `evalon/instrumentation`) on a scripted model that
- * also plays the LLM judge. `evalon demo` drives it; the dashboard test uses it as traffic.
+ * also plays the LLM judge, and a reviewer answering the human reviews through the API. `evalon
+ * demo` drives it; the dashboard test uses it as traffic.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,16 +16,25 @@ import { createScriptedModel } from '../../src/testing/scripted-model.ts';
 import { createSupportAgent } from '../../examples/support-agent/support-agent.ts';
 import { demoConfigYaml, type DemoPorts } from './demo-config.ts';
 import { demoModelReply } from './demo-model.ts';
+import { startDemoReviewer, type DemoReviewer } from './demo-reviewer.ts';
 
-/** Questions of the demo: some answers pass every evaluator, some fail one, one call fails. */
-export const DEMO_QUESTIONS: ReadonlyArray<{ question: string; fail?: boolean }> = [
+/**
+ * Questions of the demo: some answers pass every evaluator, some fail one, one call fails. Each
+ * round is one conversation; its third question ends it, the fourth resumes it (its revision 2),
+ * the last ends it again.
+ */
+export const DEMO_QUESTIONS: ReadonlyArray<{ question: string; fail?: boolean; endsConversation?: boolean }> = [
   { question: 'Where is my order A-17?' },
   { question: 'Has my parcel shipped yet?' },
-  { question: 'Can you check order B-2 for me?' },
+  { question: 'Can you check order B-2 for me?', endsConversation: true },
   { question: 'Where is order C-404?' },
   { question: 'My order A-17 has not arrived, where is it?', fail: true },
-  { question: 'Did order B-2 ship?' },
+  { question: 'Did order B-2 ship?', endsConversation: true },
 ];
+
+/** The demo agent, and the conversation each round is. */
+export const DEMO_AGENT_ID = 'support-agent';
+export const demoConversationId = (round: number) => `demo-${round}`;
 
 export interface Demo {
   readonly collector: RunningCollector;
@@ -53,9 +63,11 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
   process.env.ANTHROPIC_API_KEY = 'demo';
   let collector: RunningCollector | undefined;
   let telemetry: ReturnType<typeof register> | undefined;
+  let reviewer: DemoReviewer | undefined;
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
+      await reviewer?.stop();
       await telemetry?.shutdown();
       await collector?.shutdown();
       await model.close();
@@ -74,6 +86,8 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
   }
   const otlpUrl = `http://${collector.otlpAddress!.host}:${collector.otlpAddress!.port}`;
   const apiUrl = `http://${collector.apiAddress!.host}:${collector.apiAddress!.port}`;
+  // A person's verdicts: the demo's reviewer answers every review through the API.
+  reviewer = startDemoReviewer(apiUrl);
 
   // One question's model call fails (HTTP 500): that interaction is recorded as failed.
   const failingCalls = new Set<number>();
@@ -100,11 +114,15 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
     apiUrl,
     modelUrl: model.baseURL,
     async askRound(round, onAnswer) {
-      for (const { question, fail } of DEMO_QUESTIONS) {
+      for (const { question, fail, endsConversation } of DEMO_QUESTIONS) {
         if (closed) return;
         if (fail) failingCalls.add(call + 1);
         try {
-          const { result } = await agent.ask(question, { conversationId: `demo-${round}` });
+          // A question that ends the round's conversation has it evaluated at once.
+          const { result } = await agent.ask(question, {
+            conversationId: demoConversationId(round),
+            endConversation: endsConversation === true,
+          });
           onAnswer?.(question, result);
         } catch (error) {
           onAnswer?.(question, error as Error);

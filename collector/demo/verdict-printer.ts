@@ -1,7 +1,11 @@
-/** Polls the collector's API for the evaluations of the demo's interactions and prints each once. */
+/**
+ * Polls the collector's API for the evaluations of the demo's interactions, and of its
+ * conversations, and prints each once.
+ */
 import type { CliIo } from '../cli/cli-io.ts';
 
 export interface EvaluationView {
+  /** The interaction (or the conversation's last interaction) evaluated. */
   interactionId: string;
   evaluatorId: string;
   outcome: 'pass' | 'fail' | 'inconclusive' | 'error';
@@ -10,6 +14,7 @@ export interface EvaluationView {
 
 interface ApiEvaluation {
   evaluationId: string;
+  interactionId: string;
   evaluatorId: string;
   outcome:
     | { type: 'verdict'; evaluation: { passed: boolean; explanation: string; score?: number } }
@@ -19,8 +24,8 @@ interface ApiEvaluation {
 
 const MARK = { pass: '✓', fail: '✗', inconclusive: '?', error: '!' } as const;
 
-export function viewOf(interactionId: string, evaluation: ApiEvaluation): EvaluationView {
-  const { outcome } = evaluation;
+export function viewOf(evaluation: ApiEvaluation): EvaluationView {
+  const { outcome, interactionId } = evaluation;
   if (outcome.type === 'verdict') {
     return {
       interactionId,
@@ -34,13 +39,34 @@ export function viewOf(interactionId: string, evaluation: ApiEvaluation): Evalua
   return { interactionId, evaluatorId: evaluation.evaluatorId, outcome: 'error', detail: outcome.error };
 }
 
+/** Where to read evaluations (an API path answering `{ evaluations }`) and how to name them. */
+export interface VerdictSource {
+  path: string;
+  label: string;
+}
+
+/** An interaction's evaluations, named by its question. */
+export function interactionSource(interactionId: string, question: string): VerdictSource {
+  return { path: `/api/v1/interactions/${encodeURIComponent(interactionId)}/evaluations`, label: question };
+}
+
+/** A conversation's evaluations (every revision's), named as the conversation. */
+export function conversationSource(conversationId: string, agentId: string): VerdictSource {
+  return {
+    path:
+      `/api/v1/conversations/${encodeURIComponent(conversationId)}/evaluations` +
+      `?agent=${encodeURIComponent(agentId)}`,
+    label: `[conversation ${conversationId}]`,
+  };
+}
+
 /**
  * Prints evaluations as they appear, until none has come for two seconds (after the first) or the
  * time is up. Resolves to everything printed.
  */
 export async function printVerdicts(
   apiUrl: string,
-  interactions: Array<{ interactionId: string; question: string }>,
+  sources: VerdictSource[],
   io: CliIo,
   options: { timeoutMs: number },
 ): Promise<EvaluationView[]> {
@@ -50,8 +76,8 @@ export async function printVerdicts(
   const quietAfter = 2_000;
   let lastNew = Date.now();
   while (Date.now() < deadline) {
-    for (const { interactionId, question } of interactions) {
-      const response = await fetch(`${apiUrl}/api/v1/interactions/${interactionId}/evaluations`);
+    for (const { path, label } of sources) {
+      const response = await fetch(`${apiUrl}${path}`);
       if (response.status !== 200) {
         await response.arrayBuffer();
         continue;
@@ -60,16 +86,16 @@ export async function printVerdicts(
       for (const evaluation of evaluations) {
         if (printed.has(evaluation.evaluationId)) continue;
         printed.add(evaluation.evaluationId);
-        const view = viewOf(interactionId, evaluation);
+        const view = viewOf(evaluation);
         views.push(view);
         lastNew = Date.now();
         io.out(
           `  ${MARK[view.outcome]} ${view.evaluatorId.padEnd(29)} ${view.outcome.padEnd(12)} ` +
-            `${truncate(question, 44).padEnd(44)}  ${truncate(view.detail, 70)}`,
+            `${truncate(label, 44).padEnd(44)}  ${truncate(view.detail, 70)}`,
         );
       }
     }
-    // Every interaction has its evaluations and nothing new came for a while: done.
+    // Every source has its evaluations and nothing new came for a while: done.
     if (views.length > 0 && Date.now() - lastNew > quietAfter) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }

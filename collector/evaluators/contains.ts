@@ -16,6 +16,9 @@ const ID = 'contains';
 export const containsEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) contains all, any or none of the given texts',
+  // A conversation's final response (and transcript) is its last interaction's.
+  subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
   properties: strictObject({
     values: configValues.stringList({ nonEmpty: true }),
     match: configValues.oneOf(['all', 'any', 'none']).optional(),

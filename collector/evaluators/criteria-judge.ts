@@ -18,8 +18,11 @@
  * retries), fails the whole evaluation at once (a failed record, never a pass), carrying the
  * tokens spent so far. The verdict and such a failure carry `evalon.judge.transcript.omitted_chars`:
  * the most any criterion's request left out of the transcript.
+ *
+ * A conversation is judged as a whole: one transcript turn per interaction, in order, each headed
+ * `[turn 2 of 5] <interaction id>` (conversation-transcript.ts), under instructions that say so;
+ * `require_tool_call` is met when any of its interactions made the call.
  */
-import type { InteractionRecord } from '../../src/model/records.ts';
 import { DurableEvaluator } from '../../src/evaluation/durable-evaluator.ts';
 import { DurableSettings } from '../../src/evaluation/durable-settings.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
@@ -35,11 +38,11 @@ import {
 } from '../../src/judge/criteria-judge.ts';
 import { criteriaSchema } from '../../src/judge/criterion-schema.ts';
 import type { Criterion } from '../../src/judge/criterion.ts';
+import { subjectInteractions, subjectNoun, subjectTranscript } from './conversation-transcript.ts';
 import {
   calledTools,
   judgeModelClient,
   judgeModelName,
-  judgeTranscript,
   JUDGE_TIMEOUT_MS,
   maxInputTokens,
   optionalText,
@@ -48,7 +51,8 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
+import { circuitBreakersOf, judgeCallsOf, type JudgeCallRecorder } from './judge-calls.ts';
 import { criteriaJudgeProperties } from './judge-properties.ts';
 
 const ID = 'criteria-judge';
@@ -65,6 +69,15 @@ export const CRITERIA_JUDGE_PREAMBLE = [
     'agent: what it was asked, the tools it called and what it replied.',
   'You will receive the transcript of the interaction and ONE evaluation criterion. Judge the transcript against ' +
     'that criterion only.',
+].join(' ');
+
+/** The judge's instructions for a conversation when no `prompt_template` is set. */
+export const CONVERSATION_CRITERIA_PREAMBLE = [
+  'You are an expert evaluator judging a whole conversation between an AI agent and its user, turn by turn:',
+  'what the agent was asked in each turn, the tools it called and what it replied. Each turn starts with a',
+  'header naming it ("[turn 2 of 5]" and the interaction\'s id).',
+  'You will receive the transcript of the conversation and ONE evaluation criterion. Judge the conversation as a',
+  'whole against that criterion only.',
 ].join(' ');
 
 /** Saved after every step (JSON): what the evaluation judges against, and the results so far. */
@@ -84,13 +97,23 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   readonly #ledger: LedgerClient;
   readonly #options: JudgeEvaluatorOptions;
   readonly #judgeCalls: JudgeCallRecorder | undefined;
+  readonly #circuitBreakers: CircuitBreakers | undefined;
 
-  /** `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit). */
-  constructor(ledger: LedgerClient, options: JudgeEvaluatorOptions = {}, judgeCalls?: JudgeCallRecorder) {
+  /**
+   * `judgeCalls`: where each model call is reported (the runtime's recorder; none in the test kit);
+   * `circuitBreakers`: the collector's breakers in front of the judge models.
+   */
+  constructor(
+    ledger: LedgerClient,
+    options: JudgeEvaluatorOptions = {},
+    judgeCalls?: JudgeCallRecorder,
+    circuitBreakers?: CircuitBreakers,
+  ) {
     super();
     this.#ledger = ledger;
     this.#options = options;
     this.#judgeCalls = judgeCalls;
+    this.#circuitBreakers = circuitBreakers;
   }
 
   override settings(): DurableSettings {
@@ -107,10 +130,13 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   async onEvaluation(context: EvaluationContext) {
     const config = context.config();
     const criteria = readCriteria(config);
-    const promptTemplate = optionalText(config, ID, 'prompt_template') ?? CRITERIA_JUDGE_PREAMBLE;
-    const interaction = await this.#ledger.getInteraction(context.subject.interactionId);
-    if (judgeTranscript(interaction).length === 0)
-      return this.effects().inconclusive('the interaction has no messages to judge');
+    const noun = subjectNoun(context.subject);
+    const promptTemplate =
+      optionalText(config, ID, 'prompt_template') ??
+      (noun === 'conversation' ? CONVERSATION_CRITERIA_PREAMBLE : CRITERIA_JUDGE_PREAMBLE);
+    const interactions = await subjectInteractions(this.#ledger, context.subject);
+    if (subjectTranscript(interactions).entries.length === 0)
+      return this.effects().inconclusive(`the ${noun} has no messages to judge`);
     const modelName = judgeModelName(config, judgeModelClient(this.#options));
     const budget = maxInputTokens(config, ID);
     return this.effects()
@@ -123,20 +149,28 @@ export class CriteriaJudgeEvaluator extends DurableEvaluator<CriteriaJudgeState>
   async judgeCriterion(index: number) {
     const context = this.evaluationContext();
     const state = this.currentState();
-    const interaction: InteractionRecord = await this.#ledger.getInteraction(context.subject.interactionId);
-    const client = judgeModelClient(this.#options, this.#judgeCalls, {
-      traceId: interaction.traceId,
-      evaluationId: context.evaluationId,
-      evaluatorId: context.evaluatorId,
-    });
+    const interactions = await subjectInteractions(this.#ledger, context.subject);
+    const client = judgeModelClient(
+      this.#options,
+      this.#judgeCalls,
+      {
+        // The last interaction's trace: the evaluation's span is there.
+        traceId: interactions[interactions.length - 1].traceId,
+        evaluationId: context.evaluationId,
+        evaluatorId: context.evaluatorId,
+      },
+      this.#circuitBreakers,
+    );
     let callError: unknown;
+    const transcript = subjectTranscript(interactions);
     const result = await judgeOneCriterion(state.criteria[index], {
-      transcript: judgeTranscript(interaction),
+      transcript: transcript.entries,
+      ...(transcript.turns !== undefined ? { turns: transcript.turns } : {}),
       model: client,
       promptTemplate: state.promptTemplate,
       modelName: state.modelName,
       ...(state.maxInputTokens !== undefined ? { maxInputTokens: state.maxInputTokens } : {}),
-      calledTools: calledTools(interaction),
+      calledTools: [...new Set(interactions.flatMap(calledTools))],
       signal: context.signal,
       onCallError: (error) => (callError = error),
     });
@@ -188,11 +222,19 @@ export function createCriteriaJudgeEvaluator(options: JudgeEvaluatorOptions = {}
   return defineEvaluator({
     id: ID,
     description:
-      'a model judges the interaction against each criterion (binary, ' +
+      'a model judges the interaction or conversation against each criterion (binary, ' +
       'scored, rubric; weighted), one durable step per criterion',
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
     properties: criteriaJudgeProperties,
-    create: (dependencies) => new CriteriaJudgeEvaluator(dependencies.ledger, options, judgeCallsOf(dependencies)),
+    subjects: ['interaction', 'conversation'],
+    create: (dependencies) =>
+      new CriteriaJudgeEvaluator(
+        dependencies.ledger,
+        options,
+        judgeCallsOf(dependencies),
+        circuitBreakersOf(dependencies),
+      ),
   });
 }
 

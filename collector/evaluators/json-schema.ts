@@ -54,6 +54,9 @@ function validatorOf(schema: Record<string, unknown>) {
 export const jsonSchemaEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response is JSON valid against a JSON Schema',
+  // A conversation's final response is its last interaction's.
+  subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
   properties: jsonSchemaProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {

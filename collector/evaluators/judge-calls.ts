@@ -7,6 +7,7 @@
  * exporting no traces) nothing is reported; the judge runs the same.
  */
 import type { EvaluatorDependencies } from '../../src/evaluation/evaluator.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
 import type { ModelCallReport } from '../../src/judge/observed-model-client.ts';
 
 /** Which evaluation made the call, and the trace it belongs to (the evaluated interaction's). */
@@ -26,12 +27,21 @@ export interface JudgeCallRecorder {
   record(call: JudgeCall): void;
 }
 
-/** What the collector's runtime gives `create`: the ledger, and where judges report their model calls. */
+/**
+ * What the collector's runtime gives `create`: the ledger, where judges report their model calls,
+ * and the collector's circuit breakers in front of the judge models (one registry per runtime).
+ */
 export interface JudgeDependencies extends EvaluatorDependencies {
   judgeCalls?: JudgeCallRecorder;
+  circuitBreakers?: CircuitBreakers;
 }
 
 /** The recorder among `create`'s dependencies, if the runtime gave one. */
 export function judgeCallsOf(dependencies: EvaluatorDependencies): JudgeCallRecorder | undefined {
   return (dependencies as JudgeDependencies).judgeCalls;
+}
+
+/** The circuit breakers among `create`'s dependencies, if the runtime gave them. */
+export function circuitBreakersOf(dependencies: EvaluatorDependencies): CircuitBreakers | undefined {
+  return (dependencies as JudgeDependencies).circuitBreakers;
 }

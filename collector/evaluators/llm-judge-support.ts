@@ -14,6 +14,7 @@ import {
 } from '../../src/judge/anthropic-model-client.ts';
 import { DEFAULT_MAX_INPUT_TOKENS, MIN_MAX_INPUT_TOKENS } from '../../src/judge/input-budget.ts';
 import type { JsonValue } from '../../src/judge/json-value.ts';
+import type { CircuitBreakers } from '../../src/judge/circuit-breaker.ts';
 import type { ModelClient, ModelUsage } from '../../src/judge/model-client.ts';
 import { modelSettingsFromEnv } from '../../src/judge/model-settings.ts';
 import { observeModelCalls, type ObservedModelClient } from '../../src/judge/observed-model-client.ts';
@@ -40,24 +41,34 @@ const clients = new Map<string, ModelClient>();
 
 /**
  * The client for one evaluation: the environment's (one per base URL, key and CA bundle, reused)
- * or the given one, observed. It counts the tokens of every call (`usage`, `calls`: a judge that
- * fails after calling the model still reports them), and given the runtime's `recorder` and the
- * evaluation's `trace`, each call is reported to it, timed by its clock (the runtime makes it a
- * `chat <model>` span in the interaction's trace, child of the evaluation's span). Without a
- * recorder (the test kit, no traces exported) nothing is reported.
+ * or the given one, behind the runtime's circuit breakers when it gives them, observed. It counts
+ * the tokens of every call (`usage`, `calls`: a judge that fails after calling the model still
+ * reports them), and given the runtime's `recorder` and the evaluation's `trace`, each call is
+ * reported to it, timed by its clock (the runtime makes it a `chat <model>` span in the
+ * interaction's trace, child of the evaluation's span). Without a recorder (the test kit, no traces
+ * exported) nothing is reported.
  */
 export function judgeModelClient(
   options: JudgeEvaluatorOptions,
   recorder?: JudgeCallRecorder,
   trace?: JudgeCallTrace,
+  circuitBreakers?: CircuitBreakers,
 ): ObservedModelClient {
-  const client = baseModelClient(options);
+  const client = circuitBreakers ? behindBreakers(baseModelClient(options), circuitBreakers) : baseModelClient(options);
   if (!recorder || !trace) return observeModelCalls(client);
   return observeModelCalls(
     client,
     (report) => recorder.record({ ...trace, ...report }),
     () => recorder.now(),
   );
+}
+
+/** Every call asks the collector's breakers (the shared client is the same for every collector). */
+function behindBreakers(client: ModelClient, circuitBreakers: CircuitBreakers): ModelClient {
+  return {
+    defaultModel: client.defaultModel,
+    createMessage: (request, call = {}) => client.createMessage(request, { ...call, circuitBreakers }),
+  };
 }
 
 function baseModelClient(options: JudgeEvaluatorOptions): ModelClient {

@@ -14,16 +14,20 @@
  * sent a request, carries `evalon.judge.transcript.omitted_chars`. Each model call is a
  * `chat <model>` span in the interaction's trace, child of this evaluation's span, through the
  * recorder the runtime creates the evaluator with (judge-calls.ts).
+ *
+ * A conversation is judged as a whole: one transcript turn per interaction, in order, each headed
+ * `[turn 2 of 5] <interaction id>` (conversation-transcript.ts), under instructions that say so
+ * (unless `prompt_template` is set). Shortening leaves whole early turns out first.
  */
 import { effects } from '../../src/evaluation/effect.ts';
 import { Evaluation } from '../../src/evaluation/evaluation.ts';
 import { EvaluatorFailedError, MissingConfigPropertyError } from '../../src/evaluation/errors.ts';
 import { defineEvaluator, type EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 import { judgeRubric, type RubricVerdict } from '../../src/judge/rubric-judge.ts';
+import { subjectInteractions, subjectNoun, subjectTranscript } from './conversation-transcript.ts';
 import {
   judgeModelClient,
   judgeModelName,
-  judgeTranscript,
   JUDGE_TIMEOUT_MS,
   maxInputTokens,
   optionalText,
@@ -33,17 +37,27 @@ import {
   withUsage,
   type JudgeEvaluatorOptions,
 } from './llm-judge-support.ts';
-import { judgeCallsOf } from './judge-calls.ts';
+import { circuitBreakersOf, judgeCallsOf } from './judge-calls.ts';
 import { llmJudgeProperties } from './judge-properties.ts';
 
 const ID = 'llm-judge';
 
+/** The judge's instructions for a conversation when no `prompt_template` is set. */
+export const CONVERSATION_RUBRIC_PREAMBLE = [
+  'You are an expert evaluator judging a whole conversation between an AI agent and its user, turn by turn:',
+  'what the agent was asked in each turn, the tools it called and what it replied.',
+  'Each turn starts with a header naming it ("[turn 2 of 5]" and the interaction\'s id). Judge the conversation',
+  'as a whole against the rubric below, and only against it.',
+].join(' ');
+
 export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): EvaluatorDefinition {
   return defineEvaluator({
     id: ID,
-    description: 'a model judges the interaction against a rubric (score, label, explanation)',
+    description: 'a model judges the interaction or conversation against a rubric (score, label, explanation)',
     properties: llmJudgeProperties,
     timeoutMs: JUDGE_TIMEOUT_MS,
+    type: 'llm_judge',
+    subjects: ['interaction', 'conversation'],
     create: (dependencies) => ({
       async evaluate(context) {
         const { ledger } = dependencies;
@@ -58,26 +72,35 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         }
         const passThreshold = optionalThreshold(config, ID);
         const budget = maxInputTokens(config, ID);
-        const interaction = await ledger.getInteraction(context.subject.interactionId);
-        const transcript = judgeTranscript(interaction);
-        if (transcript.length === 0) return effects.inconclusive('the interaction has no messages to judge');
-        const client = judgeModelClient(options, judgeCallsOf(dependencies), {
-          traceId: interaction.traceId,
-          evaluationId: context.evaluationId,
-          evaluatorId: context.evaluatorId,
-        });
+        const noun = subjectNoun(context.subject);
+        const interactions = await subjectInteractions(ledger, context.subject);
+        const transcript = subjectTranscript(interactions);
+        if (transcript.entries.length === 0) return effects.inconclusive(`the ${noun} has no messages to judge`);
+        const instructions = promptTemplate ?? (noun === 'conversation' ? CONVERSATION_RUBRIC_PREAMBLE : undefined);
+        const client = judgeModelClient(
+          options,
+          judgeCallsOf(dependencies),
+          {
+            // The last interaction's trace: the evaluation's span is there.
+            traceId: interactions[interactions.length - 1].traceId,
+            evaluationId: context.evaluationId,
+            evaluatorId: context.evaluatorId,
+          },
+          circuitBreakersOf(dependencies),
+        );
         const modelName = judgeModelName(config, client);
         let verdict: RubricVerdict;
         let omittedChars: number | undefined;
         try {
           verdict = await judgeRubric({
             model: client,
-            transcript,
+            transcript: transcript.entries,
+            ...(transcript.turns !== undefined ? { turns: transcript.turns } : {}),
             maxInputTokens: budget,
             onTranscriptFitted: (fitted) => (omittedChars = fitted.transcript.omittedChars),
             modelName,
             ...(rubric !== undefined ? { rubric } : {}),
-            ...(promptTemplate !== undefined ? { promptTemplate } : {}),
+            ...(instructions !== undefined ? { promptTemplate: instructions } : {}),
             ...(passThreshold !== undefined ? { passThreshold } : {}),
             signal: context.signal,
           });
@@ -97,7 +120,7 @@ export function createLlmJudgeEvaluator(options: JudgeEvaluatorOptions = {}): Ev
         let evaluation = Evaluation.of(
           verdict.passed,
           verdict.explanation.trim() ||
-            (verdict.passed ? 'the judge passed the interaction' : 'the judge failed the interaction'),
+            (verdict.passed ? `the judge passed the ${noun}` : `the judge failed the ${noun}`),
         )
           .withScore(verdict.score)
           .withLabel(verdict.label ?? (verdict.passed ? 'pass' : 'fail'));

@@ -31,7 +31,8 @@ export const regexProperties = strictObject({
       context.addIssue({
         code: 'custom',
         path: ['flags'],
-        message: `must be regular expression flags, each once, of d, g, i, m, s, u, v, y (got ${JSON.stringify(flags)})`,
+        message:
+          'must be regular expression flags, each once, of d, g, i, m, s, u, v, y ' + `(got ${JSON.stringify(flags)})`,
       });
       return;
     }
@@ -52,6 +53,9 @@ export const regexProperties = strictObject({
 export const regexEvaluator = defineEvaluator({
   id: ID,
   description: 'the final response (or transcript) matches, or must not match, a regular expression',
+  // A conversation's final response (and transcript) is its last interaction's.
+  subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
   properties: regexProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {

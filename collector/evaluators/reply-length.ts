@@ -31,6 +31,9 @@ export const replyLengthProperties = strictObject({
 export const replyLengthEvaluator = defineEvaluator({
   id: 'reply-length',
   description: 'the final response has at least min-length (and at most max-length) characters',
+  // A conversation's final response is its last interaction's.
+  subjects: ['interaction', 'conversation'],
+  type: 'deterministic',
   properties: replyLengthProperties,
   create: ({ ledger }) => ({
     async evaluate(context) {

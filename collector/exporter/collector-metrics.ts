@@ -14,12 +14,22 @@ import {
   GEN_AI_REQUEST_MODEL,
   GEN_AI_TOKEN_TYPE,
   METRIC_AGENT,
+  METRIC_AGREEMENT_A,
+  METRIC_AGREEMENT_B,
   METRIC_EVALUATOR,
+  METRIC_STATISTIC,
   METRIC_FAILED,
+  METRIC_EXPORTER,
+  METRIC_MODEL,
   METRIC_OUTCOME,
+  METRIC_SUBJECT,
+  METRIC_PROTOCOL,
+  METRIC_REASON,
+  METRIC_SHADOW,
+  METRIC_SIGNAL,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
-import { outcomeLabel } from './verdict-attributes.ts';
+import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
 
 /** Where the gauges and the spans counter read from; each is optional. */
 export interface CollectorMetricSources {
@@ -32,6 +42,24 @@ export interface CollectorMetricSources {
   /** Evaluations queued and not yet recorded; may read the ledger. */
   evaluationQueueSize?(): number | Promise<number>;
   evaluationsRunning?(): number;
+  /** Each judge model's circuit breaker: 0 closed, 1 open, 2 half-open. */
+  judgeCircuits?(): ReadonlyArray<{ model: string; state: number }>;
+  /** Spans the receiver refused so far, by reason and protocol (monotonic counts). */
+  refusedSpans?(): ReadonlyArray<{ reason: string; protocol: string; count: number }>;
+  /** Traces evicted undecided so far (`max_pending_traces`). */
+  evictedTraces?(): number;
+  /** Spans that arrived after their interaction was recorded, so far. */
+  lateSpans?(): number;
+  /** Failed exports so far, by exporter id and signal. */
+  exportFailures?(): ReadonlyArray<{ exporter: string; signal: string; count: number }>;
+  /** Agreement between pairs of evaluator entries (a statistic that is null has no value). */
+  agreement?(): ReadonlyArray<{
+    a: string;
+    b: string;
+    rate: number | null;
+    kappa: number | null;
+    scoreMae: number | null;
+  }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -52,12 +80,17 @@ export interface TokenUsage {
 export interface CollectorMetrics {
   /** Counts an outcome and records its score and duration (the verdict recorder calls this). */
   recordEvaluation(record: EvaluationRecord): void;
-  /** Interaction end to outcome, in seconds (the verdict recorder calls this once it knows the end). */
+  /**
+   * Interaction end (for a conversation: the moment it was known over) to outcome, in seconds (the
+   * verdict recorder calls this once it knows the start).
+   */
   recordLag(record: EvaluationRecord, seconds: number): void;
+  /** Counts an evaluation not started (`reason`: `budget`, its token budget was spent). */
+  recordSkipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Counts interactions newly recorded in the ledger (the interactions processor's `next`). */
   recordInteractions(records: readonly InteractionRecord[]): void;
   recordTokenUsage(usage: TokenUsage): void;
-  /** Replaces what the gauges and the spans counter read (given at creation otherwise). */
+  /** Sets what the gauges and the observed counters read (given at creation otherwise); others stay. */
   observe(sources: CollectorMetricSources): void;
 }
 
@@ -84,6 +117,11 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   const duration = histogram(METRICS.duration);
   const lag = histogram(METRICS.lag);
   const tokens = histogram(METRICS.tokens, ValueType.INT);
+  const skipped = meter.createCounter(METRICS.skipped.name, {
+    unit: METRICS.skipped.unit,
+    description: METRICS.skipped.description,
+    valueType: ValueType.INT,
+  });
   const interactions = meter.createCounter(METRICS.interactions.name, {
     unit: METRICS.interactions.unit,
     description: METRICS.interactions.description,
@@ -112,12 +150,70 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
+  meter
+    .createObservableGauge(METRICS.judgeCircuit.name, {
+      unit: METRICS.judgeCircuit.unit,
+      description: METRICS.judgeCircuit.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      // Breakers are per base URL and model; the label is the model: the worst state of its breakers.
+      const byModel = new Map<string, number>();
+      for (const { model, state } of sources.judgeCircuits?.() ?? [])
+        byModel.set(model, Math.max(byModel.get(model) ?? 0, state));
+      for (const [model, state] of byModel) result.observe(state, { [METRIC_MODEL]: model });
+    });
+  observed(METRICS.tracesEvicted, 'counter', () => sources.evictedTraces?.());
+  observed(METRICS.spansLate, 'counter', () => sources.lateSpans?.());
+  meter
+    .createObservableCounter(METRICS.refusedSpans.name, {
+      unit: METRICS.refusedSpans.unit,
+      description: METRICS.refusedSpans.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { reason, protocol, count } of sources.refusedSpans?.() ?? [])
+        result.observe(count, { [METRIC_REASON]: reason, [METRIC_PROTOCOL]: protocol });
+    });
+  meter
+    .createObservableCounter(METRICS.exporterFailures.name, {
+      unit: METRICS.exporterFailures.unit,
+      description: METRICS.exporterFailures.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { exporter, signal, count } of sources.exportFailures?.() ?? [])
+        result.observe(count, { [METRIC_EXPORTER]: exporter, [METRIC_SIGNAL]: signal });
+    });
+
+  meter
+    .createObservableGauge(METRICS.agreement.name, {
+      unit: METRICS.agreement.unit,
+      description: METRICS.agreement.description,
+      valueType: ValueType.DOUBLE,
+    })
+    .addCallback((result) => {
+      for (const pair of sources.agreement?.() ?? []) {
+        const statistics = { rate: pair.rate, kappa: pair.kappa, score_mae: pair.scoreMae };
+        for (const [statistic, value] of Object.entries(statistics)) {
+          if (value === null || !Number.isFinite(value)) continue;
+          result.observe(value, {
+            [METRIC_AGREEMENT_A]: pair.a,
+            [METRIC_AGREEMENT_B]: pair.b,
+            [METRIC_STATISTIC]: statistic,
+          });
+        }
+      }
+    });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);
+  // `shadow` on every evaluation metric: pass rates leave shadow entries out with shadow!="true".
   const evaluationAttributes = (record: EvaluationRecord): Attributes => ({
     [METRIC_EVALUATOR]: record.evaluatorId,
     [METRIC_AGENT]: agentLabel(record.agentId),
     [METRIC_OUTCOME]: outcomeLabel(record),
+    [METRIC_SUBJECT]: subjectLabel(record),
+    [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
   });
 
   function recordTokenUsage(usage: TokenUsage): void {
@@ -144,6 +240,8 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         score.record(outcome.evaluation.score, {
           [METRIC_EVALUATOR]: record.evaluatorId,
           [METRIC_AGENT]: agentLabel(record.agentId),
+          [METRIC_SUBJECT]: subjectLabel(record),
+          [METRIC_SHADOW]: record.shadow === true ? 'true' : 'false',
         });
       // Tokens are spent whether the judge then reaches a verdict or fails (its failed outcome carries them).
       const own =
@@ -171,6 +269,13 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     recordLag(record, seconds) {
       if (Number.isFinite(seconds)) lag.record(Math.max(0, seconds), evaluationAttributes(record));
     },
+    recordSkipped(skip) {
+      skipped.add(1, {
+        [METRIC_EVALUATOR]: skip.evaluatorId,
+        [METRIC_AGENT]: agentLabel(skip.agentId),
+        [METRIC_REASON]: skip.reason,
+      });
+    },
     recordInteractions(records) {
       for (const record of records)
         interactions.add(1, {
@@ -180,7 +285,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     },
     recordTokenUsage,
     observe(next) {
-      sources = { ...next };
+      sources = { ...sources, ...next };
     },
   };
 }

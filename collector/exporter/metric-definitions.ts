@@ -4,21 +4,28 @@
  * instruments from this table; docs/metrics.md documents it with the Prometheus names that result.
  *
  * Attributes are low-cardinality only: evaluator ids come from configuration, agent ids are
- * capped (`MAX_AGENT_LABELS`), outcomes and token types are fixed sets. Never an interaction id,
- * a trace id or any text.
+ * capped (`MAX_AGENT_LABELS`), outcomes, subjects (`interaction`, `conversation`) and token types
+ * are fixed sets. Never an interaction id, a conversation id, a trace id or any text.
  */
 import {
   EVALON_EVALUATIONS_METRIC,
+  EVALON_EVALUATIONS_SKIPPED_METRIC,
+  EVALON_JUDGE_CIRCUIT_STATE_METRIC,
   EVALON_EVALUATION_DURATION_METRIC,
   EVALON_EVALUATION_LAG_METRIC,
   EVALON_EVALUATION_QUEUE_SIZE_METRIC,
   EVALON_EVALUATION_RUNNING_METRIC,
+  EVALON_EVALUATION_AGREEMENT_METRIC,
   EVALON_EVALUATION_SCORE_METRIC,
   EVALON_INTERACTIONS_METRIC,
   EVALON_PENDING_SPANS_METRIC,
   EVALON_PENDING_TRACES_METRIC,
   EVALON_SPANS_RECEIVED_METRIC,
   EVALON_TRACES_SPLIT_METRIC,
+  EVALON_EXPORTER_FAILURES_METRIC,
+  EVALON_RECEIVER_REFUSED_SPANS_METRIC,
+  EVALON_SPANS_LATE_METRIC,
+  EVALON_TRACES_EVICTED_METRIC,
   GEN_AI_CLIENT_TOKEN_USAGE_METRIC,
 } from '../../src/model/telemetry-names.ts';
 
@@ -46,26 +53,44 @@ export const METRICS = {
   evaluations: {
     name: EVALON_EVALUATIONS_METRIC,
     unit: '{evaluation}',
-    description: 'Evaluation outcomes recorded, by evaluator, agent and outcome (pass, fail, inconclusive, error).',
+    description:
+      'Evaluation outcomes recorded, by evaluator, agent, outcome (pass, fail, inconclusive, error) and subject ' +
+      '(interaction, conversation).',
+  },
+  skipped: {
+    name: EVALON_EVALUATIONS_SKIPPED_METRIC,
+    unit: '{evaluation}',
+    description:
+      'Evaluations not started, by evaluator, agent and reason (budget: the token budget of the entry or binding ' +
+      'was spent); not recorded, so a backfill can evaluate them later.',
+  },
+  judgeCircuit: {
+    name: EVALON_JUDGE_CIRCUIT_STATE_METRIC,
+    unit: '1',
+    description:
+      'The circuit breaker in front of each judge model: 0 closed, 1 open (calls wait), 2 half-open (one probe call ' +
+      'let through).',
   },
   score: {
     name: EVALON_EVALUATION_SCORE_METRIC,
     unit: '1',
-    description: 'Scores of verdicts that carry one, by evaluator and agent.',
+    description: 'Scores of verdicts that carry one, by evaluator, agent and subject.',
     buckets: SCORE_BUCKETS,
   },
   duration: {
     name: EVALON_EVALUATION_DURATION_METRIC,
     unit: 's',
     description:
-      'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent and outcome.',
+      'Time from the start of the attempt that recorded an outcome to the outcome, by evaluator, agent, outcome ' +
+      'and subject.',
     buckets: DURATION_BUCKETS,
   },
   lag: {
     name: EVALON_EVALUATION_LAG_METRIC,
     unit: 's',
     description:
-      'Time from the end of the evaluated interaction to its recorded outcome, by evaluator, agent and outcome.',
+      'Time from the end of the evaluated interaction (for a conversation: from when it was over and its ' +
+      'evaluation triggered) to its recorded outcome, by evaluator, agent, outcome and subject.',
     buckets: LAG_BUCKETS,
   },
   tokens: {
@@ -111,5 +136,35 @@ export const METRICS = {
     name: EVALON_EVALUATION_RUNNING_METRIC,
     unit: '{evaluation}',
     description: 'Evaluations running now.',
+  },
+  agreement: {
+    name: EVALON_EVALUATION_AGREEMENT_METRIC,
+    unit: '1',
+    description:
+      "Agreement between two evaluator entries over their last window of subjects judged by both: raw rate, Cohen's " +
+      'kappa, mean absolute score difference (statistic).',
+  },
+  refusedSpans: {
+    name: EVALON_RECEIVER_REFUSED_SPANS_METRIC,
+    unit: '{span}',
+    description:
+      'Spans the OTLP receiver refused, by reason (auth, too_large, bad_request, throttled) and protocol (http, ' +
+      'grpc); a request refused before its spans were decoded counts as one.',
+  },
+  tracesEvicted: {
+    name: EVALON_TRACES_EVICTED_METRIC,
+    unit: '{trace}',
+    description:
+      'Traces decided early because more than max_pending_traces were pending (their interactions time out).',
+  },
+  spansLate: {
+    name: EVALON_SPANS_LATE_METRIC,
+    unit: '{span}',
+    description: 'Spans that arrived after their interaction was recorded: kept as late spans, not in the record.',
+  },
+  exporterFailures: {
+    name: EVALON_EXPORTER_FAILURES_METRIC,
+    unit: '{export}',
+    description: 'Exports that failed after retries, by exporter id and signal (traces, logs, metrics).',
   },
 } as const;

@@ -24,9 +24,12 @@ import type { InteractionRecord } from '../../src/model/records.ts';
 import { SERVICE_NAME } from '../../src/model/attributes.ts';
 import { COLLECTOR_SCOPE } from '../../src/model/telemetry-names.ts';
 import { createCollectorMetrics, type CollectorMetricSources, type CollectorMetrics } from './collector-metrics.ts';
+import { componentTypeOf } from '../config/component-id.ts';
 import { EXPORTER_FACTORIES } from './exporter-factories.ts';
 import type { ExporterFactory, ExporterParts, ExporterSettings, ExporterUse } from './exporter-factory.ts';
-import type { SpanForwarder } from './otlp/span-forwarder.ts';
+import { createEvaluationSpans } from './otlp/evaluation-spans.ts';
+import { combineForwarders, type SpanForwarder } from './otlp/span-forwarder.ts';
+import { createVerdictEvents } from './otlp/verdict-events.ts';
 import { createVerdictRecorder, type VerdictRecorder } from './verdict-recorder.ts';
 
 export const DEFAULT_SERVICE_NAME = 'evalon-collector';
@@ -74,29 +77,42 @@ export function createTelemetryExporters(
 ): TelemetryExporters {
   const { logger } = options;
   const resource: Resource = resourceFromAttributes({ [SERVICE_NAME]: DEFAULT_SERVICE_NAME, ...options.resource });
-  const settings: ExporterSettings = {
+  const settings: Omit<ExporterSettings, 'id'> = {
     logger,
     resource,
     metricExportIntervalMs: options.metricExportIntervalMs ?? DEFAULT_METRIC_EXPORT_INTERVAL_MS,
   };
-  const parts: ExporterParts[] = [];
-  for (const factory of Object.values(EXPORTER_FACTORIES) as ExporterFactory<unknown>[]) {
-    // The section was produced by this factory's schema, so it is this factory's config.
-    const exporterConfig = (config.exporters as Record<string, unknown>)[factory.type];
-    const use = exporterUse(factory.type, config.service.pipelines);
-    if (exporterConfig !== undefined && use) parts.push(factory.create(settings, exporterConfig, use));
+  // One exporter per id a pipeline lists (`otlphttp`, `otlphttp/tempo`): each gets every event,
+  // span and metric of the pipelines that list it, through its own batch processor or reader.
+  const built: Array<{ id: string; parts: ExporterParts }> = [];
+  for (const [id, exporterConfig] of Object.entries(config.exporters)) {
+    // The entry was produced by its type's schema, so it is that factory's config.
+    const factory = (EXPORTER_FACTORIES as Record<string, ExporterFactory<unknown>>)[componentTypeOf(id) ?? ''];
+    const use = exporterUse(id, config.service.pipelines);
+    if (factory && use) built.push({ id, parts: factory.create({ ...settings, id }, exporterConfig, use) });
   }
-  const events = parts.find((part) => part.events)?.events;
-  const spans = parts.find((part) => part.spans)?.spans;
-  const forwarder = parts.find((part) => part.forwarder)?.forwarder;
-  const scrapeEndpoints = parts.flatMap((part) => (part.scrapeEndpoint ? [part.scrapeEndpoint] : []));
-  const readers: IMetricReader[] = parts.flatMap((part) => (part.metricReader ? [part.metricReader] : []));
+  const each = <Part>(pick: (parts: ExporterParts) => Part | undefined): Part[] =>
+    built.flatMap(({ parts }) => {
+      const part = pick(parts);
+      return part === undefined ? [] : [part];
+    });
+  const logExporters = each((parts) => parts.logExporter);
+  const spanExporters = each((parts) => parts.spanExporter);
+  const events = logExporters.length > 0 ? createVerdictEvents({ exporters: logExporters, resource }) : undefined;
+  const spans = spanExporters.length > 0 ? createEvaluationSpans({ exporters: spanExporters, resource }) : undefined;
+  const forwarder = combineForwarders(each((parts) => parts.forwarder));
+  const scrapeEndpoints = each((parts) => parts.scrapeEndpoint);
+  const readers: IMetricReader[] = each((parts) => parts.metricReader);
+  const exportFailures = () =>
+    built.flatMap(({ id, parts }) =>
+      Object.entries(parts.failures ?? {}).map(([signal, count]) => ({ exporter: id, signal, count })),
+    );
 
   const meterProvider = readers.length > 0 ? new MeterProvider({ resource, readers }) : undefined;
-  const metrics = createCollectorMetrics(
-    meterProvider ? meterProvider.getMeter(COLLECTOR_SCOPE) : createNoopMeter(),
-    options.sources,
-  );
+  const metrics = createCollectorMetrics(meterProvider ? meterProvider.getMeter(COLLECTOR_SCOPE) : createNoopMeter(), {
+    ...options.sources,
+    exportFailures,
+  });
   const verdicts = createVerdictRecorder({
     ...(events ? { events } : {}),
     ...(spans ? { spans } : {}),
@@ -157,9 +173,9 @@ export function createTelemetryExporters(
   };
 }
 
-/** The pipelines that list exporter `type`; undefined when none does (the exporter is not built). */
-function exporterUse(type: string, pipelines: EvalonConfig['service']['pipelines']): ExporterUse | undefined {
-  const lists = (pipeline: { exporters: string[] } | undefined) => pipeline?.exporters.includes(type) ?? false;
+/** The pipelines that list exporter `id`; undefined when none does (the exporter is not built). */
+function exporterUse(id: string, pipelines: EvalonConfig['service']['pipelines']): ExporterUse | undefined {
+  const lists = (pipeline: { exporters: string[] } | undefined) => pipeline?.exporters.includes(id) ?? false;
   const use: ExporterUse = {
     ...(pipelines.traces && lists(pipelines.traces) ? { traces: { forward: pipelines.traces.forward } } : {}),
     logs: lists(pipelines.logs),

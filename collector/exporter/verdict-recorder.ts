@@ -4,8 +4,11 @@
  * processor's `next`; it never throws and never waits.
  *
  * The evaluated span's ids are the interaction id's two halves, so events and spans need nothing
- * else. The lag metric needs the interaction's end: given with the record, remembered from the
- * interactions the interactions processor hands on (recent interactions), or read from the ledger.
+ * else (a conversation's verdict goes to its revision's last interaction). The lag metric needs the
+ * interaction's end: given with the record, remembered from the interactions the interactions
+ * processor hands on (recent interactions), or read from the ledger. A conversation's lag counts
+ * from its evaluation's trigger, the moment it was known over: from its last interaction's end it
+ * would count the idle window too.
  */
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import type { Logger } from '../logger.ts';
@@ -26,6 +29,8 @@ export interface VerdictRecorder {
     record: EvaluationRecord,
     interaction?: Pick<InteractionRecord, 'interactionId' | 'traceId' | 'spanId' | 'endTime'>,
   ): void;
+  /** Counts an evaluation not started because its token budget was spent (`evalon.evaluations.skipped`). */
+  skipped(skip: { evaluatorId: string; agentId: string; reason: string }): void;
   /** Remembers when recent interactions ended (for lag). */
   rememberInteractions(records: readonly Pick<InteractionRecord, 'interactionId' | 'endTime'>[]): void;
   /** Resolves when every pending ledger read has been answered. */
@@ -109,6 +114,10 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         }
         metrics.recordEvaluation(record);
         if (!measureLag) return;
+        if (record.subject?.kind === 'conversation') {
+          recordLag(record, Date.parse(record.triggeredAt));
+          return;
+        }
         const end = interaction ? Date.parse(interaction.endTime) : endTimes.get(record.interactionId);
         if (end !== undefined && Number.isFinite(end)) recordLag(record, end);
         else lookUpLag(record);
@@ -117,6 +126,15 @@ export function createVerdictRecorder(options: VerdictRecorderOptions): VerdictR
         logger.error(
           `exporters: emitting the verdict of evaluation ${record.evaluationId} failed: ` +
             `${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    },
+    skipped(skip) {
+      try {
+        metrics.recordSkipped(skip);
+      } catch (error) {
+        logger.error(
+          `exporters: counting a skipped evaluation failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     },

@@ -5,8 +5,19 @@
  * runtime and backfill use it. Recorded outcomes are read through `RecordedEvaluations`.
  */
 import type { DurableProgress, EvaluationRecord, InteractionRecord } from '../../src/model/records.ts';
+import type { ConversationRevisionKey } from './conversation-store.ts';
 
 export type { DurableProgress };
+
+/**
+ * A conversation revision under evaluation. Its evaluation's `interactionId` is the revision's
+ * last interaction (the span its verdict is parented to).
+ */
+export interface QueuedConversationSubject extends ConversationRevisionKey {
+  kind: 'conversation';
+  /** Every interaction of the conversation up to the revision's end, in order of start time. */
+  interactionIds: string[];
+}
 
 /**
  * A triggered evaluation, durable in the evaluation queue from the moment `enqueueEvaluations`
@@ -14,7 +25,10 @@ export type { DurableProgress };
  */
 export interface QueuedEvaluation {
   evaluationId: string;
+  /** The interaction evaluated; for a conversation, the revision's last interaction. */
   interactionId: string;
+  /** What is evaluated when it is not that one interaction: a conversation revision. */
+  subject?: QueuedConversationSubject;
   evaluatorId: string;
   evaluatorVersion: string;
   agentId: string;
@@ -23,8 +37,11 @@ export interface QueuedEvaluation {
   flowId?: string;
   /** ISO-8601. */
   triggeredAt: string;
-  /** `interaction` when an interaction triggered it, `backfill` when `evalon backfill` did. */
-  source: 'interaction' | 'backfill';
+  /**
+   * `interaction` when an interaction triggered it, `conversation` when a conversation that is over
+   * did, `backfill` when `evalon backfill` did.
+   */
+  source: 'interaction' | 'conversation' | 'backfill';
   /** Attempts started so far (0 until the first starts). Set by the store. */
   attempts: number;
   /** When the last attempt started (ISO-8601). Set by the store. */
@@ -33,7 +50,31 @@ export interface QueuedEvaluation {
   seq?: number;
   /** A durable evaluation's position, once its first step completed. Set by the store. */
   progress?: DurableProgress;
+  /** Why it was queued, when not by a binding's trigger: routed from another entry's outcome. */
+  cause?: EvaluationCause;
+  /** A signal delivered to it (evaluation-waits.ts). Set by the store. */
+  signal?: DeliveredSignal;
 }
+
+/** A signal delivered to a queued evaluation (evaluation-waits.ts). */
+export interface DeliveredSignal {
+  signal: string;
+  payload: unknown;
+  /** ISO-8601. */
+  receivedAt: string;
+}
+
+/**
+ * Why an evaluation was queued besides its binding: `routed` after another evaluator entry
+ * recorded a matching outcome for the same subject (`after`, `when`, `score_below`).
+ */
+export type EvaluationCause = {
+  kind: 'routed';
+  /** The entry whose outcome routed it. */
+  after: string;
+  /** That entry's record. */
+  record: EvaluationRecord;
+};
 
 export interface EvaluationStart {
   /** The queued evaluation's `seq`. */
@@ -56,15 +97,20 @@ export interface EvaluationLease {
 
 export interface EvaluationQueue {
   /**
-   * Durably queues triggered evaluations, in one transaction. An evaluation whose (interaction,
-   * evaluator, evaluator version) is already queued or already recorded is left out. Resolves with
-   * the evaluations queued, `seq` set.
+   * Durably queues triggered evaluations, in one transaction. An evaluation whose (subject,
+   * evaluator, evaluator version) is already queued or already recorded is left out — the subject
+   * being the interaction, or the conversation revision (conversation id, agent id, revision).
+   * Resolves with the evaluations queued, `seq` set.
    *
    * `intake` names the interactions whose triggers these are (possibly none of them triggered
    * anything): they are marked as taken in, in the same transaction, so that
-   * `loadInteractionsAwaitingIntake` no longer returns them.
+   * `loadInteractionsAwaitingIntake` no longer returns them. `conversationIntake` does the same
+   * for closed conversation revisions (`loadConversationsAwaitingIntake`).
    */
-  enqueueEvaluations(evaluations: QueuedEvaluation[], options?: { intake?: string[] }): Promise<QueuedEvaluation[]>;
+  enqueueEvaluations(
+    evaluations: QueuedEvaluation[],
+    options?: { intake?: string[]; conversationIntake?: ConversationRevisionKey[] },
+  ): Promise<QueuedEvaluation[]>;
 
   /**
    * Interactions recorded after the last one taken in by `enqueueEvaluations({ intake })`, in the
@@ -106,9 +152,30 @@ export interface EvaluationQueue {
   saveEvaluationProgress(updates: { seq: number; progress: DurableProgress }[]): Promise<void>;
 
   /**
+   * Removes queued evaluations that never started (no attempt counted) and that no other owner
+   * leases at `at`, without recording an outcome: evaluations their entry's token budget did not
+   * let start. Their keys are free again, so a backfill can queue them anew. Resolves with the
+   * seqs removed, in one transaction.
+   */
+  dropEvaluations(seqs: number[], options: { at: string; owner?: string }): Promise<number[]>;
+
+  /**
    * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
-   * record per (interaction, evaluator, evaluator version): a record whose key is already recorded
-   * is dropped. Resolves with the ids of the records written.
+   * record per (subject, evaluator, evaluator version): a record whose key is already recorded is
+   * dropped. Resolves with the ids of the records written. A review's status follows its
+   * evaluation's record in the same transaction (review-store.ts).
    */
   recordEvaluations(records: EvaluationRecord[]): Promise<string[]>;
+
+  /**
+   * `recordEvaluations`, and in the same transaction the evaluations routed from these records
+   * (`followUps`, each naming its record in `cause.record`): a follow-up is queued when the record
+   * it follows is written by this call, and skipped, as by `enqueueEvaluations`, when its key is
+   * queued or recorded already. A routed evaluation is so never lost between its cause's record and
+   * its queuing. Resolves with the records written and the follow-ups queued (`seq` set).
+   */
+  recordEvaluationsWithFollowUps(
+    records: EvaluationRecord[],
+    followUps: QueuedEvaluation[],
+  ): Promise<{ written: string[]; queued: QueuedEvaluation[] }>;
 }

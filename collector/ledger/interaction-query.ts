@@ -79,7 +79,7 @@ function normalizeFilters(query: { agentId?: string; conversationId?: string; si
 }
 
 /** The default when absent; a larger limit than the maximum is cut to it (not refused). */
-function normalizeLimit(limit: number | undefined): number {
+export function normalizeLimit(limit: number | undefined): number {
   if (limit === undefined) return DEFAULT_INTERACTION_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) {
     throw new LedgerQueryError('limit', `ledger query: limit must be a positive integer (got ${limit})`);

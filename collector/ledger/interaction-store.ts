@@ -39,8 +39,10 @@ export interface AgentSummary {
 export interface InteractionStore {
   /**
    * Records completed interactions. Idempotent per interaction id: a record already present is
-   * kept as it is (a replay after a restart must not duplicate or rewrite it). Resolves with the
-   * ids this call stored, new to the ledger (one statement: no other writer can claim them too).
+   * kept as it is (a replay after a restart must not duplicate or rewrite it). In the same
+   * transaction, each new record with a conversation id (and no enclosing interaction) is recorded
+   * as a turn of its conversation (`ConversationStore`, core/conversation-turns.ts). Resolves with
+   * the ids this call stored, new to the ledger (one statement: no other writer can claim them too).
    */
   putInteractions(records: InteractionRecord[]): Promise<Set<string>>;
 

@@ -27,14 +27,18 @@ export interface SupportAgentOptions {
 }
 
 export interface SupportAgent {
-  /** Answers one customer message; resolves to the answer and its interaction id. */
-  ask(question: string, options?: { conversationId?: string }): Promise<AgentReply<string>>;
+  /**
+   * Answers one customer message; resolves to the answer and its interaction id. Messages of one
+   * conversation share `conversationId`; `endConversation` marks the last one (the collector then
+   * evaluates the conversation at once).
+   */
+  ask(question: string, options?: { conversationId?: string; endConversation?: boolean }): Promise<AgentReply<string>>;
 }
 
 export function createSupportAgent({ client, model, maxTokens = 1024 }: SupportAgentOptions): SupportAgent {
   return {
-    ask(question, { conversationId } = {}) {
-      return invokeAgent({ ...SUPPORT_AGENT, conversationId, input: question }, async () => {
+    ask(question, { conversationId, endConversation } = {}) {
+      return invokeAgent({ ...SUPPORT_AGENT, conversationId, endConversation, input: question }, async () => {
         const message = await client.beta.messages.toolRunner(
           {
             model,

@@ -41,6 +41,32 @@ export class InteractionNotFoundError extends Error {
   }
 }
 
+/** `ledger.getConversation(conversationId, agentId)` for a conversation the ledger does not hold. */
+export class ConversationNotFoundError extends Error {
+  readonly conversationId: string;
+  readonly agentId: string;
+  constructor(conversationId: string, agentId: string, revision?: number) {
+    super(
+      `ledger: conversation ${conversationId} of agent ${agentId}` +
+        `${revision === undefined ? '' : ` (revision ${revision}, over)`} not found`,
+    );
+    this.name = 'ConversationNotFoundError';
+    this.conversationId = conversationId;
+    this.agentId = agentId;
+  }
+}
+
+/**
+ * An evaluation of a subject its evaluator does not declare it can judge (a conversation given to
+ * an evaluator defined with `subjects: ['interaction']`).
+ */
+export class UnsupportedSubjectError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedSubjectError';
+  }
+}
+
 /**
  * A bad evaluator definition: `defineEvaluator` with a bad id, version or `create`; a durable
  * evaluator's bad settings, step declaration or retry policy. `field` names the setting when one is

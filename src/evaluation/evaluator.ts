@@ -21,8 +21,9 @@
  * runs the evaluation step by step, saving its progress after every step.
  */
 import type * as z from 'zod';
+import type { EvaluatorType } from '../model/records.ts';
 import type { Effect } from './effect.ts';
-import type { EvaluationContext } from './evaluation-context.ts';
+import type { EvaluationContext, SubjectKind } from './evaluation-context.ts';
 import { EvaluatorDefinitionError } from './errors.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
@@ -55,6 +56,17 @@ export interface EvaluatorDefinitionOptions {
   /** What it checks, for `evalon explain` and docs. */
   description?: string;
   /**
+   * What it can judge: `interaction` (one interaction per evaluation), `conversation` (a whole
+   * conversation: `context.subject.kind === 'conversation'`), or both. Default `['interaction']`.
+   * A binding with `trigger: conversation` needs an evaluator that lists `conversation`.
+   */
+  subjects?: readonly SubjectKind[];
+  /**
+   * What kind of evaluator it is, recorded as provenance (`gen_ai.evaluation.evaluator.type`) on
+   * every verdict: `llm_judge`, `deterministic`, `human` or `custom` (the default).
+   */
+  type?: EvaluatorType;
+  /**
    * The properties it takes, as a zod schema of the effective properties of one binding (the
    * binding's over the entry's, key by key, reserved keys left out), checked synchronously before
    * anything runs. A check only: `config()` still returns the values as written.
@@ -69,6 +81,9 @@ export interface EvaluatorDefinition {
   readonly version: string;
   readonly timeoutMs: number;
   readonly description?: string;
+  /** What it can judge (`defineEvaluator`'s `subjects`, default `['interaction']`). */
+  readonly subjects: readonly SubjectKind[];
+  readonly type: EvaluatorType;
   /** See `EvaluatorDefinitionOptions.properties`. */
   readonly properties?: z.ZodType;
   create(dependencies: EvaluatorDependencies): Evaluator;
@@ -76,6 +91,10 @@ export interface EvaluatorDefinition {
 }
 
 export const DEFAULT_EVALUATOR_VERSION = '1';
+export const DEFAULT_SUBJECTS: readonly SubjectKind[] = Object.freeze(['interaction'] as const);
+const SUBJECT_KINDS: readonly SubjectKind[] = ['interaction', 'conversation'];
+export const DEFAULT_EVALUATOR_TYPE: EvaluatorType = 'custom';
+const EVALUATOR_TYPES: readonly EvaluatorType[] = ['llm_judge', 'deterministic', 'human', 'custom'];
 export const DEFAULT_EVALUATION_TIMEOUT_MS = 120_000;
 const ID_PATTERN = /^[a-z0-9][a-z0-9._-]*$/;
 const MAX_TIMEOUT_MS = 24 * 3_600_000;
@@ -103,6 +122,23 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
       `${where}: timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS} (got ${String(timeoutMs)})`,
     );
   }
+  const subjects = options.subjects ?? DEFAULT_SUBJECTS;
+  if (
+    !Array.isArray(subjects) ||
+    subjects.length === 0 ||
+    subjects.some((kind) => !SUBJECT_KINDS.includes(kind as SubjectKind))
+  ) {
+    throw new EvaluatorDefinitionError(
+      `${where}: subjects must list what the evaluator can judge: 'interaction', 'conversation' or both ` +
+        `(got ${JSON.stringify(subjects)})`,
+      { field: 'subjects' },
+    );
+  }
+  const type = options.type ?? DEFAULT_EVALUATOR_TYPE;
+  if (!EVALUATOR_TYPES.includes(type))
+    throw new EvaluatorDefinitionError(
+      `${where}: type must be one of ${EVALUATOR_TYPES.join(', ')} (got ${JSON.stringify(type)})`,
+    );
   const properties = options.properties;
   if (properties !== undefined && typeof (properties as { safeParse?: unknown })?.safeParse !== 'function') {
     throw new EvaluatorDefinitionError(
@@ -115,6 +151,8 @@ export function defineEvaluator(options: EvaluatorDefinitionOptions): EvaluatorD
     id,
     version,
     timeoutMs,
+    subjects: Object.freeze([...new Set(subjects)]),
+    type,
     ...(options.description !== undefined ? { description: options.description } : {}),
     ...(properties !== undefined ? { properties } : {}),
     create: (dependencies: EvaluatorDependencies) => create(dependencies),

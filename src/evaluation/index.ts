@@ -21,9 +21,24 @@
  */
 export { Evaluation, type EvaluationAttributeValue, type EvaluationData } from './evaluation.ts';
 export { effects, isEffect, type Effect, type Effects } from './effect.ts';
-export { Subject, type EvaluationContext } from './evaluation-context.ts';
+export {
+  Subject,
+  type ConversationSubject,
+  type EvaluationContext,
+  type EvaluationTrigger,
+  type InteractionSubject,
+  type SubjectKind,
+} from './evaluation-context.ts';
 export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
-export type { DurableEffect, DurableEffects, StateUpdate, StepReference, Transition } from './durable-effect.ts';
+export type {
+  DurableEffect,
+  DurableEffects,
+  SignalWaitEffect,
+  StateUpdate,
+  StepReference,
+  Transition,
+} from './durable-effect.ts';
+export { isSignalArrival, type AwaitSignalOptions, type SignalArrival } from './signal-wait.ts';
 export { DurableSettings } from './durable-settings.ts';
 export type { StepDeclaration, StepDeclarations, StepMethod } from './durable-steps.ts';
 export type { RetryPolicy } from './retry-policy.ts';
@@ -41,17 +56,28 @@ export {
   type EvaluatorDependencies,
 } from './evaluator.ts';
 export type { InteractionQuery, LedgerClient } from './ledger-client.ts';
-export type { DurableProgress, EvaluationOutcome, EvaluationOutcomeType, EvaluationRecord } from '../model/records.ts';
+export type {
+  DurableProgress,
+  EvaluationOutcome,
+  EvaluationOutcomeType,
+  EvaluationRecord,
+  SignalWaitProgress,
+  EvaluatorType,
+} from '../model/records.ts';
 export {
   ConfigPropertyTypeError,
+  ConversationNotFoundError,
   DurableEffectError,
   EvaluatorDefinitionError,
   EvaluatorFailedError,
   InteractionNotFoundError,
   InvalidEvaluationError,
   MissingConfigPropertyError,
+  UnsupportedSubjectError,
 } from './errors.ts';
 export type {
+  ConversationRecord,
+  ConversationWithInteractions,
   InteractionRecord,
   Message,
   MessagePart,

@@ -3,8 +3,7 @@
  * collector gives each evaluation one backed by its ledger store; tests use `TestLedgerClient`
  * from `evalon/testing`.
  */
-import type { InteractionRecord } from '../model/records.ts';
-import type { EvaluationRecord } from '../model/records.ts';
+import type { ConversationWithInteractions, EvaluationRecord, InteractionRecord } from '../model/records.ts';
 
 export interface InteractionQuery {
   agentId?: string;
@@ -24,4 +23,15 @@ export interface LedgerClient {
   getEvaluations(interactionId: string): Promise<EvaluationRecord[]>;
   /** Interactions by agent, conversation and time, newest first. */
   listInteractions(query?: InteractionQuery): Promise<InteractionRecord[]>;
+  /**
+   * One conversation (the interactions of `agentId` with this conversation id) with its
+   * interactions, full records in order of start time. With `revision`, as that revision ended
+   * (a conversation subject's `revision`: later turns left out). Rejects with
+   * `ConversationNotFoundError` when the ledger has none.
+   */
+  getConversation(
+    conversationId: string,
+    agentId: string,
+    options?: { revision?: number },
+  ): Promise<ConversationWithInteractions>;
 }

@@ -25,6 +25,7 @@ import {
   ERROR_TYPE,
   EVALON_AGENT_ROLES,
   EVALON_CONTENT_TRUNCATED,
+  EVALON_CONVERSATION_ENDED,
   GEN_AI_AGENT_DESCRIPTION,
   GEN_AI_AGENT_ID,
   GEN_AI_AGENT_NAME,
@@ -52,6 +53,12 @@ export type InvokeAgentOptions = {
   roles?: string | readonly string[];
   /** The conversation (session, thread) this invocation belongs to (`gen_ai.conversation.id`). */
   conversationId?: string;
+  /**
+   * This turn ends the conversation (`evalon.conversation.ended = true`): the collector evaluates
+   * the conversation as soon as the turn is recorded, without waiting for `conversation_idle`. A
+   * later turn of the same conversation reopens it as its next revision.
+   */
+  endConversation?: boolean;
   /** What the agent is asked; recorded only when content capture is on. */
   input?: AgentInput;
   /** Overrides the process-wide content capture (`register({ captureContent })`) for this call. */
@@ -171,6 +178,7 @@ function agentAttributes(options: InvokeAgentOptions, id: string | undefined): A
   if (options.description) attributes[GEN_AI_AGENT_DESCRIPTION] = options.description;
   if (options.version) attributes[GEN_AI_AGENT_VERSION] = options.version;
   if (options.conversationId) attributes[GEN_AI_CONVERSATION_ID] = options.conversationId;
+  if (options.endConversation === true) attributes[EVALON_CONVERSATION_ENDED] = true;
   const roles = rolesOf(options.roles);
   if (roles) attributes[EVALON_AGENT_ROLES] = roles;
   return attributes;

@@ -9,8 +9,13 @@
  * `retryBaseMs` (×2 per retry, at most `retryMaxMs`, minus up to 25% jitter). When the retries are
  * used up, or the error is not retryable (400, 401, 403, 404…), a `ModelCallError` says which,
  * with the status and the API's message.
+ *
+ * Given circuit breakers in the call options (`circuitBreakers`), every attempt first asks the
+ * breaker of its base URL and model, and reports to it how it went (circuit-breaker.ts): while the
+ * circuit is open the call ends at once with a `CircuitOpenError`, so retries stop there too.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { CircuitOpenError } from './circuit-breaker.ts';
 import type { JsonObject } from './json-value.ts';
 import type {
   ModelCallOptions,
@@ -81,9 +86,10 @@ export class ModelCallError extends Error {
 export function createAnthropicModelClient(options: AnthropicModelClientOptions = {}): ModelClient {
   const settings = { ...modelSettingsFromEnv(options.env), ...definedOnly(options) };
   if (settings.caCertsPath) addExtraCaCertificates(settings.caCertsPath);
+  const baseURL = stripBedrockSuffix(settings.baseURL);
   const sdk = new Anthropic({
     apiKey: settings.apiKey || 'unset',
-    baseURL: stripBedrockSuffix(settings.baseURL),
+    baseURL,
     maxRetries: 0,
     ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
   });
@@ -127,13 +133,30 @@ export function createAnthropicModelClient(options: AnthropicModelClientOptions 
   return {
     defaultModel: settings.model,
     async createMessage(request: ModelRequest, call: ModelCallOptions = {}): Promise<ModelResponse> {
+      const breaker = call.circuitBreakers?.for(baseURL, request.model ?? settings.model);
       for (let attempt = 1; ; attempt++) {
+        const permit = breaker?.acquire();
+        if (breaker && !permit)
+          throw new CircuitOpenError(
+            request.model ?? settings.model,
+            baseURL,
+            breaker.retryInMs(),
+            breaker.lastFailure(),
+          );
         try {
-          return await callOnce(request, call);
+          const response = await callOnce(request, call);
+          permit?.succeeded();
+          return response;
         } catch (error) {
-          if (call.signal?.aborted || error instanceof Anthropic.APIUserAbortError) throw error;
+          if (call.signal?.aborted || error instanceof Anthropic.APIUserAbortError) {
+            permit?.released();
+            throw error;
+          }
           const status = error instanceof Anthropic.APIError ? error.status : undefined;
           const retryable = isRetryable(error);
+          // An answer that is not an outage (a 400) says the endpoint is up.
+          if (retryable) permit?.failed(describeError(error));
+          else permit?.succeeded();
           const model = request.model ?? settings.model;
           if (!retryable) {
             throw new ModelCallError(`model call to ${model} failed: ${describeError(error)} (not retried)`, {

@@ -3,6 +3,7 @@
  * they need, in its wire shape (snake_case), so requests can be hashed, recorded and replayed and
  * any Messages-compatible endpoint (or a test double) can stand behind it.
  */
+import type { CircuitBreakers } from './circuit-breaker.ts';
 import type { JsonObject } from './json-value.ts';
 
 export interface ModelTextBlock {
@@ -83,6 +84,12 @@ export interface ModelCallOptions {
   signal?: AbortSignal;
   /** Called before each retry's wait, so a caller can show every attempt (judge call spans do). */
   onRetry?: (retry: ModelCallRetry) => void;
+  /**
+   * The caller's circuit breakers (one per base URL and model): each HTTP attempt asks its
+   * endpoint's breaker first and reports how it went; an open circuit refuses the call at once
+   * with a retryable `CircuitOpenError`. Clients that do not speak to an endpoint ignore it.
+   */
+  circuitBreakers?: CircuitBreakers;
 }
 
 export interface ModelClient {

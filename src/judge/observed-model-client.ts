@@ -6,6 +6,7 @@
  *
  * The report never holds message content (prompts carry the judged interaction's text).
  */
+import { CircuitOpenError } from './circuit-breaker.ts';
 import type {
   ModelCallOptions,
   ModelCallRetry,
@@ -93,6 +94,8 @@ export function observeModelCalls(
         });
         return response;
       } catch (error) {
+        // A call the circuit breaker refused never reached the model: nothing to report.
+        if (error instanceof CircuitOpenError) throw error;
         report({
           ...asked,
           endTimeMs: now(),

@@ -49,6 +49,10 @@ export const GEN_AI_EVALUATION_NAME = 'gen_ai.evaluation.name';
 export const GEN_AI_EVALUATION_SCORE_VALUE = 'gen_ai.evaluation.score.value';
 export const GEN_AI_EVALUATION_SCORE_LABEL = 'gen_ai.evaluation.score.label';
 export const GEN_AI_EVALUATION_EXPLANATION = 'gen_ai.evaluation.explanation';
+/** Provenance on the event and the evaluation span: the entry's version and the kind of evaluator. */
+export const GEN_AI_EVALUATION_EVALUATOR_VERSION = 'gen_ai.evaluation.evaluator.version';
+/** `llm_judge`, `deterministic`, `human` or `custom`. */
+export const GEN_AI_EVALUATION_EVALUATOR_TYPE = 'gen_ai.evaluation.evaluator.type';
 
 /** Older GenAI conventions, still written by many instrumentations and read as a fallback. */
 export const GEN_AI_SYSTEM = 'gen_ai.system';
@@ -100,6 +104,21 @@ export const EVALON_EVALUATION_OUTCOME = 'evalon.evaluation.outcome';
 export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
+/** Who gave a human verdict (the `human-review` evaluator's reviewer). */
+export const EVALON_REVIEWER = 'evalon.reviewer';
+/** What an evaluation judged: `interaction` or `conversation` (verdict events and evaluation spans). */
+export const EVALON_EVALUATION_SUBJECT = 'evalon.evaluation.subject';
+/**
+ * On an agent invocation span: `true` when this turn ends its conversation (`invokeAgent({
+ * endConversation: true })` sets it). The collector evaluates the conversation once it is recorded.
+ */
+export const EVALON_CONVERSATION_ENDED = 'evalon.conversation.ended';
+/** On a conversation's verdict: which revision of the conversation was judged (1, 2, …). */
+export const EVALON_CONVERSATION_REVISION = 'evalon.conversation.revision';
+/** `true` on the verdicts of an evaluator entry marked `shadow: true` (left out of pass rates). */
+export const EVALON_EVALUATION_SHADOW = 'evalon.evaluation.shadow';
+/** A stable hash of the evaluator entry's effective properties for the evaluated subject. */
+export const EVALON_EVALUATION_CONFIG_HASH = 'evalon.evaluation.config_hash';
 
 /**
  * On a judge's evaluation (verdict or failed outcome): characters of the rendered transcript left
@@ -126,8 +145,29 @@ export const EVALON_SIMULATION_RESPOND_IN = 'evalon.simulation.respond_in';
 export const METRIC_EVALUATOR = 'evaluator';
 export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
+/** The agreement gauge's pair of evaluator entries, and which statistic. */
+export const METRIC_AGREEMENT_A = 'a';
+export const METRIC_AGREEMENT_B = 'b';
+export const METRIC_STATISTIC = 'statistic';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
+/** `interaction` or `conversation`: what an evaluation judged. */
+export const METRIC_SUBJECT = 'subject';
+/** `true` or `false`: whether the evaluator entry is a shadow. */
+export const METRIC_SHADOW = 'shadow';
+/**
+ * Why something was left undone: why the receiver refused spans (`auth`, `too_large`, `bad_request`,
+ * `throttled`), why an evaluation was skipped (`budget`).
+ */
+export const METRIC_REASON = 'reason';
+/** A judge model (the circuit breaker's gauge). */
+export const METRIC_MODEL = 'model';
+/** The OTLP transport spans came over: `http` or `grpc`. */
+export const METRIC_PROTOCOL = 'protocol';
+/** An exporter's id as configured (`otlphttp`, `otlphttp/tempo`). */
+export const METRIC_EXPORTER = 'exporter';
+/** The signal an export carried: `traces`, `logs` or `metrics`. */
+export const METRIC_SIGNAL = 'signal';
 
 // ---------------------------------------------------------------------------------------------
 // OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL / CHAIN …

@@ -25,6 +25,10 @@ export const EXCEPTION_EVENT = 'exception';
 // Metrics (OTel names; docs/metrics.md lists the Prometheus names they become).
 
 export const EVALON_EVALUATIONS_METRIC = 'evalon.evaluations';
+/** Evaluations not started (their entry's token budget was spent). */
+export const EVALON_EVALUATIONS_SKIPPED_METRIC = 'evalon.evaluations.skipped';
+/** The circuit breaker in front of a judge model: 0 closed, 1 open, 2 half-open. */
+export const EVALON_JUDGE_CIRCUIT_STATE_METRIC = 'evalon.judge.circuit.state';
 export const EVALON_EVALUATION_SCORE_METRIC = 'evalon.evaluation.score';
 export const EVALON_EVALUATION_DURATION_METRIC = 'evalon.evaluation.duration';
 export const EVALON_EVALUATION_LAG_METRIC = 'evalon.evaluation.lag';
@@ -37,3 +41,10 @@ export const EVALON_PENDING_TRACES_METRIC = 'evalon.pending.traces';
 export const EVALON_PENDING_SPANS_METRIC = 'evalon.pending.spans';
 export const EVALON_EVALUATION_QUEUE_SIZE_METRIC = 'evalon.evaluation.queue.size';
 export const EVALON_EVALUATION_RUNNING_METRIC = 'evalon.evaluation.running';
+/** Agreement between two evaluator entries (`a`, `b`), by `statistic`: rate, kappa, score_mae. */
+export const EVALON_EVALUATION_AGREEMENT_METRIC = 'evalon.evaluation.agreement';
+/** The collector's own health: what it refused, evicted, received late, failed to export. */
+export const EVALON_RECEIVER_REFUSED_SPANS_METRIC = 'evalon.receiver.refused_spans';
+export const EVALON_TRACES_EVICTED_METRIC = 'evalon.traces.evicted';
+export const EVALON_SPANS_LATE_METRIC = 'evalon.spans.late';
+export const EVALON_EXPORTER_FAILURES_METRIC = 'evalon.exporter.failures';

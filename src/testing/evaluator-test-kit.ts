@@ -11,10 +11,12 @@
  * ```
  * A durable evaluator runs every step in memory; `withProgress` resumes it from saved progress, as
  * a collector does after a restart (to check that progress an earlier version saved still resumes).
+ * A step that waits for a signal (`awaitSignal`) gets at once the payload `withSignal` gave that
+ * signal, else a timed-out arrival: no one can send a signal to an evaluation in memory.
  */
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { Subject } from '../evaluation/evaluation-context.ts';
+import type { InteractionSubject, Subject } from '../evaluation/evaluation-context.ts';
 import {
   isEvaluatorDefinition,
   DEFAULT_EVALUATION_TIMEOUT_MS,
@@ -34,6 +36,7 @@ interface KitSettings {
   ledger: LedgerClient;
   timeoutMs: number;
   progress?: DurableProgress;
+  signals?: Record<string, unknown>;
 }
 
 export class EvaluatorTestKit {
@@ -124,18 +127,36 @@ export class EvaluatorTestKit {
     return new EvaluatorTestKit({ ...this.#settings, progress: structuredClone(progress) });
   }
 
-  /** Runs one evaluation of `subject`. Never rejects: a throw becomes a failed result. */
-  async evaluate(subject: Subject, options: { evaluationId?: string } = {}): Promise<EvaluatorResult> {
+  /**
+   * For a durable evaluator that waits for `signal` (`awaitSignal`): the payload it receives, as
+   * if sent at once (`withSignal('review', { passed: true, … })`). Without it the wait times out.
+   */
+  withSignal(signal: string, payload: unknown): EvaluatorTestKit {
+    if (typeof signal !== 'string' || signal === '')
+      throw new TypeError('EvaluatorTestKit.withSignal: the signal is a non-empty name, such as "review"');
+    const signals = { ...this.#settings.signals, [signal]: structuredClone(payload) };
+    return new EvaluatorTestKit({ ...this.#settings, signals });
+  }
+
+  /**
+   * Runs one evaluation of `subject`: `Subject.interaction(…)` (an object without `kind` is an
+   * interaction), or `Subject.conversation(…)`. Never rejects: a throw becomes a failed result.
+   */
+  async evaluate(
+    subject: Subject | Omit<InteractionSubject, 'kind'>,
+    options: { evaluationId?: string } = {},
+  ): Promise<EvaluatorResult> {
     const settings = this.#settings;
     const result = await runEvaluator({
       evaluatorId: settings.evaluatorId,
       makeEvaluator: () => settings.make(settings.ledger),
-      subject,
+      subject: 'kind' in subject ? subject : { ...subject, kind: 'interaction' },
       evaluationId: options.evaluationId ?? randomUUID(),
       config: settings.config,
       ledger: settings.ledger,
       timeoutMs: settings.timeoutMs,
       ...(settings.progress ? { progress: settings.progress } : {}),
+      ...(settings.signals ? { signals: settings.signals } : {}),
     });
     return new EvaluatorResult(result);
   }

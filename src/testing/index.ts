@@ -15,7 +15,13 @@ export type {
   ScriptedToolUse,
 } from './scripted-model.ts';
 export { TestKit } from './test-kit.ts';
-export type { AwaitEvaluationsOptions, TestKitModelProviders, TestKitOptions, TestKitReply } from './test-kit.ts';
+export type {
+  AwaitConversationEvaluationsOptions,
+  AwaitEvaluationsOptions,
+  TestKitModelProviders,
+  TestKitOptions,
+  TestKitReply,
+} from './test-kit.ts';
 export type { TestKitDuration } from './test-kit-config.ts';
 export { TestKitError } from './test-kit-error.ts';
 export { Subject } from '../evaluation/evaluation-context.ts';

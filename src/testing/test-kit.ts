@@ -8,7 +8,9 @@
  * 2. call the instrumented agent through the kit (`invokeAgent` / `callAgent`), which sends its
  *    spans to the kit's collector and returns the interaction id;
  * 3. read the evaluations from the ledger (`ledger()`), polling until they are recorded
- *    (`awaitEvaluations`), since evaluations run after the agent has replied.
+ *    (`awaitEvaluations`), since evaluations run after the agent has replied. A conversation is
+ *    evaluated once it is over: end it from the agent (`invokeAgent({ …, endConversation: true })`)
+ *    or with `endConversation`, then `awaitConversationEvaluations`.
  *
  * ```ts
  * const kit = await TestKit.start({ additionalConfig, modelProviders: { agent: agentModel, judge: judgeModel } });
@@ -35,7 +37,7 @@ import {
   type AgentReply,
   type InvokeAgentOptions,
 } from '../instrumentation/invoke-agent.ts';
-import { register, type Telemetry } from '../instrumentation/register-telemetry.ts';
+import type { Telemetry } from '../instrumentation/register-telemetry.ts';
 import type { ScriptedModel } from './scripted-model.ts';
 import {
   baseConfigYaml,
@@ -45,19 +47,15 @@ import {
   type TestKitDuration,
 } from './test-kit-config.ts';
 import { TestKitError } from './test-kit-error.ts';
-
-/** The scripted models that replace the real ones. */
-export type TestKitModelProviders = {
-  /** The agent's model: `kit.agentClient()` is an Anthropic client that calls it. */
-  agent?: ScriptedModel;
-  /**
-   * The judges' model. The built-in judges (`llm-judge`, `criteria-judge`) read it; so do evaluators
-   * from modules that build their client from `ANTHROPIC_BASE_URL`, which the kit sets while it runs.
-   */
-  judge?: ScriptedModel;
-  /** A model per evaluator id, for the built-in judges, before `judge`. */
-  judges?: Record<string, ScriptedModel>;
-};
+import {
+  type TestKitModelProviders,
+  judgeEnvironment,
+  modelEnv,
+  overrideProcessEnv,
+  poll,
+  registerWith,
+  SCRIPTED_API_KEY,
+} from './test-kit-support.ts';
 
 export type TestKitOptions = {
   /** YAML merged over the kit's base configuration: the bindings under test. */
@@ -88,12 +86,17 @@ export type AwaitEvaluationsOptions = {
   evaluatorId?: string;
 };
 
+export type AwaitConversationEvaluationsOptions = AwaitEvaluationsOptions & {
+  /** The conversation's agent (needed when the conversation id has several). */
+  agentId?: string;
+  /** Only the records of this revision. */
+  revision?: number;
+};
+
+export type { TestKitModelProviders };
+
 /** What a traced agent call returns through the kit: its result and its interaction id. */
 export type TestKitReply<R> = { result: R; interactionId: string };
-
-const POLL_INTERVAL_MS = 50;
-const SCRIPTED_API_KEY = 'scripted';
-const MODEL_ENV_KEYS = ['ANTHROPIC_BASE_URL', 'ANTHROPIC_API_KEY'] as const;
 
 export class TestKit {
   /** The collector running in this process. */
@@ -266,6 +269,66 @@ export class TestKit {
   }
 
   /**
+   * Ends a conversation now, as `POST /api/v1/conversations/{id}/end` does: it is evaluated once
+   * its turns on their way have arrived (the settle window). Flushes the agent's spans first.
+   */
+  async endConversation(conversationId: string, agentId?: string): Promise<void> {
+    await this.flush();
+    const url = new URL(`${this.apiUrl}/api/v1/conversations/${encodeURIComponent(conversationId)}/end`);
+    if (agentId !== undefined) url.searchParams.set('agent', agentId);
+    // Its turns may still be on their way to the ledger: wait until the conversation is known.
+    const answered = await poll(async () => {
+      const response = await fetch(url, { method: 'POST' });
+      const body = (await response.json()) as { error?: string };
+      return response.status === 404 ? undefined : { status: response.status, body };
+    }, DEFAULT_AT_MOST_MS);
+    if (answered?.status !== 202) {
+      throw new TestKitError(
+        `endConversation: ${conversationId}: ${answered?.body.error ?? 'the conversation was not recorded'}`,
+      );
+    }
+  }
+
+  /**
+   * Polls the ledger until the conversation has evaluation records (at least `count`, of every
+   * revision unless `revision` is given), and returns them, oldest first.
+   */
+  async awaitConversationEvaluations(
+    conversationId: string,
+    options: AwaitConversationEvaluationsOptions = {},
+  ): Promise<EvaluationRecord[]> {
+    const atMostMs = durationMs(options.atMost ?? DEFAULT_AT_MOST_MS, 'awaitConversationEvaluations: atMost');
+    const count = options.count ?? 1;
+    const store = this.collector.store;
+    const evaluations = async () => {
+      const agents = options.agentId !== undefined ? [options.agentId] : await store.conversationAgents(conversationId);
+      if (agents.length > 1) {
+        throw new TestKitError(
+          `awaitConversationEvaluations: conversation ${conversationId} has several agents: ${agents.join(', ')} ` +
+            '(pass agentId)',
+        );
+      }
+      if (agents.length === 0) return [];
+      return (await store.getConversationEvaluations(conversationId, agents[0])).filter(
+        (record) =>
+          (options.evaluatorId === undefined || record.evaluatorId === options.evaluatorId) &&
+          (options.revision === undefined ||
+            (record.subject?.kind === 'conversation' && record.subject.revision === options.revision)),
+      );
+    };
+    const found = await poll(async () => {
+      const records = await evaluations();
+      return records.length >= count ? records : undefined;
+    }, atMostMs);
+    if (found) return found;
+    throw new TestKitError(
+      `awaitConversationEvaluations: ${(await evaluations()).length} of ${count} evaluation records for ` +
+        `conversation ${conversationId} within ${atMostMs} ms (is it over? end it with endConversation, or mark ` +
+        'its last turn with endConversation: true; is an evaluator bound with trigger: conversation?)',
+    );
+  }
+
+  /**
    * Stops the collector and the telemetry, restores the environment, removes the ledger. Safe
    * twice. Scripted models stay open: they are the test's.
    */
@@ -280,61 +343,5 @@ export class TestKit {
       }
     })();
     return this.#closed;
-  }
-}
-
-function modelEnv(model: ScriptedModel): Record<string, string> {
-  return { ANTHROPIC_BASE_URL: model.baseURL, ANTHROPIC_API_KEY: SCRIPTED_API_KEY };
-}
-
-/** The built-in judges' environment: their own model, else the judges' model, else the process's. */
-function judgeEnvironment(models: TestKitModelProviders) {
-  return (evaluatorId: string): Record<string, string | undefined> => {
-    const model = models.judges?.[evaluatorId] ?? models.judge;
-    return model ? { ...process.env, ...modelEnv(model) } : process.env;
-  };
-}
-
-/** Sets variables for the kit's lifetime; the returned function puts back what was there. */
-function overrideProcessEnv(values: Record<(typeof MODEL_ENV_KEYS)[number], string>): () => void {
-  const before = MODEL_ENV_KEYS.map((key) => [key, process.env[key]] as const);
-  Object.assign(process.env, values);
-  let restored = false;
-  return () => {
-    if (restored) return;
-    restored = true;
-    for (const [key, value] of before) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-  };
-}
-
-/** Registers telemetry exporting to the kit, or fails when another registration owns the process. */
-function registerWith(tracesUrl: string): Telemetry {
-  const telemetry = register({
-    endpoint: tracesUrl,
-    serviceName: 'evalon-test-kit',
-    captureContent: true,
-    scheduledDelayMillis: 50,
-    shutdownOnExit: false,
-  });
-  if (telemetry.endpoint !== tracesUrl || !telemetry.active) {
-    throw new TestKitError(
-      `start: telemetry is already registered in this process (exporting to ${telemetry.endpoint ?? 'elsewhere'}), ` +
-        'so agent spans would not reach the kit ' +
-        '(shut the other registration down, or start the kit with ' +
-        'registerTelemetry: false and send spans to kit.otlpUrl)',
-    );
-  }
-  return telemetry;
-}
-
-async function poll<T>(probe: () => Promise<T | undefined>, atMostMs: number): Promise<T | undefined> {
-  const deadline = Date.now() + atMostMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined || Date.now() >= deadline) return value;
-    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
   }
 }

@@ -5,26 +5,44 @@
  * ```ts
  * const ledger = TestLedgerClient.create().seed(testInteractionRecord({ interactionId: 'interaction-1' }));
  * ```
+ *
+ * Conversations: `getConversation` gathers the seeded interactions of the conversation (same
+ * conversation id and agent, not nested in another interaction) in order of start time, as one
+ * open conversation. Seeding a `ConversationWithInteractions` instead fixes what it returns (its
+ * interactions are seeded too), one revision per record.
  */
-import type { InteractionRecord } from '../model/records.ts';
-import { InteractionNotFoundError } from '../evaluation/errors.ts';
+import type { ConversationWithInteractions, InteractionRecord } from '../model/records.ts';
+import { ConversationNotFoundError, InteractionNotFoundError } from '../evaluation/errors.ts';
 import type { EvaluationRecord } from '../model/records.ts';
 import type { InteractionQuery, LedgerClient } from '../evaluation/ledger-client.ts';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
+type Seed = InteractionRecord | ConversationWithInteractions;
+
 export class TestLedgerClient implements LedgerClient {
   readonly #interactions = new Map<string, InteractionRecord>();
+  readonly #conversations = new Map<string, ConversationWithInteractions>();
   readonly #evaluations: EvaluationRecord[] = [];
 
   static create(): TestLedgerClient {
     return new TestLedgerClient();
   }
 
-  /** Adds interaction records (a later record with the same id replaces the earlier one). */
-  seed(...records: Array<InteractionRecord | InteractionRecord[]>): this {
-    for (const record of records.flat()) this.#interactions.set(record.interactionId, structuredClone(record));
+  /**
+   * Adds interaction records (a later record with the same id replaces the earlier one), or
+   * conversations (their interactions too).
+   */
+  seed(...records: Array<Seed | Seed[]>): this {
+    for (const record of records.flat()) {
+      if (isConversation(record)) {
+        const conversation = structuredClone(record);
+        this.#conversations.set(conversationKey(record.conversationId, record.agentId, record.revision), conversation);
+        for (const interaction of conversation.interactions)
+          this.#interactions.set(interaction.interactionId, structuredClone(interaction));
+      } else this.#interactions.set(record.interactionId, structuredClone(record));
+    }
     return this;
   }
 
@@ -52,6 +70,40 @@ export class TestLedgerClient implements LedgerClient {
       .map((record) => structuredClone(record));
   }
 
+  async getConversation(
+    conversationId: string,
+    agentId: string,
+    options: { revision?: number } = {},
+  ): Promise<ConversationWithInteractions> {
+    const seeded = [...this.#conversations.values()]
+      .filter((c) => c.conversationId === conversationId && c.agentId === agentId)
+      .filter((c) => options.revision === undefined || c.revision === options.revision)
+      .sort((a, b) => b.revision - a.revision)[0];
+    if (seeded) return structuredClone(seeded);
+    const interactions = [...this.#interactions.values()]
+      .filter((r) => r.conversationId === conversationId && r.agentId === agentId && r.flowId === undefined)
+      .sort(
+        (a, b) => Date.parse(a.startTime) - Date.parse(b.startTime) || a.interactionId.localeCompare(b.interactionId),
+      )
+      .map((record) => structuredClone(record));
+    if (interactions.length === 0 || (options.revision ?? 1) !== 1)
+      throw new ConversationNotFoundError(conversationId, agentId, options.revision);
+    const last = interactions[interactions.length - 1];
+    return {
+      conversationId,
+      agentId,
+      revision: 1,
+      interactionIds: interactions.map((record) => record.interactionId),
+      startTime: interactions[0].startTime,
+      // ISO-8601 times sort as text: the latest end is the last one sorted.
+      lastActivityTime: interactions.map((record) => record.endTime).sort()[interactions.length - 1],
+      open: true,
+      failed: last.failed,
+      turns: interactions.length,
+      interactions,
+    };
+  }
+
   async listInteractions(query: InteractionQuery = {}): Promise<InteractionRecord[]> {
     const since = query.since === undefined ? undefined : new Date(query.since).getTime();
     const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
@@ -63,6 +115,14 @@ export class TestLedgerClient implements LedgerClient {
       .slice(0, limit)
       .map((record) => structuredClone(record));
   }
+}
+
+function isConversation(seed: Seed): seed is ConversationWithInteractions {
+  return Array.isArray((seed as ConversationWithInteractions).interactions);
+}
+
+function conversationKey(conversationId: string, agentId: string, revision: number): string {
+  return JSON.stringify([conversationId, agentId, revision]);
 }
 
 /**

@@ -3,6 +3,7 @@ import { COMPONENTS } from '../../collector/components.ts';
 import { DEFAULT_API_HOST, DEFAULT_API_PORT } from '../../collector/api/config.ts';
 import {
   DEFAULT_DECISION_WAIT_MS,
+  DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_MAX_PENDING_TRACES,
   DEFAULT_PENDING_SPANS_MEMORY_BYTES,
   DEFAULT_SETTLE_MS,
@@ -41,6 +42,7 @@ describe('the component registry', () => {
       decisionWaitMs: DEFAULT_DECISION_WAIT_MS,
       maxPendingTraces: DEFAULT_MAX_PENDING_TRACES,
       pendingSpansMemoryBytes: DEFAULT_PENDING_SPANS_MEMORY_BYTES,
+      conversationIdleMs: DEFAULT_CONVERSATION_IDLE_MS,
     });
     expect(COMPONENTS.receivers.otlp.schema.parse({ protocols: { grpc: null } })).toMatchObject({
       http: { maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES },

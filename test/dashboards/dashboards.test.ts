@@ -11,7 +11,7 @@ import { createTelemetryExporters, type TelemetryExporters } from '../../collect
 import { silentLogger } from '../../collector/logger.ts';
 import type { EvaluationRecord } from '../../src/model/records.ts';
 import { scrape, type Sample } from '../helpers/prometheus-text.ts';
-import { OUTCOMES, interaction, telemetryConfig } from '../helpers/telemetry-fixtures.ts';
+import { CONVERSATION_VERDICT, OUTCOMES, interaction, telemetryConfig } from '../helpers/telemetry-fixtures.ts';
 import { committedDashboards, labelValuesQuery, metricNames, panelQueries } from './dashboard-queries.ts';
 
 describe('the committed dashboards', () => {
@@ -61,6 +61,10 @@ describe('the committed dashboards', () => {
         'Judge tokens by evaluator',
         'Ingest rate',
         'Pending interactions and evaluation queue',
+        'Conversation pass rate',
+        'Conversation pass rate by agent and evaluator',
+        'Conversation verdicts by outcome',
+        'Agreement between entries',
       ]),
     );
     const ids = dashboard.panels.map((panel) => panel.id);
@@ -84,8 +88,10 @@ describe('the dashboard queries against a real scrape', () => {
       pendingSpans: () => 2,
       evaluationQueueSize: () => 0,
       evaluationsRunning: () => 0,
+      agreement: () => [{ a: 'llm-judge', b: 'human-review', rate: 0.8, kappa: 0.55, scoreMae: 0.1 }],
     });
     for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
+    telemetry.verdicts.record(CONVERSATION_VERDICT as EvaluationRecord);
     telemetry.metrics.recordTokenUsage({
       evaluatorId: 'quality-judge',
       agentId: 'support-agent',

@@ -1,12 +1,11 @@
 /**
  * From production to rehearsal, end to end. The example support agent (Anthropic SDK tool runner on
  * a scripted model, `invokeAgent({ conversationId })` per turn) has a three-turn conversation with
- * tool calls, recorded by a real collector. `evalon scenario from-conversation` reads it (through a
- * stand-in of the conversation routes that serves the collector's own records) and writes a
- * scenario; `evalon simulate` runs it: the recorded user messages arrive in order, recorded tools
- * answer recorded arguments and fail others, and the verdict follows the criteria. The same with a
- * remote agent (the TypeScript example). The written file loads as the same scenario and writes
- * back to the same bytes.
+ * tool calls, recorded by a real collector. `evalon scenario from-conversation` reads it through the
+ * collector's conversation routes and writes a scenario; `evalon simulate` runs it: the recorded
+ * user messages arrive in order, recorded tools answer recorded arguments and fail others, and the
+ * verdict follows the criteria. The same with a remote agent (the TypeScript example). The written
+ * file loads as the same scenario and writes back to the same bytes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +19,6 @@ import type { RecordedRequest } from '../../src/testing/scripted-model.ts';
 import { loadScenario, parseScenario } from '../../src/simulation/scenario/scenario-loader.ts';
 import { formatScenario, scenarioHeader } from '../../src/simulation/scenario/scenario-writer.ts';
 import { startTestCollector, type TestCollector } from '../helpers/collector.ts';
-import { startConversationApi, type ConversationApi } from '../helpers/conversation-api.ts';
 import { lastUserText, roleOf, startModel, systemOf, type ModelFixture } from '../helpers/model-fixture.ts';
 import { startProductionAgents, SUPPORT_MODEL, type ProductionAgents } from '../helpers/recorded-conversation.ts';
 
@@ -34,7 +32,6 @@ const CRITERIA = `- name: status_of_a17
 
 let collector: TestCollector;
 let agents: ProductionAgents;
-let api: ConversationApi;
 let model: ModelFixture;
 let dir: string;
 let recorded: InteractionRecord[];
@@ -43,13 +40,11 @@ beforeAll(async () => {
   collector = await startTestCollector();
   agents = await startProductionAgents(collector);
   recorded = await agents.converse(CONVERSATION, QUESTIONS);
-  api = await startConversationApi({ collectorApiUrl: collector.apiUrl });
   model = await startModel();
   dir = mkdtempSync(join(tmpdir(), 'evalon-rehearsal-'));
   writeFileSync(join(dir, 'criteria.yaml'), CRITERIA);
 });
 afterAll(async () => {
-  await api?.close();
   await model?.close();
   await agents?.close();
   await collector?.close();
@@ -110,7 +105,7 @@ describe('evalon scenario from-conversation, then evalon simulate', () => {
       'from-conversation',
       CONVERSATION,
       '--api',
-      api.url,
+      collector.apiUrl,
       '--criteria',
       join(dir, 'criteria.yaml'),
       '--out',
@@ -210,7 +205,7 @@ describe('evalon scenario from-conversation, then evalon simulate', () => {
         '--agent',
         'support-agent',
         '--api',
-        api.url,
+        collector.apiUrl,
         '--criteria',
         join(dir, 'criteria.yaml'),
         '--agent-endpoint',
@@ -258,7 +253,7 @@ describe('evalon scenario from-conversation, then evalon simulate', () => {
       'from-conversation',
       CONVERSATION,
       '--api',
-      api.url,
+      collector.apiUrl,
       '--criteria',
       join(dir, 'criteria.yaml'),
       '--out',

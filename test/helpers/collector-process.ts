@@ -35,8 +35,9 @@ export async function spawnCollector(
     let apiUrl: string | undefined;
     const onData = (chunk: Buffer) => {
       log += chunk.toString();
-      otlpUrl ??= /receiver listening on (http:\/\/\S+\/v1\/traces)/.exec(log)?.[1];
-      apiUrl ??= /API listening on (http:\/\/\S+)/.exec(log)?.[1];
+      // Console or JSON lines alike: the URL ends at a space or at the closing quote.
+      otlpUrl ??= /receiver listening on (https?:\/\/[^\s"]+\/v1\/traces)/.exec(log)?.[1];
+      apiUrl ??= /API listening on (https?:\/\/[^\s"]+)/.exec(log)?.[1];
       if (otlpUrl && apiUrl) {
         clearTimeout(timer);
         resolve({ otlpUrl, apiUrl });

@@ -46,13 +46,16 @@ ${extra}`;
 }
 
 export async function startTestCollector(
-  options: { yaml?: (dir: string) => string; dir?: string } = {},
+  options: { yaml?: (dir: string) => string; dir?: string; clock?: () => number } = {},
 ): Promise<TestCollector> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'evalon-e2e-'));
   const configFile = join(dir, 'otel-config.yaml');
   writeFileSync(configFile, (options.yaml ?? testConfigYaml)(dir));
   const { config } = loadConfig([configFile]);
-  const collector = await startCollector(config, { logger: silentLogger });
+  const collector = await startCollector(config, {
+    logger: silentLogger,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   const otlpUrl = `http://${collector.otlpAddress!.host}:${collector.otlpAddress!.port}/v1/traces`;
   const apiUrl = `http://${collector.apiAddress!.host}:${collector.apiAddress!.port}`;
   const interactions = async (query = '') => {

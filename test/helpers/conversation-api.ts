@@ -1,13 +1,15 @@
 /**
- * A stand-in for the collector's conversation routes, serving their contract from a real
- * collector's interaction records (read through its `GET /api/v1/interactions?conversation=ID`),
- * for as long as the collector does not serve conversations itself:
+ * A stand-in for the collector's conversation routes (collector/api/conversation-routes.ts),
+ * serving their contract from a real collector's interaction records (read through its
+ * `GET /api/v1/interactions?conversation=ID`), with conversation verdicts a test supplies and
+ * requests it can inspect (the end-to-end rehearsal uses the collector's own routes):
  *
  * - `GET /api/v1/conversations/{id}?agent=ID` → the conversation record with its interactions in
  *   order of start time; 404 when unknown; 409 `{error, agents}` when several agents have that
  *   conversation id and no agent is given;
- * - `GET /api/v1/conversations/{id}/evaluations?agent=ID` → `{evaluations}`: the evaluations the
- *   collector recorded for its interactions, and any conversation verdicts the test supplies.
+ * - `GET /api/v1/conversations/{id}/evaluations?agent=ID&include=interactions` → `{evaluations}`:
+ *   any conversation verdicts the test supplies, and the evaluations the collector recorded for
+ *   its interactions (always: `include` is not read).
  *
  * With a token, requests without `Authorization: Bearer <token>` are answered 401.
  */

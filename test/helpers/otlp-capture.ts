@@ -4,7 +4,8 @@
  * (OTLP/JSON, decoded here with the receiver's attribute reader) and `/v1/metrics` (kept as
  * parsed JSON), and answers 200 with an empty response, or a status the test sets.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import type { Attributes, SpanData } from '../../collector/model/span.ts';
@@ -33,25 +34,35 @@ export interface CapturedRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** Serve HTTPS with this certificate; with `ca`, clients must present a certificate it signed. */
+export interface CaptureTls {
+  cert: Buffer;
+  key: Buffer;
+  ca?: Buffer;
+}
+
 export interface OtlpCapture {
-  /** Base URL, e.g. `http://127.0.0.1:PORT`: the exporter's `endpoint`. */
+  /** Base URL, e.g. `http://127.0.0.1:PORT` (`https://` with TLS): the exporter's `endpoint`. */
   readonly url: string;
   readonly requests: CapturedRequest[];
   readonly spans: SpanData[];
   readonly logs: CapturedLogRecord[];
   /** Parsed OTLP/JSON ExportMetricsServiceRequest bodies. */
   readonly metrics: Array<Record<string, unknown>>;
+  /** The OTLP/JSON spans as sent (attributes as `{ key, value: { doubleValue } }`), to check value types. */
+  readonly rawSpans: Array<Record<string, unknown>>;
   respondWith(status: number): void;
   close(): Promise<void>;
 }
 
-export async function startOtlpCapture(): Promise<OtlpCapture> {
+export async function startOtlpCapture(options: { tls?: CaptureTls } = {}): Promise<OtlpCapture> {
   const requests: CapturedRequest[] = [];
   const spans: SpanData[] = [];
   const logs: CapturedLogRecord[] = [];
   const metrics: Array<Record<string, unknown>> = [];
+  const rawSpans: Array<Record<string, unknown>> = [];
   let status = 200;
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -64,6 +75,7 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
       const json = contentType.includes('json');
       if (status === 200) {
         if (path === '/v1/traces') spans.push(...decodeTraceRequest(body, json ? 'json' : 'protobuf').spans);
+        if (path === '/v1/traces' && json) rawSpans.push(...rawSpansOf(body));
         else if (path === '/v1/logs') logs.push(...decodeJsonLogs(json ? body : Buffer.from('{}')));
         else if (path === '/v1/metrics' && json)
           metrics.push(JSON.parse(body.toString('utf8')) as Record<string, unknown>);
@@ -71,15 +83,20 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
       res.writeHead(status, { 'content-type': json ? 'application/json' : 'application/x-protobuf' });
       res.end(json ? '{}' : '');
     });
-  });
+  };
+  const tls = options.tls;
+  const server: Server = tls
+    ? createTlsServer({ cert: tls.cert, key: tls.key, ...(tls.ca ? { ca: tls.ca, requestCert: true } : {}) }, handle)
+    : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
     spans,
     logs,
     metrics,
+    rawSpans,
     respondWith(next) {
       status = next;
     },
@@ -92,6 +109,13 @@ export async function startOtlpCapture(): Promise<OtlpCapture> {
 }
 
 type Json = Record<string, unknown>;
+
+function rawSpansOf(body: Buffer): Json[] {
+  const request = JSON.parse(body.toString('utf8')) as { resourceSpans?: Array<{ scopeSpans?: Json[] }> };
+  return (request.resourceSpans ?? []).flatMap((resource) =>
+    (resource.scopeSpans ?? []).flatMap((scope) => (scope.spans as Json[] | undefined) ?? []),
+  );
+}
 
 function decodeJsonLogs(body: Buffer): CapturedLogRecord[] {
   const request = JSON.parse(body.toString('utf8')) as { resourceLogs?: Json[] };

@@ -140,3 +140,19 @@ export const OUTCOMES = {
 } satisfies Record<string, EvaluationRecord>;
 
 export const nanos = (iso: string) => Date.parse(iso) * 1e6;
+
+/**
+ * A verdict on a conversation (revision 2 of conv-7), parented to its last interaction, triggered
+ * when it was known over (long after that interaction ended: the idle window).
+ */
+export const CONVERSATION_VERDICT = {
+  ...base('conversation-judge', 5),
+  triggeredAt: '2026-11-29T19:21:15.000Z',
+  startedAt: '2026-11-29T19:21:15.200Z',
+  completedAt: '2026-11-29T19:21:16.000Z',
+  subject: { kind: 'conversation', conversationId: 'conv-7', agentId: 'support-agent', revision: 2 },
+  outcome: {
+    type: 'verdict',
+    evaluation: { passed: true, explanation: 'solved in 3 turns', score: 0.8, attributes: {} },
+  },
+} satisfies EvaluationRecord;

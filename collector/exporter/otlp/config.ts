@@ -2,8 +2,9 @@
  * `exporters.otlphttp`: verdict logs, evaluation spans, metrics and forwarded spans over OTLP/HTTP.
  */
 import * as z from 'zod';
-import { emptyAsMapping, section } from '../../config/schema-kit.ts';
+import { emptyAsMapping, section, whenRead } from '../../config/schema-kit.ts';
 import { duration, text, urlEndpoint } from '../../config/values.ts';
+import { clientTlsSchema, type ClientTlsConfig } from '../../security/tls-config.ts';
 
 export const DEFAULT_OTLP_HTTP_COMPRESSION = 'gzip';
 /** As the OpenTelemetry JS exporters. */
@@ -16,6 +17,8 @@ export interface OtlpHttpExporterConfig {
   headers: Record<string, string>;
   compression: 'gzip' | 'none';
   timeoutMs: number;
+  /** `tls`: the CAs to trust, a client certificate; only with an `https://` endpoint. */
+  tls?: ClientTlsConfig;
 }
 
 /** Header values are text; a number written bare is taken as its text. */
@@ -26,11 +29,23 @@ export const otlpHttpExporterSchema = section({
   headers: emptyAsMapping(z.record(z.string(), headerValue)),
   compression: z.enum(['gzip', 'none']).default(DEFAULT_OTLP_HTTP_COMPRESSION),
   timeout: duration({ positive: true }).default(DEFAULT_OTLP_HTTP_TIMEOUT_MS),
-}).transform(
-  (exporter): OtlpHttpExporterConfig => ({
-    endpoint: exporter.endpoint,
-    headers: exporter.headers,
-    compression: exporter.compression,
-    timeoutMs: exporter.timeout,
-  }),
-);
+  tls: clientTlsSchema.optional(),
+})
+  .superRefine((exporter, context) => {
+    if (exporter.tls !== undefined && !exporter.endpoint.startsWith('https:')) {
+      context.addIssue({
+        code: 'custom',
+        path: ['tls'],
+        message: `applies to an https:// endpoint only (endpoint is ${exporter.endpoint})`,
+      });
+    }
+  }, whenRead('endpoint'))
+  .transform(
+    (exporter): OtlpHttpExporterConfig => ({
+      endpoint: exporter.endpoint,
+      headers: exporter.headers,
+      compression: exporter.compression,
+      timeoutMs: exporter.timeout,
+      ...(exporter.tls !== undefined ? { tls: exporter.tls } : {}),
+    }),
+  );

@@ -55,8 +55,9 @@ function createFixableIdGenerator(): IdGenerator & { next?: string } {
   return generator;
 }
 
+/** One provider; each exporter has its own batch processor, so one slow or failing backend holds up no other. */
 export function createEvaluationSpans(options: {
-  exporter: SpanExporter;
+  exporters: readonly SpanExporter[];
   resource: Resource;
   scopeVersion?: string;
 }): EvaluationSpans {
@@ -67,7 +68,9 @@ export function createEvaluationSpans(options: {
     // The interaction was received, so it is kept: its evaluation is too, whatever its flags say.
     sampler: new AlwaysOnSampler(),
     spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
-    spanProcessors: [new BatchSpanProcessor({ exporter: options.exporter, maxQueueSize: MAX_QUEUED_RECORDS })],
+    spanProcessors: options.exporters.map(
+      (exporter) => new BatchSpanProcessor({ exporter, maxQueueSize: MAX_QUEUED_RECORDS }),
+    ),
   });
   const tracer = provider.getTracer(COLLECTOR_SCOPE, options.scopeVersion);
   return {

@@ -1,10 +1,22 @@
-/** The `otlphttp` exporter: for each pipeline that lists it, the OTLP/HTTP exporter of that signal. */
+/**
+ * The `otlphttp` exporter (and each `otlphttp/<name>`): for each pipeline that lists it, the
+ * OTLP/HTTP exporter of that signal, to its own endpoint, with its own headers and TLS. Every
+ * failed export is logged under the exporter's id and counted by signal.
+ */
 import { PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import type { ExporterFactory, ExporterParts, ExporterSettings, ExporterUse } from '../exporter-factory.ts';
+import type {
+  ExportFailureCounts,
+  ExporterFactory,
+  ExporterParts,
+  ExporterSettings,
+  ExporterUse,
+  Signal,
+} from '../exporter-factory.ts';
+import { readClientTls } from '../../security/tls-files.ts';
 import { otlpHttpExporterSchema, type OtlpHttpExporterConfig } from './config.ts';
-import { createEvaluationSpans } from './evaluation-spans.ts';
-import { logExportFailures } from './export-failures.ts';
+import { watchExportFailures } from './export-failures.ts';
 import {
+  createOtlpEvaluationSpanExporter,
   createOtlpLogExporter,
   createOtlpMetricExporter,
   createOtlpTraceExporter,
@@ -14,7 +26,6 @@ import {
   urlOf,
 } from './otlp-http-exporters.ts';
 import { createSpanForwarder } from './span-forwarder.ts';
-import { createVerdictEvents } from './verdict-events.ts';
 
 export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = {
   kind: 'exporter',
@@ -23,32 +34,49 @@ export const otlpHttpExporterFactory: ExporterFactory<OtlpHttpExporterConfig> = 
   configuredByDefault: false,
   signals: ['traces', 'logs', 'metrics'],
   create(settings: ExporterSettings, config: OtlpHttpExporterConfig, use: ExporterUse): ExporterParts {
-    const { logger, resource } = settings;
-    const parts: ExporterParts = {};
+    const { logger } = settings;
+    const where = `exporters::${settings.id}`;
+    // Read now, at startup: a TLS file that cannot be used stops the collector, naming its key.
+    const tls = config.tls ? readClientTls(config.tls, `${where}::tls`) : undefined;
+    if (config.tls?.insecureSkipVerify)
+      logger.warn(`${where}: tls::insecure_skip_verify is true: the server's certificate is not checked`);
+    const failures: ExportFailureCounts = {};
+    const counted = (signal: Signal) => {
+      failures[signal] = 0;
+      return () => {
+        failures[signal] = (failures[signal] ?? 0) + 1;
+      };
+    };
+    const watch = (what: string, path: string, signal: Signal) => ({
+      where,
+      what,
+      url: urlOf(config, path),
+      logger,
+      onFailure: counted(signal),
+    });
+    const parts: ExporterParts = { failures };
     if (use.logs) {
-      const exporter = logExportFailures(
-        createOtlpLogExporter(config),
-        'verdict events',
-        urlOf(config, LOGS_PATH),
-        logger,
+      parts.logExporter = watchExportFailures(
+        createOtlpLogExporter(config, tls),
+        watch('verdict events', LOGS_PATH, 'logs'),
       );
-      parts.events = createVerdictEvents({ exporter, resource });
     }
     if (use.traces) {
-      const exporter = logExportFailures(
-        createOtlpTraceExporter(config),
-        'evaluation spans',
-        urlOf(config, TRACES_PATH),
-        logger,
-      );
-      parts.spans = createEvaluationSpans({ exporter, resource });
-      // The forwarder counts and reports its own failed exports.
-      if (use.traces.forward)
-        parts.forwarder = createSpanForwarder({ exporter: createOtlpTraceExporter(config), logger });
+      const spans = watch('evaluation spans', TRACES_PATH, 'traces');
+      parts.spanExporter = watchExportFailures(createOtlpEvaluationSpanExporter(config, tls), spans);
+      // The forwarder reports its own failed exports; they count with the signal's others.
+      if (use.traces.forward) {
+        parts.forwarder = createSpanForwarder({
+          exporter: createOtlpTraceExporter(config, tls),
+          logger,
+          where,
+          onFailure: spans.onFailure,
+        });
+      }
     }
     if (use.metrics) {
       parts.metricReader = new PeriodicExportingMetricReader({
-        exporter: logExportFailures(createOtlpMetricExporter(config), 'metrics', urlOf(config, METRICS_PATH), logger),
+        exporter: watchExportFailures(createOtlpMetricExporter(config, tls), watch('metrics', METRICS_PATH, 'metrics')),
         exportIntervalMillis: settings.metricExportIntervalMs,
       });
     }

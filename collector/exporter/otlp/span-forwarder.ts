@@ -41,6 +41,10 @@ export interface SpanForwarder {
 export interface SpanForwarderOptions {
   exporter: SpanExporter;
   logger: Logger;
+  /** The exporter's YAML path, which starts each log line (default `exporters::otlphttp`). */
+  where?: string;
+  /** Called once per failed export (the `evalon.exporter.failures` counter). */
+  onFailure?: () => void;
   maxQueuedSpans?: number;
   maxBatchSpans?: number;
   delayMs?: number;
@@ -51,6 +55,7 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
   const maxQueued = options.maxQueuedSpans ?? DEFAULT_MAX_QUEUED_SPANS;
   const maxBatch = options.maxBatchSpans ?? DEFAULT_MAX_BATCH_SPANS;
   const delayMs = options.delayMs ?? DEFAULT_FORWARD_DELAY_MS;
+  const where = options.where ?? 'exporters::otlphttp';
   const adapt = createReadableSpanAdapter();
   const stats: SpanForwarderStats = { forwarded: 0, dropped: 0, failed: 0, queued: 0 };
   let queue: ReadableSpan[] = [];
@@ -94,8 +99,9 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
         if (result.code === ExportResultCode.SUCCESS) stats.forwarded += batch.length;
         else {
           stats.failed += batch.length;
+          options.onFailure?.();
           complain(
-            `exporters::otlphttp: forwarding ${batch.length} spans failed: ` +
+            `${where}: forwarding ${batch.length} spans failed: ` +
               `${result.error?.message ?? 'unknown error'} (${stats.failed} spans not forwarded so far)`,
           );
         }
@@ -114,7 +120,7 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
       if (queue.length + spans.length > maxQueued) {
         stats.dropped += spans.length;
         complain(
-          `exporters::otlphttp: ${queue.length} spans are waiting to be ` +
+          `${where}: ${queue.length} spans are waiting to be ` +
             `forwarded; ${spans.length} received spans were not forwarded ` +
             `(${stats.dropped} so far; the backend is slower than ingest or unreachable)`,
         );
@@ -135,6 +141,26 @@ export function createSpanForwarder(options: SpanForwarderOptions): SpanForwarde
         await exporter.shutdown();
       })();
       return stopped;
+    },
+  };
+}
+
+/** Several exporters' forwarders as one: each gets every span; the stats are their sums. */
+export function combineForwarders(forwarders: readonly SpanForwarder[]): SpanForwarder | undefined {
+  if (forwarders.length <= 1) return forwarders[0];
+  const sum = (key: keyof SpanForwarderStats) => forwarders.reduce((total, one) => total + one.stats[key], 0);
+  return {
+    forward(spans) {
+      for (const forwarder of forwarders) forwarder.forward(spans);
+    },
+    get stats() {
+      return { forwarded: sum('forwarded'), dropped: sum('dropped'), failed: sum('failed'), queued: sum('queued') };
+    },
+    async forceFlush() {
+      await Promise.all(forwarders.map((forwarder) => forwarder.forceFlush()));
+    },
+    async shutdown() {
+      await Promise.all(forwarders.map((forwarder) => forwarder.shutdown()));
     },
   };
 }

@@ -21,15 +21,18 @@ export interface VerdictEvents {
   shutdown(): Promise<void>;
 }
 
+/** One provider; each exporter has its own batch processor, so one slow or failing backend holds up no other. */
 export function createVerdictEvents(options: {
-  exporter: LogRecordExporter;
+  exporters: readonly LogRecordExporter[];
   resource: Resource;
   scopeVersion?: string;
 }): VerdictEvents {
   const provider = new LoggerProvider({
     resource: options.resource,
     logRecordLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
-    processors: [new BatchLogRecordProcessor({ exporter: options.exporter, maxQueueSize: MAX_QUEUED_RECORDS })],
+    processors: options.exporters.map(
+      (exporter) => new BatchLogRecordProcessor({ exporter, maxQueueSize: MAX_QUEUED_RECORDS }),
+    ),
   });
   const logger = provider.getLogger(COLLECTOR_SCOPE, options.scopeVersion);
   return {

@@ -7,12 +7,14 @@
  * Exemplars: neither the OpenTelemetry JS metrics SDK nor its Prometheus serializer records or
  * writes exemplars, so no trace id reaches Prometheus (docs/metrics.md).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import type { IMetricReader } from '@opentelemetry/sdk-metrics';
 import type { HostPort } from '../../config/values.ts';
 import type { Logger } from '../../logger.ts';
+import { createHttpServer, schemeOf } from '../../security/http-server.ts';
+import type { ServerTlsOptions } from '../../security/tls-files.ts';
 import { ExporterStartError } from '../errors.ts';
 
 export const METRICS_PATH = '/metrics';
@@ -30,7 +32,16 @@ export interface PrometheusEndpoint {
   shutdown(): Promise<void>;
 }
 
-export function createPrometheusEndpoint(config: HostPort, options: { logger: Logger }): PrometheusEndpoint {
+export interface PrometheusEndpointOptions {
+  logger: Logger;
+  /** The exporter's YAML path, `exporters::prometheus` (default), which starts each message. */
+  where?: string;
+  /** Serve HTTPS (mutual TLS when it asks for client certificates). */
+  tls?: ServerTlsOptions;
+}
+
+export function createPrometheusEndpoint(config: HostPort, options: PrometheusEndpointOptions): PrometheusEndpoint {
+  const where = options.where ?? 'exporters::prometheus';
   const reader = new PrometheusExporter({ preventServerStart: true });
   const serializer = new PrometheusSerializer();
   let server: Server | undefined;
@@ -49,8 +60,7 @@ export function createPrometheusEndpoint(config: HostPort, options: { logger: Lo
     }
     try {
       const { resourceMetrics, errors } = await reader.collect();
-      if (errors.length > 0)
-        options.logger.warn(`exporters::prometheus: collecting metrics: ${errors.map(String).join('; ')}`);
+      if (errors.length > 0) options.logger.warn(`${where}: collecting metrics: ${errors.map(String).join('; ')}`);
       const body = serializer.serialize(resourceMetrics);
       response.writeHead(200, { 'content-type': CONTENT_TYPE });
       response.end(request.method === 'HEAD' ? undefined : body);
@@ -63,7 +73,7 @@ export function createPrometheusEndpoint(config: HostPort, options: { logger: Lo
     reader,
     async start() {
       if (server) return;
-      const listening = createServer((request, response) => void handle(request, response));
+      const listening = createHttpServer(options.tls, {}, (request, response) => void handle(request, response));
       server = listening;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);
@@ -74,16 +84,19 @@ export function createPrometheusEndpoint(config: HostPort, options: { logger: Lo
       }).catch((error: unknown) => {
         server = undefined;
         throw new ExporterStartError(
-          `exporters::prometheus::endpoint: cannot listen on ${config.host}:${config.port} ` +
+          `${where}::endpoint: cannot listen on ${config.host}:${config.port} ` +
             `(${error instanceof Error ? error.message : String(error)})`,
           { cause: error },
         );
       });
       const address = listening.address() as AddressInfo;
       bound = { host: config.host, port: address.port };
+      options.logger.info(
+        `Prometheus metrics on ${schemeOf(options.tls)}://${bound.host}:${bound.port}${METRICS_PATH} (${where})`,
+      );
     },
     address() {
-      if (!bound) throw new Error('exporters::prometheus: the endpoint is not started');
+      if (!bound) throw new Error(`${where}: the endpoint is not started`);
       return bound;
     },
     shutdown() {

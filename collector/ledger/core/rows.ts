@@ -4,13 +4,45 @@
  * fields the tables need, durable progress and lease values. Errors name the ledger (`where`), the
  * operation or evaluation and the field, so both stores answer bad input with the same message.
  */
-import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
+import type { EvaluationRecord, EvaluationSubjectRef, InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { SpanBatch } from '../../model/span-batch.ts';
+import type { ConversationRevisionKey } from '../conversation-store.ts';
 import { LedgerStoreError } from '../errors.ts';
 import type { DurableProgress, EvaluationLease, QueuedEvaluation } from '../evaluation-queue.ts';
 import { parseIsoTime } from '../interaction-query.ts';
+import { conversationTurnOf, type TurnRow } from './conversation-turns.ts';
 import { CODEC_OTLP_PROTOBUF, CODEC_V8, encodeSpans } from './span-codec.ts';
+
+/**
+ * What the queue's and the evaluations' `interaction_id` column holds: the key of the evaluated
+ * subject, unique per subject. An interaction's is its id (as ever); a conversation revision's is
+ * `conversation:["<conversationId>","<agentId>",<revision>]` (JSON: unambiguous whatever the ids
+ * hold, and never an interaction id). Outcomes are exactly once per (subject key, evaluator,
+ * evaluator version): the tables' unique keys, unchanged.
+ */
+export function subjectKeyOf(
+  evaluation: {
+    interactionId: string;
+    subject?: EvaluationSubjectRef | (ConversationRevisionKey & { kind: 'conversation' });
+  },
+  id: string,
+  where: string,
+): string {
+  const subject = evaluation.subject;
+  if (subject?.kind !== 'conversation') return requireText(evaluation.interactionId, 'interactionId', id, where);
+  requireText(subject.conversationId, 'subject.conversationId', id, where);
+  requireText(subject.agentId, 'subject.agentId', id, where);
+  if (!Number.isSafeInteger(subject.revision) || subject.revision < 1)
+    throw new LedgerStoreError(
+      `ledger ${where}: evaluation ${id} has subject.revision ${String(subject.revision)} (expected 1, 2, …)`,
+    );
+  return conversationSubjectKey(subject);
+}
+
+export function conversationSubjectKey(key: ConversationRevisionKey): string {
+  return `conversation:${JSON.stringify([key.conversationId, key.agentId, key.revision])}`;
+}
 
 export interface SpanRow {
   traceId: string;
@@ -59,6 +91,8 @@ export interface InteractionRow {
   conversationId: string | null;
   endTimeMs: number;
   json: string;
+  /** The conversation turn it is, when it is one. */
+  turn?: TurnRow;
 }
 
 export function interactionRow(record: InteractionRecord, where: string): InteractionRow {
@@ -76,6 +110,7 @@ export function interactionRow(record: InteractionRecord, where: string): Intera
         `${JSON.stringify(record.endTime)} (expected ISO-8601)`,
     );
   }
+  const turn = conversationTurnOf(record);
   return {
     interactionId: record.interactionId,
     traceId: record.traceId,
@@ -83,11 +118,13 @@ export function interactionRow(record: InteractionRecord, where: string): Intera
     conversationId: record.conversationId ?? null,
     endTimeMs,
     json: JSON.stringify(record),
+    ...(turn ? { turn } : {}),
   };
 }
 
 export interface QueuedEvaluationRow {
   evaluationId: string;
+  /** The subject key (`subjectKeyOf`): the `interaction_id` column. */
   interactionId: string;
   evaluatorId: string;
   evaluatorVersion: string;
@@ -98,10 +135,18 @@ export interface QueuedEvaluationRow {
 
 export function queueRow(evaluation: QueuedEvaluation, where: string): QueuedEvaluationRow {
   const id = requireText(evaluation?.evaluationId, 'evaluationId', '', where);
-  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, progress: _progress, ...task } = evaluation;
+  const {
+    attempts: _attempts,
+    startedAt: _startedAt,
+    seq: _seq,
+    progress: _progress,
+    signal: _signal,
+    ...task
+  } = evaluation;
+  requireText(evaluation.interactionId, 'interactionId', id, where);
   return {
     evaluationId: id,
-    interactionId: requireText(evaluation.interactionId, 'interactionId', id, where),
+    interactionId: subjectKeyOf(evaluation, id, where),
     evaluatorId: requireText(evaluation.evaluatorId, 'evaluatorId', id, where),
     evaluatorVersion: requireText(evaluation.evaluatorVersion, 'evaluatorVersion', id, where),
     triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, where),
@@ -109,8 +154,16 @@ export function queueRow(evaluation: QueuedEvaluation, where: string): QueuedEva
   };
 }
 
+/** A routed evaluation's row, with the evaluation id of the record it follows (`cause.record`). */
+export function followUpRow(evaluation: QueuedEvaluation, where: string): QueuedEvaluationRow & { after: string } {
+  const row = queueRow(evaluation, where);
+  const after = evaluation.cause?.record?.evaluationId;
+  return { ...row, after: requireText(after, 'cause.record.evaluationId', row.evaluationId, where) };
+}
+
 export interface EvaluationRecordRow {
   evaluationId: string;
+  /** The subject key (`subjectKeyOf`): the `interaction_id` column. */
   interactionId: string;
   evaluatorId: string;
   evaluatorVersion: string;
@@ -129,9 +182,10 @@ export function recordRow(record: EvaluationRecord, where: string): EvaluationRe
         `${JSON.stringify(outcome)} (expected verdict, inconclusive or failed)`,
     );
   }
+  requireText(record.interactionId, 'interactionId', id, where);
   return {
     evaluationId: id,
-    interactionId: requireText(record.interactionId, 'interactionId', id, where),
+    interactionId: subjectKeyOf(record, id, where),
     evaluatorId: requireText(record.evaluatorId, 'evaluatorId', id, where),
     evaluatorVersion: requireText(record.evaluatorVersion, 'evaluatorVersion', id, where),
     agentId: requireText(record.agentId, 'agentId', id, where),

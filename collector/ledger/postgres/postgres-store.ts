@@ -23,8 +23,12 @@ import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../errors
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { decodeSpans } from '../core/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
-import { createPool, ledgerError, redactUrl } from './connection.ts';
+import { createPool, inTransaction, ledgerError, redactUrl } from './connection.ts';
+import { createConversationStoreMethods } from './conversation-store.ts';
+import { recordTurns } from './conversation-writes.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
+import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
@@ -60,8 +64,9 @@ const INSERT_INTERACTIONS = `
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[])
     WITH ORDINALITY AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, ord)
   ORDER BY u.ord
-  ON CONFLICT (interaction_id) DO NOTHING
-  RETURNING interaction_id`;
+  ON CONFLICT (interaction_id) DO NOTHING`;
+/** The same, answering which interactions were new: the processor hands only those on, with their turns. */
+const INSERT_INTERACTIONS_RETURNING = `${INSERT_INTERACTIONS} RETURNING interaction_id`;
 const INSERT_LATE = `
   INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span)
   SELECT u.interaction_id, u.trace_id, u.span_id, $4, u.codec, substring($6::bytea FROM u.byte_offset FOR u.byte_length)
@@ -126,6 +131,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
   return {
     ...createEvaluationStoreMethods(pool, where, run),
+    ...createConversationStoreMethods(pool, where, run),
+    ...createWaitAndReviewMethods(pool, where, run),
+    ...createEvaluationSkipMethods(pool, where, run),
     replicaId,
 
     claimReplica() {
@@ -197,7 +205,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return run('putInteractions', async () => {
         if (records.length === 0) return new Set<string>();
         const rows = records.map((record) => interactionRow(record, where));
-        const { rows: stored } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS, [
+        const values = [
           rows.map((r) => r.interactionId),
           rows.map((r) => r.traceId),
           rows.map((r) => r.agentId),
@@ -205,8 +213,27 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           rows.map((r) => r.endTimeMs),
           rows.map((r) => r.json),
           replicaId,
-        ]);
-        return new Set(stored.map((row) => row.interaction_id));
+        ];
+        // Without conversation turns, one statement (its own transaction) as before.
+        if (!rows.some((r) => r.turn)) {
+          const { rows: inserted } = await pool.query<{ interaction_id: string }>(
+            INSERT_INTERACTIONS_RETURNING,
+            values,
+          );
+          return new Set(inserted.map((row) => row.interaction_id));
+        }
+        return inTransaction(pool, async (client) => {
+          const { rows: inserted } = await client.query<{ interaction_id: string }>(
+            INSERT_INTERACTIONS_RETURNING,
+            values,
+          );
+          const stored = new Set(inserted.map((row) => row.interaction_id));
+          const fresh = new Set(stored);
+          // The first record of each new id is its turn (a batch may repeat a record; it counts once).
+          const turns = rows.flatMap((r) => (r.turn && fresh.delete(r.interactionId) ? [r.turn] : []));
+          await recordTurns(client, turns);
+          return stored;
+        });
       });
     },
 

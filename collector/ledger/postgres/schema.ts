@@ -115,6 +115,138 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    description: 'conversations, their turns and revisions',
+    sql: `
+      -- One row per conversation (conversation id, agent id): the current revision, open or the
+      -- last that ended, and what is known of it (core/conversation-turns.ts keeps it).
+      CREATE TABLE conversations (
+        conversation_id text NOT NULL,
+        agent_id text NOT NULL,
+        revision integer NOT NULL,
+        open boolean NOT NULL,
+        start_time_ms bigint NOT NULL,
+        last_start_ms bigint NOT NULL,
+        last_interaction_id text NOT NULL,
+        last_failed boolean NOT NULL,
+        last_roles json NOT NULL,
+        last_activity_ms bigint NOT NULL,
+        turns integer NOT NULL,
+        end_requested_ms bigint,
+        end_due_ms bigint,
+        end_time_ms bigint,
+        end_reason text,
+        PRIMARY KEY (conversation_id, agent_id)
+      );
+      -- Idle and end detection read only what is due, whatever the number of open conversations.
+      CREATE INDEX conversations_idle ON conversations (last_activity_ms) WHERE open;
+      CREATE INDEX conversations_end_due ON conversations (end_due_ms) WHERE open AND end_due_ms IS NOT NULL;
+      CREATE INDEX conversations_by_activity ON conversations (last_activity_ms, conversation_id, agent_id);
+      CREATE INDEX conversations_by_agent ON conversations (agent_id, last_activity_ms);
+
+      -- The interactions of each conversation, in order of start time, with the revision each joined.
+      CREATE TABLE conversation_turns (
+        conversation_id text NOT NULL,
+        agent_id text NOT NULL,
+        start_time_ms bigint NOT NULL,
+        interaction_id text NOT NULL,
+        revision integer NOT NULL,
+        PRIMARY KEY (conversation_id, agent_id, start_time_ms, interaction_id)
+      );
+
+      -- Revisions that are over, one row each, in the order they closed (seq), until taken in.
+      CREATE TABLE conversation_revisions (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        conversation_id text NOT NULL,
+        agent_id text NOT NULL,
+        revision integer NOT NULL,
+        start_time_ms bigint NOT NULL,
+        end_time_ms bigint NOT NULL,
+        end_reason text NOT NULL,
+        turns integer NOT NULL,
+        last_interaction_id text NOT NULL,
+        last_failed boolean NOT NULL,
+        last_roles json NOT NULL,
+        awaiting_intake boolean NOT NULL DEFAULT true,
+        UNIQUE (conversation_id, agent_id, revision)
+      );
+      CREATE INDEX conversation_revisions_awaiting ON conversation_revisions (seq) WHERE awaiting_intake;
+      CREATE INDEX conversation_revisions_by_end ON conversation_revisions (end_time_ms, seq);
+
+      -- Interactions recorded before conversations existed become the turns of conversations that
+      -- are over (revision 1, taken in, never evaluated: backfill does that); a later turn reopens
+      -- one as revision 2, which covers them all.
+      CREATE TEMP TABLE migrated_turns ON COMMIT DROP AS
+        SELECT conversation_id, agent_id, interaction_id, end_time_ms,
+          coalesce(round(extract(epoch FROM (record ->> 'startTime')::timestamptz) * 1000)::bigint, end_time_ms)
+            AS start_time_ms,
+          coalesce((record ->> 'failed')::boolean, false) AS failed,
+          coalesce(record -> 'roles', '[]'::json)::text AS roles
+        FROM interactions
+        WHERE conversation_id IS NOT NULL AND conversation_id <> '' AND record -> 'flowId' IS NULL;
+      INSERT INTO conversation_turns (conversation_id, agent_id, start_time_ms, interaction_id, revision)
+        SELECT conversation_id, agent_id, start_time_ms, interaction_id, 1 FROM migrated_turns;
+      INSERT INTO conversations (conversation_id, agent_id, revision, open, start_time_ms, last_start_ms,
+          last_interaction_id, last_failed, last_roles, last_activity_ms, turns, end_time_ms, end_reason)
+        SELECT DISTINCT ON (conversation_id, agent_id) conversation_id, agent_id, 1, false,
+          min(start_time_ms) OVER w, start_time_ms, interaction_id, failed, roles::json,
+          max(end_time_ms) OVER w, count(*) OVER w, max(end_time_ms) OVER w, 'idle'
+        FROM migrated_turns
+        WINDOW w AS (PARTITION BY conversation_id, agent_id)
+        ORDER BY conversation_id, agent_id, start_time_ms DESC, interaction_id DESC;
+      INSERT INTO conversation_revisions (conversation_id, agent_id, revision, start_time_ms, end_time_ms,
+          end_reason, turns, last_interaction_id, last_failed, last_roles, awaiting_intake)
+        SELECT conversation_id, agent_id, 1, start_time_ms, end_time_ms, 'idle', turns, last_interaction_id,
+          last_failed, last_roles, false
+        FROM conversations ORDER BY end_time_ms, conversation_id, agent_id;
+    `,
+  },
+  {
+    version: 3,
+    description: 'signal waits, reviews, evaluations by evaluator',
+    sql: `
+      -- Durable evaluations parked on a signal (awaiting_signal, due at wake_at_ms: the deadline,
+      -- or the delivery of the signal), and the signal delivered to an evaluation (one at most).
+      ALTER TABLE evaluation_queue
+        ADD COLUMN awaiting_signal text,
+        ADD COLUMN wake_at_ms bigint,
+        ADD COLUMN signal_name text,
+        ADD COLUMN signal_payload json,
+        ADD COLUMN signal_at_ms bigint;
+      CREATE INDEX evaluation_queue_by_evaluation ON evaluation_queue (evaluation_id);
+      -- What is due reads only the parked rows; the queue read skips them by its own index.
+      CREATE INDEX evaluation_queue_wake ON evaluation_queue (wake_at_ms) WHERE awaiting_signal IS NOT NULL;
+      CREATE INDEX evaluation_queue_runnable ON evaluation_queue (seq) WHERE awaiting_signal IS NULL;
+
+      -- The human review queue: one row per review evaluation (review_id is its evaluation id).
+      -- status is open, done or expired (claimed is an open review with a live claim); sort_ms
+      -- orders the lists: the creation time while open, the completion time after.
+      CREATE TABLE reviews (
+        review_id text PRIMARY KEY,
+        entry_id text NOT NULL,
+        agent_id text NOT NULL,
+        interaction_id text NOT NULL,
+        conversation_id text,
+        status text NOT NULL,
+        created_at_ms bigint NOT NULL,
+        due_at_ms bigint,
+        sort_ms bigint NOT NULL,
+        claimed_by text,
+        claimed_until_ms bigint,
+        completed_at_ms bigint,
+        review json NOT NULL,
+        record json
+      );
+      CREATE INDEX reviews_by_status ON reviews (status, sort_ms, review_id);
+      CREATE INDEX reviews_by_agent ON reviews (agent_id, status, sort_ms, review_id);
+      CREATE INDEX reviews_open_by_interaction ON reviews (interaction_id) WHERE status = 'open';
+      CREATE INDEX reviews_open_by_conversation ON reviews (conversation_id, agent_id) WHERE status = 'open';
+
+      -- An entry's latest outcomes, newest first (agreement between entries, rebuilt at start).
+      CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
+    `,
+  },
 ];
 
 /**

@@ -5,19 +5,22 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
 import type { InteractionStore } from '../interaction-store.ts';
-import type { RecordedEvaluations } from '../recorded-evaluations.ts';
+import { RECENT_EVALUATIONS_SLACK_MS, type RecordedEvaluations } from '../recorded-evaluations.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
+import { LedgerQueryError } from '../errors.ts';
 
 export type EvaluationStoreMethods = EvaluationQueue &
   RecordedEvaluations &
   Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;
+/** Recorded evaluations read per page by `loadRecentEvaluations`. */
+const RECENT_PAGE = 1000;
 
 export function createEvaluationStoreMethods(
   db: DatabaseSync,
@@ -29,11 +32,23 @@ export function createEvaluationStoreMethods(
     SELECT record FROM interactions
     WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?`);
   const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
-  const selectQueued = db.prepare(`SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?`);
+  // Parked evaluations (evaluation-waits.ts) are not queued work: loadDueEvaluations reads them.
+  const selectQueued = db.prepare(
+    `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? AND awaiting_signal IS NULL ORDER BY seq LIMIT ?`,
+  );
   const selectClaimable = db.prepare(`
     SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
-    WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
-  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
+    WHERE seq > ? AND awaiting_signal IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?)
+    ORDER BY seq LIMIT ?`);
+  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue WHERE awaiting_signal IS NULL');
+  const selectEntryPage = db.prepare(
+    'SELECT id, record FROM evaluations WHERE evaluator_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+  );
+  // Newest written first; the record only for the entries asked about (the others are read for their time).
+  const selectRecent = db.prepare(`
+    SELECT id, completed_at_ms,
+      CASE WHEN evaluator_id IN (SELECT value FROM json_each(?)) THEN record END AS record
+    FROM evaluations WHERE id < ? ORDER BY id DESC LIMIT ?`);
   const selectEvaluations = db.prepare(
     'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
   );
@@ -65,9 +80,23 @@ export function createEvaluationStoreMethods(
     async enqueueEvaluations(evaluations, options = {}) {
       ensureOpen();
       const intake = options.intake ?? [];
-      if (evaluations.length === 0 && intake.length === 0) return [];
+      const conversationIntake = options.conversationIntake ?? [];
+      if (evaluations.length === 0 && intake.length === 0 && conversationIntake.length === 0) return [];
       const rows = evaluations.map((evaluation) => queueRow(evaluation, path));
-      const queued = (await writer.write({ op: 'enqueueEvaluations', rows, intake: [...intake] })) as EnqueueResult;
+      const queued = (await writer.write({
+        op: 'enqueueEvaluations',
+        rows,
+        intake: [...intake],
+        ...(conversationIntake.length > 0
+          ? {
+              conversationIntake: conversationIntake.map(({ conversationId, agentId, revision }) => ({
+                conversationId,
+                agentId,
+                revision,
+              })),
+            }
+          : {}),
+      })) as EnqueueResult;
       const seqs = new Map(queued);
       return evaluations.flatMap((evaluation) => {
         const seq = seqs.get(evaluation.evaluationId);
@@ -155,10 +184,63 @@ export function createEvaluationStoreMethods(
     async recordEvaluations(records) {
       ensureOpen();
       if (records.length === 0) return [];
-      return (await writer.write({
+      const result = (await writer.write({
         op: 'recordEvaluations',
         rows: records.map((record) => recordRow(record, path)),
       })) as RecordResult;
+      return result.written;
+    },
+
+    async recordEvaluationsWithFollowUps(records, followUps) {
+      ensureOpen();
+      if (records.length === 0) return { written: [], queued: [] };
+      const result = (await writer.write({
+        op: 'recordEvaluations',
+        rows: records.map((record) => recordRow(record, path)),
+        followUps: followUps.map((followUp) => followUpRow(followUp, path)),
+      })) as RecordResult;
+      const seqs = new Map(result.queued);
+      return {
+        written: result.written,
+        queued: followUps.flatMap((followUp) => {
+          const seq = seqs.get(followUp.evaluationId);
+          return seq === undefined ? [] : [{ ...followUp, attempts: 0, seq }];
+        }),
+      };
+    },
+
+    async dropEvaluations(seqs, options) {
+      ensureOpen();
+      if (seqs.length === 0) return [];
+      return (await writer.write({
+        op: 'dropEvaluations',
+        seqs: [...seqs],
+        atMs: isoMs(options.at, 'at', 'drop', path),
+        owner: options.owner ?? null,
+      })) as number[];
+    },
+
+    async loadRecentEvaluations(query) {
+      ensureOpen();
+      const sinceMs = isoMs(query.since, 'since', 'recent evaluations', path);
+      if (query.evaluatorIds.length === 0) return [];
+      const ids = JSON.stringify(query.evaluatorIds);
+      const found: EvaluationRecord[] = [];
+      for (let before = Number.MAX_SAFE_INTEGER; ; ) {
+        const rows = selectRecent.all(ids, before, RECENT_PAGE) as {
+          id: number;
+          completed_at_ms: number;
+          record: string | null;
+        }[];
+        let inReach = false;
+        for (const row of rows) {
+          const completedAtMs = Number(row.completed_at_ms);
+          if (completedAtMs >= sinceMs - RECENT_EVALUATIONS_SLACK_MS) inReach = true;
+          if (row.record !== null && completedAtMs >= sinceMs) found.push(JSON.parse(row.record) as EvaluationRecord);
+        }
+        if (rows.length < RECENT_PAGE || !inReach) return found;
+        before = Number(rows[rows.length - 1].id);
+      }
     },
 
     async getEvaluations(interactionId) {
@@ -166,6 +248,22 @@ export function createEvaluationStoreMethods(
       return (selectEvaluations.all(interactionId) as { record: string }[]).map(
         (row) => JSON.parse(row.record) as EvaluationRecord,
       );
+    },
+
+    async pageEntryEvaluations(query) {
+      ensureOpen();
+      const before = query.before === undefined ? Number.MAX_SAFE_INTEGER : Number(query.before);
+      if (!Number.isSafeInteger(before))
+        throw new LedgerQueryError(
+          'before',
+          `ledger query: before ${JSON.stringify(query.before)} is not one this store gave`,
+        );
+      const rows = selectEntryPage.all(query.evaluatorId, before, query.limit) as unknown as {
+        id: number;
+        record: string;
+      }[];
+      const records = rows.map((row) => JSON.parse(row.record) as EvaluationRecord);
+      return rows.length === query.limit ? { records, next: String(rows[rows.length - 1]!.id) } : { records };
     },
 
     async pageInteractions(query) {

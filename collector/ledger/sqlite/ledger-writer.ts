@@ -4,8 +4,11 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { inStartOrder, type TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
+import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
+import { createWaitAndReviewWrites, type WaitAndReviewWriteRequest } from './wait-and-review-writes.ts';
 
 export type { InteractionRow, SpanRow } from '../core/rows.ts';
 
@@ -23,7 +26,9 @@ export type WriteRequest =
   | { op: 'putInteractions'; rows: InteractionRow[] }
   | { op: 'releaseTraces'; traceIds: string[] }
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
-  | EvaluationWriteRequest;
+  | ConversationWriteRequest
+  | EvaluationWriteRequest
+  | WaitAndReviewWriteRequest;
 
 export interface LedgerWriter {
   /**
@@ -37,15 +42,16 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
   // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
   const deleteSpans = db.prepare('DELETE FROM pending_spans WHERE trace_id IN (SELECT value FROM json_each(?))');
-  // RETURNING answers only the rows inserted, not those ignored: the ids new to the ledger.
   const insertInteraction = db.prepare(`
     INSERT OR IGNORE INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
-    VALUES (?, ?, ?, ?, ?, ?) RETURNING interaction_id`);
+    VALUES (?, ?, ?, ?, ?, ?)`);
   const insertLate = db.prepare(
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
 
-  const applyEvaluationWrite = createEvaluationWrites(db);
+  const conversations = createConversationWrites(db);
+  const applyEvaluationWrite = createEvaluationWrites(db, conversations);
+  const applyWaitOrReviewWrite = createWaitAndReviewWrites(db);
 
   function apply(request: WriteRequest): unknown {
     switch (request.op) {
@@ -54,8 +60,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         return;
       case 'putInteractions': {
         const stored: string[] = [];
+        const turns: TurnRow[] = [];
         for (const r of request.rows) {
-          const row = insertInteraction.get(
+          const inserted = insertInteraction.run(
             r.interactionId,
             r.traceId,
             r.agentId,
@@ -63,8 +70,13 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
             r.endTimeMs,
             r.json,
           );
-          if (row) stored.push(r.interactionId);
+          // A record already present (a replay) is neither new to the ledger nor a new turn.
+          if (Number(inserted.changes) !== 1) continue;
+          stored.push(r.interactionId);
+          if (r.turn) turns.push(r.turn);
         }
+        for (const turn of inStartOrder(turns)) conversations.recordTurn(turn);
+        // The ids new to the ledger: the interactions processor hands only those on.
         return stored;
       }
       case 'releaseTraces':
@@ -74,6 +86,14 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         for (const r of request.rows)
           insertLate.run(r.interactionId, r.traceId, r.spanId, r.receivedAtMs, r.codec, r.bytes);
         return;
+      case 'requestConversationEnd':
+      case 'closeConversations':
+        return conversations.apply(request);
+      case 'parkEvaluations':
+      case 'deliverSignal':
+      case 'openReview':
+      case 'claimReview':
+        return applyWaitOrReviewWrite(request);
       default:
         return applyEvaluationWrite(request);
     }

@@ -111,6 +111,141 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE evaluation_queue ADD COLUMN lease_until_ms INTEGER;
     `,
   },
+  {
+    version: 5,
+    description: 'conversations, their turns and revisions',
+    sql: `
+      -- One row per conversation (conversation id, agent id): the current revision, open or the
+      -- last that ended, and what is known of it (core/conversation-turns.ts keeps it).
+      CREATE TABLE conversations (
+        conversation_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        open INTEGER NOT NULL,
+        start_time_ms INTEGER NOT NULL,
+        last_start_ms INTEGER NOT NULL,
+        last_interaction_id TEXT NOT NULL,
+        last_failed INTEGER NOT NULL,
+        last_roles TEXT NOT NULL,
+        last_activity_ms INTEGER NOT NULL,
+        turns INTEGER NOT NULL,
+        end_requested_ms INTEGER,
+        end_due_ms INTEGER,
+        end_time_ms INTEGER,
+        end_reason TEXT,
+        PRIMARY KEY (conversation_id, agent_id)
+      );
+      -- Idle and end detection read only what is due, whatever the number of open conversations.
+      CREATE INDEX conversations_idle ON conversations (last_activity_ms) WHERE open = 1;
+      CREATE INDEX conversations_end_due ON conversations (end_due_ms) WHERE open = 1 AND end_due_ms IS NOT NULL;
+      CREATE INDEX conversations_by_activity ON conversations (last_activity_ms, conversation_id, agent_id);
+      CREATE INDEX conversations_by_agent ON conversations (agent_id, last_activity_ms);
+
+      -- The interactions of each conversation, in order of start time, with the revision each joined.
+      CREATE TABLE conversation_turns (
+        conversation_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        start_time_ms INTEGER NOT NULL,
+        interaction_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        PRIMARY KEY (conversation_id, agent_id, start_time_ms, interaction_id)
+      ) WITHOUT ROWID;
+
+      -- Revisions that are over, one row each, in the order they closed (seq), until taken in.
+      CREATE TABLE conversation_revisions (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        start_time_ms INTEGER NOT NULL,
+        end_time_ms INTEGER NOT NULL,
+        end_reason TEXT NOT NULL,
+        turns INTEGER NOT NULL,
+        last_interaction_id TEXT NOT NULL,
+        last_failed INTEGER NOT NULL,
+        last_roles TEXT NOT NULL,
+        awaiting_intake INTEGER NOT NULL DEFAULT 1,
+        UNIQUE (conversation_id, agent_id, revision)
+      );
+      CREATE INDEX conversation_revisions_awaiting ON conversation_revisions (seq) WHERE awaiting_intake = 1;
+      CREATE INDEX conversation_revisions_by_end ON conversation_revisions (end_time_ms, seq);
+
+      -- Interactions recorded before conversations existed become the turns of conversations that
+      -- are over (revision 1, taken in, never evaluated: backfill does that); a later turn reopens
+      -- one as revision 2, which covers them all.
+      CREATE TEMP TABLE migrated_turns AS
+        SELECT conversation_id, agent_id, interaction_id, end_time_ms,
+          coalesce(CAST(round(unixepoch(json_extract(record, '$.startTime'), 'subsec') * 1000) AS INTEGER),
+            end_time_ms) AS start_time_ms,
+          CASE WHEN json_extract(record, '$.failed') THEN 1 ELSE 0 END AS failed,
+          coalesce(json_extract(record, '$.roles'), '[]') AS roles
+        FROM interactions
+        WHERE conversation_id IS NOT NULL AND conversation_id <> '' AND json_extract(record, '$.flowId') IS NULL;
+      CREATE INDEX temp.migrated_turns_by_key ON migrated_turns (conversation_id, agent_id, start_time_ms);
+      INSERT INTO conversation_turns (conversation_id, agent_id, start_time_ms, interaction_id, revision)
+        SELECT conversation_id, agent_id, start_time_ms, interaction_id, 1 FROM migrated_turns;
+      INSERT INTO conversations (conversation_id, agent_id, revision, open, start_time_ms, last_start_ms,
+          last_interaction_id, last_failed, last_roles, last_activity_ms, turns, end_time_ms, end_reason)
+        SELECT t.conversation_id, t.agent_id, 1, 0, min(t.start_time_ms), last.start_time_ms, last.interaction_id,
+          last.failed, last.roles, max(t.end_time_ms), count(*), max(t.end_time_ms), 'idle'
+        FROM migrated_turns t
+        JOIN migrated_turns last ON last.interaction_id = (
+          SELECT l.interaction_id FROM migrated_turns l
+          WHERE l.conversation_id = t.conversation_id AND l.agent_id = t.agent_id
+          ORDER BY l.start_time_ms DESC, l.interaction_id DESC LIMIT 1)
+        GROUP BY t.conversation_id, t.agent_id;
+      INSERT INTO conversation_revisions (conversation_id, agent_id, revision, start_time_ms, end_time_ms,
+          end_reason, turns, last_interaction_id, last_failed, last_roles, awaiting_intake)
+        SELECT conversation_id, agent_id, 1, start_time_ms, end_time_ms, 'idle', turns, last_interaction_id,
+          last_failed, last_roles, 0
+        FROM conversations ORDER BY end_time_ms, conversation_id, agent_id;
+      DROP TABLE migrated_turns;
+    `,
+  },
+  {
+    version: 6,
+    description: 'signal waits, reviews, evaluations by evaluator',
+    sql: `
+      -- Durable evaluations parked on a signal (awaiting_signal, due at wake_at_ms: the deadline,
+      -- or the delivery of the signal), and the signal delivered to an evaluation (one at most).
+      ALTER TABLE evaluation_queue ADD COLUMN awaiting_signal TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN wake_at_ms INTEGER;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_name TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_payload TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_at_ms INTEGER;
+      CREATE INDEX evaluation_queue_by_evaluation ON evaluation_queue (evaluation_id);
+      -- What is due reads only the parked rows; the queue read skips them by its own index.
+      CREATE INDEX evaluation_queue_wake ON evaluation_queue (wake_at_ms) WHERE awaiting_signal IS NOT NULL;
+      CREATE INDEX evaluation_queue_runnable ON evaluation_queue (seq) WHERE awaiting_signal IS NULL;
+
+      -- The human review queue: one row per review evaluation (review_id is its evaluation id).
+      -- status is open, done or expired (claimed is an open review with a live claim); sort_ms
+      -- orders the lists: the creation time while open, the completion time after.
+      CREATE TABLE reviews (
+        review_id TEXT PRIMARY KEY,
+        entry_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        conversation_id TEXT,
+        status TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        due_at_ms INTEGER,
+        sort_ms INTEGER NOT NULL,
+        claimed_by TEXT,
+        claimed_until_ms INTEGER,
+        completed_at_ms INTEGER,
+        review TEXT NOT NULL,
+        record TEXT
+      );
+      CREATE INDEX reviews_by_status ON reviews (status, sort_ms, review_id);
+      CREATE INDEX reviews_by_agent ON reviews (agent_id, status, sort_ms, review_id);
+      CREATE INDEX reviews_open_by_interaction ON reviews (interaction_id) WHERE status = 'open';
+      CREATE INDEX reviews_open_by_conversation ON reviews (conversation_id, agent_id) WHERE status = 'open';
+
+      -- An entry's latest outcomes, newest first (agreement between entries, rebuilt at start).
+      CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
+    `,
+  },
 ];
 
 /**

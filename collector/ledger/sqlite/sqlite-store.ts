@@ -17,7 +17,9 @@ import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery } from '../interaction-store.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
+import { createConversationStoreMethods } from './conversation-store.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { openDatabase, WRITER_CACHE_SIZE_KIB, type Synchronous } from './open-database.ts';
@@ -101,6 +103,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
+    ...createConversationStoreMethods(db, path, writer, ensureOpen),
+    ...createWaitAndReviewMethods(db, path, writer, ensureOpen),
 
     async appendSpans(spans) {
       ensureOpen();

@@ -9,19 +9,27 @@ import { isDurableEvaluator } from '../../../src/evaluation/durable-evaluator.ts
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
+import type { CircuitBreakers } from '../../../src/judge/circuit-breaker.ts';
+import type { HumanReviewDependencies, ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
 import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { isoTime, type Clock } from './clock.ts';
-import { executeDurable, type StepSlot } from './durable-execution.ts';
+import { executeDurable, triggerOf, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
+import { subjectOf, unsupportedSubject } from './evaluation-subject.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import type { RunSettings } from './run-settings.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
 
-export interface Executed {
-  record: EvaluationRecord;
-  /** What made a failed outcome fail. */
-  error?: unknown;
-}
+export type Executed =
+  | {
+      record: EvaluationRecord;
+      /** What made a failed outcome fail. */
+      error?: unknown;
+      parked?: undefined;
+    }
+  /** A durable evaluation waiting for a signal: the progress to park it with. */
+  | { parked: DurableProgress; record?: undefined };
 
 export type AttemptExecutor = (
   evaluation: QueuedEvaluation,
@@ -33,25 +41,38 @@ export type AttemptExecutor = (
 export function createAttemptExecutor(options: {
   registry: EvaluatorRegistry;
   ledger: CachingLedgerClient;
-  /** `config()` and `control-id` from the running configuration (again before every durable step). */
-  resolve(evaluation: QueuedEvaluation): { config: Record<string, unknown>; controlId?: string };
+  /**
+   * `config()`, `control-id`, shadow and provenance from the running configuration (again before
+   * every durable step).
+   */
+  resolve(evaluation: QueuedEvaluation): RunSettings;
   saveProgress(update: { seq: number; progress: DurableProgress }): Promise<void>;
   /** The collector stopping. */
   signal: AbortSignal;
   clock: Clock;
   /** Where LLM judges report their model calls (given to every evaluator's `create`). */
   judgeCalls?: JudgeCallRecorder;
+  /** The runtime's circuit breakers in front of the judge models (given to every evaluator's `create`). */
+  circuitBreakers?: CircuitBreakers;
+  /** Where review evaluations open their reviews (given to every evaluator's `create`). */
+  reviews?: ReviewOpener;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const dependencies: JudgeDependencies = { ledger, ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}) };
+  const dependencies: JudgeDependencies & HumanReviewDependencies = {
+    ledger,
+    ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
+    ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
+    ...(options.reviews ? { reviews: options.reviews, now: () => options.clock.now() } : {}),
+  };
   return async function execute(evaluation, startedAt, slot, markDurable) {
-    const { config, controlId } = resolve(evaluation);
+    const settings = resolve(evaluation);
+    const { config } = settings;
     const definition = registry.get(evaluation.evaluatorId);
     let result: AttemptResult;
     let evaluator: Evaluator | undefined;
-    let createError: unknown;
+    let createError: unknown = definition && unsupportedSubject(definition, evaluation);
     try {
-      evaluator = definition?.create(dependencies);
+      if (createError === undefined) evaluator = definition?.create(dependencies);
     } catch (error) {
       createError = error;
     }
@@ -74,12 +95,13 @@ export function createAttemptExecutor(options: {
         clock,
       });
       if (!outcome) return undefined;
-      // The control id as configured when the evaluation finished.
+      if ('parked' in outcome) return { parked: outcome.parked };
+      // The control id, shadow and provenance as configured when the evaluation finished.
       const record = attemptRecord(
         evaluation,
         outcome,
         { startedAt, completedAt: isoTime(clock.now()) },
-        resolve(evaluation).controlId,
+        { settings: resolve(evaluation), definition },
       );
       return { record, error: outcome.error };
     }
@@ -99,21 +121,23 @@ export function createAttemptExecutor(options: {
       result = await runEvaluator({
         evaluatorId: evaluation.evaluatorId,
         makeEvaluator: () => evaluator!,
-        subject: {
-          interactionId: evaluation.interactionId,
-          agentId: evaluation.agentId,
-          ...(evaluation.flowId ? { flowId: evaluation.flowId } : {}),
-        },
+        subject: subjectOf(evaluation),
         evaluationId: evaluation.evaluationId,
         config,
         ledger,
         timeoutMs: definition.timeoutMs,
         signal: signal,
+        trigger: triggerOf(evaluation),
       });
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;
     return {
-      record: attemptRecord(evaluation, result, { startedAt, completedAt: isoTime(clock.now()) }, controlId),
+      record: attemptRecord(
+        evaluation,
+        result,
+        { startedAt, completedAt: isoTime(clock.now()) },
+        { settings, definition },
+      ),
       error: result.error,
     };
   };

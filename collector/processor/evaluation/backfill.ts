@@ -7,11 +7,14 @@
  * evaluations are picked up), and a collector started on the same ledger finishes them too.
  */
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
+import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { Logger } from '../../logger.ts';
-import { resolveBinding, settingsAtRunTime } from './binding-resolution.ts';
+import { resolveBinding } from './binding-resolution.ts';
+import { createRunSettings } from './run-settings.ts';
 import { isoTime, sleep, systemClock, type Clock } from './clock.ts';
 import { createEvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
@@ -23,14 +26,14 @@ const PAGE = 500;
 const MAX_WAITING = 2_000;
 
 export interface BackfillOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & ConversationStore;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
   registry: EvaluatorRegistry;
   evaluatorId: string;
   agentId?: string;
   /** ISO-8601: only interactions that ended at or after it. */
   since?: string;
-  /** Recorded as the evaluator version; default the definition's. */
+  /** Recorded as the evaluator version; default the entry's `version`, else the definition's. */
   version?: string;
   logger: Logger;
   onProgress?(progress: BackfillProgress): void;
@@ -68,7 +71,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
       `evaluator "${evaluatorId}" has no entry under processors::evaluation::evaluators, so it is bound to no agent ` +
         '(add one, then backfill)',
     );
-  const version = options.version ?? definition.version;
+  const version = options.version ?? entry.version ?? definition.version;
   const clock = options.clock ?? systemClock;
   const runtime = createEvaluationRuntime({
     clock,
@@ -76,7 +79,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillPro
     registry,
     concurrency: config.concurrency,
     logger,
-    resolve: (evaluation) => settingsAtRunTime(config.evaluators, config.defaults, evaluation),
+    resolve: createRunSettings(config.evaluators, config.defaults),
     // Its own evaluations only, an interrupted run of the same backfill included.
     accept: (evaluation) =>
       evaluation.source === 'backfill' &&

@@ -13,13 +13,15 @@
  *   never from a less specific entry;
  * - `config()`: the binding used over the evaluator entry, key by key, without `agents` and
  *   `agent-roles` and without defaults; for an agent without an enabled binding, the entry;
- * - `control-id`: from the evaluator entry.
+ * - `control-id`: from the evaluator entry;
+ * - `trigger`: the binding's (`interaction` unless it writes `conversation`).
  *
  * Where the rules leave a choice: an agent with several roles that each have an entry gets the role
  * entry written first under `agent-roles` (configuration order, not the order the agent lists its
  * roles in, so the choice does not depend on the instrumentation). Pure functions, no I/O.
  */
 import type { BindingConfig, EvaluationDefaultsConfig, EvaluatorEntryConfig } from '../../config/evalon-config.ts';
+import { DEFAULT_TRIGGER, type Trigger } from './config.ts';
 
 /** The `*` key under `agent-roles`. */
 export const ANY_ROLE = '*';
@@ -41,8 +43,10 @@ export interface ResolvedBinding {
   evaluatorId: string;
   /** The entry used for the agent. */
   source: BindingSource;
-  /** Whether the evaluator is triggered for this agent's interactions at all. */
+  /** Whether the evaluator is triggered for this agent at all. */
   enabled: boolean;
+  /** On each interaction of the agent, or on each of its conversations once over. */
+  trigger: Trigger;
   /** Why not, when `enabled` is false. */
   disabledBecause?: string;
   samplingRatio: number;
@@ -51,6 +55,10 @@ export interface ResolvedBinding {
   triggerOnFailureFrom: SettingOrigin;
   /** The evaluator entry's `control-id`. */
   controlId?: string;
+  /** The entry's `version` (its outcomes' evaluator version), when it sets one. */
+  version?: string;
+  /** Whether the entry is a shadow. */
+  shadow: boolean;
   /** What `context.config()` returns. */
   config: Record<string, unknown>;
   /** Entries that also match the agent but lose to `source` (for `evalon explain`). */
@@ -117,13 +125,16 @@ export function resolveBinding(
     evaluatorId,
     source,
     enabled: disabledBecause === undefined,
+    trigger: binding?.trigger ?? DEFAULT_TRIGGER,
     samplingRatio: binding?.samplingRatio ?? defaults.agent.samplingRatio,
     samplingRatioFrom: binding?.samplingRatio !== undefined ? 'binding' : 'defaults.agent',
     triggerOnFailure: binding?.triggerOnFailure ?? defaults.agent.triggerOnFailure,
     triggerOnFailureFrom: binding?.triggerOnFailure !== undefined ? 'binding' : 'defaults.agent',
     config: effectiveConfig(entry, disabledBecause === undefined ? binding : undefined),
+    shadow: entry.shadow === true,
     outranked,
   };
+  if (entry.version !== undefined) resolved.version = entry.version;
   if (disabledBecause !== undefined) resolved.disabledBecause = disabledBecause;
   if (entry.controlId !== undefined) resolved.controlId = entry.controlId;
   return resolved;

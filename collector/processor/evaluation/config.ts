@@ -10,6 +10,10 @@ import * as z from 'zod';
 import { forbidden } from '../../../src/config/strict-object.ts';
 import { emptyAsList, emptyAsMapping, section, whenRead } from '../../config/schema-kit.ts';
 import { count, duration, ratio, text } from '../../config/values.ts';
+import { entryIdProblem, normalEntryId } from './entry-id.ts';
+import { budgetSchema, versionSchema, type BudgetConfig } from './entry-settings-config.ts';
+
+export type { BudgetConfig };
 
 export const DEFAULT_SQLITE_PATH = './data/ledger.db';
 export const DEFAULT_CONCURRENCY = 64;
@@ -22,6 +26,11 @@ export const DEFAULT_SAMPLING_RATIO = 1.0;
 export const DEFAULT_TRIGGER_ON_FAILURE = false;
 
 export const DEFAULT_TRIGGER = 'interaction';
+/** What a binding triggers its evaluator on: each interaction, or each conversation once it is over. */
+export const TRIGGERS = ['interaction', 'conversation'] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+/** Pairs of verdicts an agreement statistic is computed over, per pair of entries. */
+export const DEFAULT_AGREEMENT_WINDOW = 500;
 
 export type LedgerConfig =
   | { kind: 'sqlite'; path: string }
@@ -37,24 +46,35 @@ export type LedgerConfig =
 
 /** One binding under `agents` or `agent-roles` of an evaluator entry. */
 export interface BindingConfig {
-  /** The only trigger there is; a binding that does not write it gets it. */
-  trigger: 'interaction';
+  /**
+   * `interaction` (the default): the evaluator judges each interaction of the agent.
+   * `conversation`: it judges each conversation of the agent once it is over (every revision).
+   */
+  trigger: Trigger;
   enabled?: boolean;
   /** `sampling-ratio`, in [0, 1]. */
   samplingRatio?: number;
   /** `trigger-on-failure`. */
   triggerOnFailure?: boolean;
+  /** `budget`: the tokens this binding's evaluations may spend, by itself. */
+  budget?: BudgetConfig;
   /** Every key that is not reserved: the evaluator's own properties, as written. */
   properties: Record<string, unknown>;
   /** The binding as written (reserved keys included), for `config()`. */
   raw: Record<string, unknown>;
 }
 
-/** One entry under `processors.evaluation.evaluators`, keyed by evaluator id. */
+/** One entry under `processors.evaluation.evaluators`, keyed by its entry id (`type` or `type/name`). */
 export interface EvaluatorEntryConfig {
   enabled?: boolean;
   /** `control-id`: recorded on every evaluation this evaluator runs. */
   controlId?: string;
+  /** `version`: the evaluator version its outcomes are recorded under (default: the evaluator's own). */
+  version?: string;
+  /** `shadow: true`: its verdicts are recorded and exported, marked, and left out of pass rates. */
+  shadow?: boolean;
+  /** `budget`: the tokens all its bindings' evaluations may spend together. */
+  budget?: BudgetConfig;
   /** Every key that is not reserved, as written. */
   properties: Record<string, unknown>;
   /** Bindings keyed by agent id. */
@@ -88,6 +108,8 @@ export interface EvaluationProcessorConfig {
   modules: string[];
   defaults: EvaluationDefaultsConfig;
   evaluators: Record<string, EvaluatorEntryConfig>;
+  /** `agreement`: pairs of entries whose verdicts are compared (rate, Cohen's kappa, score MAE). */
+  agreement: Array<{ a: string; b: string; window: number }>;
 }
 
 /** Keys the runtime reads; never passed to an evaluator as properties. */
@@ -97,6 +119,9 @@ export const RESERVED_KEYS = [
   'sampling-ratio',
   'trigger-on-failure',
   'control-id',
+  'version',
+  'shadow',
+  'budget',
   'agents',
   'agent-roles',
 ] as const;
@@ -107,11 +132,19 @@ const WHERE_BINDING_SETTINGS_GO =
 
 const bindingSchema = emptyAsMapping(
   z.looseObject({
-    trigger: z.literal(DEFAULT_TRIGGER).optional(),
+    trigger: z.enum(TRIGGERS).optional(),
     enabled: z.boolean().optional(),
     'sampling-ratio': ratio().optional(),
     'trigger-on-failure': z.boolean().optional(),
     'control-id': forbidden('is not allowed on a binding (set it on the evaluator entry)'),
+    version: forbidden(
+      'is not allowed on a binding (set it on the evaluator entry: all its bindings share one version)',
+    ),
+    shadow: forbidden(
+      'is not allowed on a binding (set it on the evaluator entry; for a shadow on some agents, add an entry of ' +
+        'the same type with its own name, such as llm-judge/candidate)',
+    ),
+    budget: budgetSchema.optional(),
     agents: forbidden('is not allowed inside a binding (bindings do not nest)'),
     'agent-roles': forbidden('is not allowed inside a binding (bindings do not nest)'),
   }),
@@ -122,6 +155,7 @@ const bindingSchema = emptyAsMapping(
     ...(binding.enabled !== undefined ? { enabled: binding.enabled } : {}),
     ...(binding['sampling-ratio'] !== undefined ? { samplingRatio: binding['sampling-ratio'] } : {}),
     ...(binding['trigger-on-failure'] !== undefined ? { triggerOnFailure: binding['trigger-on-failure'] } : {}),
+    ...(binding.budget !== undefined ? { budget: binding.budget } : {}),
     properties: withoutReserved(raw),
     raw,
   };
@@ -140,6 +174,9 @@ export const evaluatorEntrySchema = emptyAsMapping(
   z.looseObject({
     enabled: z.boolean().optional(),
     'control-id': text().optional(),
+    version: versionSchema().optional(),
+    shadow: z.boolean().optional(),
+    budget: budgetSchema.optional(),
     agents: agentBindingsSchema,
     'agent-roles': roleBindingsSchema,
     'sampling-ratio': forbidden(WHERE_BINDING_SETTINGS_GO),
@@ -154,6 +191,9 @@ export const evaluatorEntrySchema = emptyAsMapping(
   return {
     ...(entry.enabled !== undefined ? { enabled: entry.enabled } : {}),
     ...(entry['control-id'] !== undefined ? { controlId: entry['control-id'] } : {}),
+    ...(entry.version !== undefined ? { version: entry.version } : {}),
+    ...(entry.shadow !== undefined ? { shadow: entry.shadow } : {}),
+    ...(entry.budget !== undefined ? { budget: entry.budget } : {}),
     properties: withoutReserved(raw),
     agents,
     agentRoles,
@@ -161,7 +201,29 @@ export const evaluatorEntrySchema = emptyAsMapping(
   };
 });
 
-export const evaluatorsSchema = emptyAsMapping(z.record(z.string(), evaluatorEntrySchema));
+/**
+ * Entries keyed by entry id (`type` or `type/name`, entry-id.ts). Whether the type is an evaluator
+ * this collector knows is checked where the evaluators are loaded (load-evaluator-modules.ts).
+ */
+export const evaluatorsSchema = emptyAsMapping(
+  z.record(z.string(), evaluatorEntrySchema).superRefine((entries, context) => {
+    const seen = new Map<string, string>();
+    for (const id of Object.keys(entries)) {
+      const problem = entryIdProblem(id);
+      if (problem !== undefined) context.addIssue({ code: 'custom', path: [id], message: problem });
+      const first = seen.get(normalEntryId(id));
+      if (first !== undefined)
+        context.addIssue({
+          code: 'custom',
+          path: [id],
+          message:
+            `is the same entry id as ${JSON.stringify(first)} (entry ids that differ only in case are one id; ` +
+            'rename one)',
+        });
+      else seen.set(normalEntryId(id), id);
+    }
+  }, whenRead()),
+);
 
 /** The keys that were written (zod leaves absent optional keys as `undefined`). */
 function written(mapping: Record<string, unknown>): Record<string, unknown> {
@@ -231,6 +293,9 @@ const defaultsSchema = section({
       'trigger-on-failure': forbidden('is a binding setting (set it under defaults::agent)'),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),
+      version: forbidden(NOT_A_DEFAULT),
+      shadow: forbidden(NOT_A_DEFAULT),
+      budget: forbidden(NOT_A_DEFAULT),
       agents: forbidden(NOT_A_DEFAULT),
       'agent-roles': forbidden(NOT_A_DEFAULT),
     },
@@ -246,6 +311,9 @@ const defaultsSchema = section({
       ),
       trigger: forbidden(NOT_A_DEFAULT),
       'control-id': forbidden(NOT_A_DEFAULT),
+      version: forbidden(NOT_A_DEFAULT),
+      shadow: forbidden(NOT_A_DEFAULT),
+      budget: forbidden(NOT_A_DEFAULT),
       agents: forbidden(NOT_A_DEFAULT),
       'agent-roles': forbidden(NOT_A_DEFAULT),
     },
@@ -261,20 +329,53 @@ export const evaluationProcessorSchema = section({
   modules: emptyAsList(z.array(text())),
   defaults: defaultsSchema,
   evaluators: evaluatorsSchema,
-}).transform(
-  (processor): EvaluationProcessorConfig => ({
-    ledger: processor.ledger,
-    concurrency: processor.concurrency,
-    modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
-    leaseDurationMs: processor.lease_duration,
-    modules: processor.modules,
-    defaults: {
-      evaluator: { enabled: processor.defaults.evaluator.enabled },
-      agent: {
-        samplingRatio: processor.defaults.agent['sampling-ratio'],
-        triggerOnFailure: processor.defaults.agent['trigger-on-failure'],
-      },
+  agreement: emptyAsList(
+    z.array(
+      section({
+        between: z.tuple([text(), text()], { error: 'must be a list of two evaluator entry ids, [a, b]' }),
+        window: count(1).default(DEFAULT_AGREEMENT_WINDOW),
+      }),
+    ),
+  ),
+})
+  .superRefine(
+    (processor, context) => {
+      const ids = Object.keys(processor.evaluators);
+      processor.agreement.forEach((pair, index) => {
+        const [a, b] = pair.between;
+        if (a === b)
+          context.addIssue({
+            code: 'custom',
+            path: ['agreement', index, 'between'],
+            message: `pairs ${a} with itself`,
+          });
+        for (const [at, id] of [a, b].entries()) {
+          if (!ids.includes(id))
+            context.addIssue({
+              code: 'custom',
+              path: ['agreement', index, 'between', at],
+              message: `names "${id}", which is not an evaluator entry (configured: ${ids.join(', ') || 'none'})`,
+            });
+        }
+      });
     },
-    evaluators: processor.evaluators,
-  }),
-);
+    whenRead('agreement', 'evaluators'),
+  )
+  .transform(
+    (processor): EvaluationProcessorConfig => ({
+      ledger: processor.ledger,
+      concurrency: processor.concurrency,
+      modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
+      leaseDurationMs: processor.lease_duration,
+      modules: processor.modules,
+      defaults: {
+        evaluator: { enabled: processor.defaults.evaluator.enabled },
+        agent: {
+          samplingRatio: processor.defaults.agent['sampling-ratio'],
+          triggerOnFailure: processor.defaults.agent['trigger-on-failure'],
+        },
+      },
+      evaluators: processor.evaluators,
+      agreement: processor.agreement.map((pair) => ({ a: pair.between[0], b: pair.between[1], window: pair.window })),
+    }),
+  );

@@ -1,9 +1,11 @@
 /**
  * The evaluators this collector can run, by id: the built-ins and those the modules listed in
  * `processors.evaluation.modules` export. Each id is defined once; where it came from (`built-in`
- * or the module file) is kept for messages and `evalon explain`.
+ * or the module file) is kept for messages and `evalon explain`. An evaluator entry's id
+ * (`llm-judge/strict`) resolves to the evaluator of its type (`llm-judge`).
  */
 import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
+import { entryType } from './entry-id.ts';
 
 export const BUILT_IN = 'built-in';
 
@@ -14,8 +16,10 @@ export interface RegisteredEvaluator {
 }
 
 export interface EvaluatorRegistry {
-  get(id: string): EvaluatorDefinition | undefined;
-  origin(id: string): string | undefined;
+  /** The evaluator an entry id (`type` or `type/name`) runs. */
+  get(entryId: string): EvaluatorDefinition | undefined;
+  origin(entryId: string): string | undefined;
+  /** The evaluator ids (types), sorted. */
   ids(): string[];
 }
 
@@ -32,8 +36,8 @@ export function createEvaluatorRegistry(evaluators: readonly RegisteredEvaluator
     byId.set(registered.definition.id, registered);
   }
   return {
-    get: (id) => byId.get(id)?.definition,
-    origin: (id) => byId.get(id)?.origin,
+    get: (entryId) => byId.get(entryType(entryId))?.definition,
+    origin: (entryId) => byId.get(entryType(entryId))?.origin,
     ids: () => [...byId.keys()].sort(),
   };
 }

@@ -11,6 +11,7 @@ import type { LedgerStore } from '../../ledger/store.ts';
 import { evaluationProcessorSchema, type EvaluationProcessorConfig } from './config.ts';
 import { createEvaluationProcessor, type EvaluationProcessor } from './evaluation-processor.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import type { SkippedEvaluation } from './budget-skips.ts';
 
 export interface EvaluationProcessorSettings extends ComponentSettings {
   store: LedgerStore;
@@ -26,6 +27,8 @@ export interface EvaluationProcessorSettings extends ComponentSettings {
 /** Where recorded outcomes go; it must neither throw nor wait. */
 export interface EvaluationRecordConsumer {
   record(record: EvaluationRecord): void;
+  /** An evaluation not started because its token budget was spent (counted, never recorded). */
+  skipped?(skip: SkippedEvaluation): void;
 }
 
 export const evaluationProcessorFactory = {
@@ -44,6 +47,7 @@ export const evaluationProcessorFactory = {
       registry: settings.registry,
       logger: settings.logger,
       onRecorded: (record) => next.record(record),
+      onSkipped: (skip) => next.skipped?.(skip),
       ...(settings.clock ? { clock: settings.clock } : {}),
       ...(settings.tracerProvider ? { tracerProvider: settings.tracerProvider } : {}),
       // Replicas share a PostgreSQL ledger's queue: each evaluation started is leased to this process.

@@ -5,13 +5,15 @@
  * a module that fails to import, one that exports no evaluator, an id defined twice, an
  * evaluator configured under `processors.evaluation.evaluators` that nothing defines, and, given
  * the entries, every binding's properties that its evaluator's `properties` schema refuses
- * (property-checks.ts).
+ * (property-checks.ts) and every binding whose trigger its evaluator cannot judge
+ * (binding-subjects.ts).
  */
 import { pathToFileURL } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { isEvaluatorDefinition, type EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import { ConfigError, type ConfigProblem } from '../../config/config-error.ts';
 import type { ConfigLocator } from '../../config/load-config.ts';
+import { bindingSubjectProblems } from './binding-subjects.ts';
 import type { EvaluatorEntryConfig } from './config.ts';
 import { closestKey } from '../../../src/config/key-suggestions.ts';
 import {
@@ -20,7 +22,9 @@ import {
   type EvaluatorRegistry,
   type RegisteredEvaluator,
 } from './evaluator-registry.ts';
+import { entryType, parseEntryId } from './entry-id.ts';
 import { checkEvaluatorProperties } from './property-checks.ts';
+import { checkRoutes } from './route-checks.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -29,9 +33,12 @@ export interface LoadEvaluatorsOptions {
   /** Absolute paths, as the configuration loader resolved them. */
   modules: readonly string[];
   builtIns: readonly EvaluatorDefinition[];
-  /** Evaluator ids the configuration has entries for: each must be defined. */
+  /** Entry ids the configuration has (`type` or `type/name`): each type must be defined. */
   configuredIds: readonly string[];
-  /** The entries themselves: their bindings' properties are checked against each evaluator's schema. */
+  /**
+   * The entries themselves: their bindings' properties are checked against each evaluator's schema,
+   * their triggers against what it can judge.
+   */
   evaluators?: Readonly<Record<string, EvaluatorEntryConfig>>;
   /** Places property problems in their files (`LoadedConfig.locate`). */
   locate?: ConfigLocator;
@@ -87,8 +94,9 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
 
   const known = [...byId.keys()].sort();
   for (const id of options.configuredIds) {
-    if (byId.has(id)) continue;
-    const meant = closestKey(id, known);
+    const { type, name } = parseEntryId(id);
+    if (byId.has(type)) continue;
+    const meant = closestKey(type, known);
     const hint =
       meant !== undefined
         ? `did you mean "${meant}"?`
@@ -97,16 +105,24 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
           : 'no evaluator is defined';
     problems.push({
       path: `${EVALUATORS_PATH}::${id}`,
-      message: `no evaluator with id "${id}" is defined by a built-in or by a module in ${MODULES_PATH} (${hint})`,
+      message:
+        `${name !== undefined ? `the entry's type (before "/"): ` : ''}no evaluator with id "${type}" is defined by ` +
+        `a built-in or by a module in ${MODULES_PATH} (${hint})`,
     });
   }
   if (options.evaluators) {
     problems.push(
       ...checkEvaluatorProperties({
         evaluators: options.evaluators,
-        definitionOf: (id) => byId.get(id)?.definition,
+        // Entries are keyed `type` or `type/name`: the type is the evaluator whose schema applies.
+        definitionOf: (id) => byId.get(entryType(id))?.definition,
         ...(options.locate ? { locate: options.locate } : {}),
       }),
+      ...checkRoutes({ evaluators: options.evaluators, ...(options.locate ? { locate: options.locate } : {}) }),
+    );
+    const definitions = unique.map((registered) => registered.definition);
+    problems.push(
+      ...bindingSubjectProblems(options.evaluators, (id) => byId.get(entryType(id))?.definition, definitions),
     );
   }
   if (problems.length > 0) throw new ConfigError(problems);

@@ -47,6 +47,11 @@ export interface RunSchedulerOptions {
   clock: Clock;
   logger: Logger;
   queue: Pick<RunQueue, 'next' | 'release'>;
+  /**
+   * Whether a queued evaluation may be claimed now; false hands it back to the runtime, which
+   * owns it from then on (a token budget that is spent: it is dropped, not run). Default: all.
+   */
+  admit?(evaluation: QueuedEvaluation): boolean;
   /** Counts the evaluation's attempt in the ledger (and takes its lease); whether this runtime runs it. */
   countAttempt(evaluation: QueuedEvaluation, startedAt: string): Promise<boolean>;
   /**
@@ -158,6 +163,7 @@ export function createRunScheduler(options: RunSchedulerOptions): RunScheduler {
       while (claiming && claimed < window) {
         const evaluation = queue.next();
         if (!evaluation) break;
+        if (options.admit && !options.admit(evaluation)) continue;
         claim(evaluation);
       }
       while (

@@ -5,6 +5,9 @@
  * interaction sampled at a ratio is sampled at every higher ratio.
  *
  * A trace id that is not 32 hex digits (never the case for OTLP) takes R from a SHA-256 of it.
+ *
+ * A conversation is sampled once, from its key: R is 56 bits of a SHA-256 of the conversation id
+ * and the agent id, so every revision of it (and every replica) decides the same.
  */
 import { createHash } from 'node:crypto';
 
@@ -21,7 +24,21 @@ export function samplingRandomness(traceId: string): bigint {
 
 /** Whether the interaction of this trace is evaluated at `ratio` (0 to 1). */
 export function isSampled(traceId: string, ratio: number): boolean {
+  return sampledAt(ratio, () => samplingRandomness(traceId));
+}
+
+/** R of a conversation: 56 bits of SHA-256(conversation id, NUL, agent id). */
+export function conversationSamplingRandomness(conversationId: string, agentId: string): bigint {
+  return BigInt(`0x${createHash('sha256').update(`${conversationId}\u0000${agentId}`).digest('hex').slice(0, 14)}`);
+}
+
+/** Whether the conversation (every revision of it) is evaluated at `ratio` (0 to 1). */
+export function isConversationSampled(conversationId: string, agentId: string, ratio: number): boolean {
+  return sampledAt(ratio, () => conversationSamplingRandomness(conversationId, agentId));
+}
+
+function sampledAt(ratio: number, randomness: () => bigint): boolean {
   if (ratio >= 1) return true;
   if (!(ratio > 0)) return false;
-  return samplingRandomness(traceId) < BigInt(Math.round(ratio * TWO_TO_56));
+  return randomness() < BigInt(Math.round(ratio * TWO_TO_56));
 }

@@ -7,8 +7,9 @@
  * Records are immutable once recorded, so the client hands out frozen records: one evaluator
  * cannot change what the next one reads (an attempt to throws, failing that evaluation).
  */
-import { InteractionNotFoundError } from '../../../src/evaluation/errors.ts';
+import { ConversationNotFoundError, InteractionNotFoundError } from '../../../src/evaluation/errors.ts';
 import type { LedgerClient } from '../../../src/evaluation/ledger-client.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { InteractionQuery, InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
@@ -22,7 +23,7 @@ export interface CachingLedgerClient extends LedgerClient {
 }
 
 export function createStoreLedgerClient(
-  store: InteractionStore & RecordedEvaluations,
+  store: InteractionStore & RecordedEvaluations & Pick<ConversationStore, 'getConversation'>,
   options: { cacheSize?: number } = {},
 ): CachingLedgerClient {
   const cacheSize = options.cacheSize ?? DEFAULT_RECORD_CACHE_SIZE;
@@ -54,6 +55,15 @@ export function createStoreLedgerClient(
     },
     findInteraction: find,
     getEvaluations: (interactionId) => store.getEvaluations(interactionId),
+    async getConversation(conversationId, agentId, options = {}) {
+      const conversation = await store.getConversation(conversationId, agentId, options);
+      if (!conversation) throw new ConversationNotFoundError(conversationId, agentId, options.revision);
+      // Its interactions are immutable records: served from (and kept in) the cache like the others.
+      conversation.interactions = conversation.interactions.map(
+        (record) => cache.get(record.interactionId) ?? keep(record),
+      );
+      return deepFreeze(conversation);
+    },
     listInteractions(query = {}) {
       const storeQuery: InteractionQuery = {};
       if (query.agentId !== undefined) storeQuery.agentId = query.agentId;

@@ -17,6 +17,7 @@ import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import { resolveOwnership, type Ownership } from './ownership.ts';
+import { createPendingConversations } from './pending-conversations.ts';
 import {
   ARRIVED,
   OWNER,
@@ -95,6 +96,11 @@ export interface Assembler {
   pendingSpans(): number;
   /** True while the trace has spans waiting for a decision. */
   isPending(traceId: string): boolean;
+  /**
+   * True while an invocation naming this conversation waits for its interaction's decision: a turn
+   * of it is on its way, so the conversation is not closed yet.
+   */
+  hasPendingConversation(conversationId: string): boolean;
   readonly stats: AssemblerStats;
 }
 
@@ -108,6 +114,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   const decided = new Map<string, { members: DecidedMembers; at: number }>();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
+  const conversations = createPendingConversations();
   let lastBucket = -1;
   /** The clock time of the first call: times inside count from it, so they are small integers. */
   let epoch: number | undefined;
@@ -128,12 +135,13 @@ export function createAssembler(options: AssemblerOptions): Assembler {
 
   const bucketOf = (time: number) => Math.ceil(time / granularity);
 
-  // One Invocation object per (dialect, agent identity): every trace of an agent shares it.
+  // One Invocation object per (dialect, agent identity, conversation): the traces of an agent share it.
   const invocations = new Map<string, Invocation>();
   const classified = (span: SpanHead): Invocation | undefined => {
     const invocation = classify(span);
     if (!invocation) return undefined;
-    const key = `${invocation.dialect}\u0000${invocation.agentIdentity ?? ''}\u0000${invocation.agentIdentity === undefined}`;
+    const { dialect, agentIdentity, conversationId } = invocation;
+    const key = JSON.stringify([dialect, agentIdentity ?? null, conversationId ?? null]);
     const known = invocations.get(key);
     if (known) return known;
     if (invocations.size < MAX_SHARED_INVOCATIONS) invocations.set(key, invocation);
@@ -197,6 +205,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       const parent = hasRemoteParent(span) ? undefined : span.parentSpanId;
       // Milliseconds after the trace's first span: a small integer.
       addSpan(trace, span.spanId, parent, Math.min(now - trace.firstArrival, 0x7fffffff), classified(span));
+      conversations.count(trace, spansOf(trace) - 1);
       trace.lastArrival = now;
       pendingSpanCount++;
       touched.add(trace);
@@ -256,6 +265,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
           ownership.unowned.map((span) => spanIdAt(trace, span)),
         );
       }
+      for (const span of [...(trace.conversationSpans ?? [])]) conversations.uncount(trace, span);
       pending.delete(trace.traceId);
       pendingSpanCount -= spansOf(trace);
       rememberDecided(trace, now);
@@ -310,7 +320,10 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     });
     trace.interactions ??= [];
     const owner = trace.interactions.push(interactionId) - 1;
-    for (const span of members) trace.spans[span * SPAN_FIELDS + OWNER] = owner;
+    for (const span of members) {
+      trace.spans[span * SPAN_FIELDS + OWNER] = owner;
+      conversations.uncount(trace, span);
+    }
     stats.completed[completion]++;
   }
 
@@ -362,6 +375,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     flushAll,
     pendingTraces: () => pending.size,
     isPending: (traceId) => pending.has(traceId),
+    hasPendingConversation: conversations.has,
     pendingSpans: () => pendingSpanCount,
     stats,
   };

@@ -3,7 +3,7 @@
  * mix of dialects. Runs once per completed interaction; see README.md for the field-by-field rules.
  */
 import { interactionIdOf, type InteractionRecord, type Message, type Usage } from '../../../src/model/records.ts';
-import { nanosToIso, type AttributeValue, type Attributes, type SpanData } from '../../model/span.ts';
+import { nanosToIso, type AttributeValue, type SpanData } from '../../model/span.ts';
 import {
   AGENT_NAME,
   AI_MODEL_ID,
@@ -11,9 +11,9 @@ import {
   AI_OPERATION_ID,
   AI_RESPONSE_FINISH_REASON,
   AI_TELEMETRY_FUNCTION_ID,
-  AI_TELEMETRY_METADATA_SESSION_ID,
   DEPLOYMENT_ENVIRONMENT_NAME,
   ERROR_TYPE,
+  EVALON_CONVERSATION_ENDED,
   EVALON_PREFIX,
   EVALUATION_ID_ATTRIBUTE,
   GEN_AI_AGENT_DESCRIPTION,
@@ -32,13 +32,13 @@ import {
   SERVICE_NAME,
   SERVICE_VERSION,
   SESSION_ID,
-  TRACELOOP_ASSOCIATION_PROPERTIES_SESSION_ID,
   TRACELOOP_ENTITY_NAME,
   TRACELOOP_SPAN_KIND,
   TRACELOOP_WORKFLOW_NAME,
   USER_ID,
 } from '../../../src/model/attributes.ts';
 import { agentIdOf, classifyInvocation, dialectAgentName, rolesOf } from './classify.ts';
+import { conversationIdOf } from './conversation-id.ts';
 import { exceptionMessageOf, str } from './dialects/attribute-values.ts';
 import { textOf } from './dialects/messages.ts';
 import { readSpan } from './dialects/read-span.ts';
@@ -78,6 +78,8 @@ export const RECORD_ATTRIBUTES: readonly string[] = [
   GEN_AI_CONVERSATION_ID,
   GEN_AI_OUTPUT_TYPE,
   ERROR_TYPE,
+  // Always copied (not only as one of the capped evalon.* keys): it ends the conversation.
+  EVALON_CONVERSATION_ENDED,
   OPENINFERENCE_SPAN_KIND,
   AGENT_NAME,
   SESSION_ID,
@@ -102,14 +104,6 @@ export const RECORD_RESOURCE_ATTRIBUTES: readonly string[] = [
 ];
 const MAX_ATTRIBUTE_STRING = 1024;
 const MAX_PREFIXED_ATTRIBUTES = 32;
-
-/** Conversation id keys, in order: semconv, OpenInference, Traceloop, Vercel AI SDK metadata. */
-const CONVERSATION_KEYS = [
-  GEN_AI_CONVERSATION_ID,
-  SESSION_ID,
-  TRACELOOP_ASSOCIATION_PROPERTIES_SESSION_ID,
-  AI_TELEMETRY_METADATA_SESSION_ID,
-] as const;
 
 export function buildInteractionRecord(input: InteractionSpans): InteractionRecord {
   const { root } = input;
@@ -273,14 +267,6 @@ function latestEnding(views: SpanView[]): SpanView | undefined {
 
 function byEndDescending(a: SpanView, b: SpanView): number {
   return b.span.endTimeUnixNano - a.span.endTimeUnixNano;
-}
-
-function conversationIdOf(attributes: Attributes): string | undefined {
-  for (const key of CONVERSATION_KEYS) {
-    const value = str(attributes, key);
-    if (value !== undefined) return value;
-  }
-  return undefined;
 }
 
 function selectedAttributes(root: SpanData): Record<string, unknown> {

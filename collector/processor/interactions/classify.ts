@@ -23,6 +23,7 @@ import {
   TRACELOOP_ENTITY_NAME,
   TRACELOOP_SPAN_KIND,
 } from '../../../src/model/attributes.ts';
+import { CONVERSATION_KEYS, conversationIdOf } from './conversation-id.ts';
 import { dialectOf, roleIn, type Dialect } from './dialects/dialect.ts';
 
 export type { Dialect } from './dialects/dialect.ts';
@@ -34,6 +35,8 @@ export interface Invocation {
    * nested in another with no identity, or the same one, belongs to the enclosing interaction.
    */
   agentIdentity?: string;
+  /** The conversation the invocation names itself part of (the conversation tracker waits for it). */
+  conversationId?: string;
 }
 
 /**
@@ -54,6 +57,7 @@ export const CLASSIFIED_ATTRIBUTES: ReadonlySet<string> = new Set([
   AGENT_NAME,
   TRACELOOP_ENTITY_NAME,
   AI_TELEMETRY_FUNCTION_ID,
+  ...CONVERSATION_KEYS,
 ]);
 
 /** The resource fallback for an agent that names itself nowhere. */
@@ -66,8 +70,12 @@ export function classifyInvocation(span: SpanHead): Invocation | undefined {
 }
 
 function invocation(dialect: Dialect, span: SpanHead): Invocation {
+  const found: Invocation = { dialect };
   const agentIdentity = identityOf(dialect, span);
-  return agentIdentity === undefined ? { dialect } : { dialect, agentIdentity };
+  if (agentIdentity !== undefined) found.agentIdentity = agentIdentity;
+  const conversationId = conversationIdOf(span.attributes);
+  if (conversationId !== undefined) found.conversationId = conversationId;
+  return found;
 }
 
 /** gen_ai.agent.id, else gen_ai.agent.name, else the dialect's own agent name. */

@@ -1,6 +1,6 @@
 /**
- * `processors.interactions`: when the spans of an interaction are complete, and how many traces
- * may wait in memory.
+ * `processors.interactions`: when the spans of an interaction are complete, how many traces may
+ * wait in memory, and when a conversation without an explicit end is over.
  */
 import { section, whenRead } from '../../config/schema-kit.ts';
 import { count, duration, size } from '../../config/values.ts';
@@ -10,6 +10,8 @@ export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
 /** Received spans kept in memory until recorded: 64 MiB (docs/benchmarks.md, "Ingest"). */
 export const DEFAULT_PENDING_SPANS_MEMORY_BYTES = 64 * 1024 * 1024;
+/** A conversation with no new turn for this long after its last one completed is over. */
+export const DEFAULT_CONVERSATION_IDLE_MS = 900_000;
 
 /** `processors.interactions`, normalised. */
 export interface InteractionsProcessorConfig {
@@ -24,6 +26,8 @@ export interface InteractionsProcessorConfig {
    * are recorded; spans past it are read back from the ledger when their interaction is built.
    */
   pendingSpansMemoryBytes: number;
+  /** `conversation_idle`: a conversation with no turn for this long after its last one is over. */
+  conversationIdleMs: number;
 }
 
 export const interactionsProcessorSchema = section({
@@ -31,6 +35,7 @@ export const interactionsProcessorSchema = section({
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
   pending_spans_memory: size({ allowZero: true }).default(DEFAULT_PENDING_SPANS_MEMORY_BYTES),
+  conversation_idle: duration({ positive: true }).default(DEFAULT_CONVERSATION_IDLE_MS),
 })
   .superRefine(
     (processor, context) => {
@@ -52,5 +57,6 @@ export const interactionsProcessorSchema = section({
       decisionWaitMs: processor.decision_wait,
       maxPendingTraces: processor.max_pending_traces,
       pendingSpansMemoryBytes: processor.pending_spans_memory,
+      conversationIdleMs: processor.conversation_idle,
     }),
   );

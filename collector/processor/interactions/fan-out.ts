@@ -10,5 +10,9 @@ export function createInteractionsFanOut(consumers: readonly InteractionsConsume
     async consumeInteractions(records) {
       for (const consumer of consumers) await consumer.consumeInteractions(records);
     },
+    // Revisions of conversations that are over go to the consumers that take them.
+    async consumeConversations(revisions) {
+      for (const consumer of consumers) await consumer.consumeConversations?.(revisions);
+    },
   };
 }

@@ -8,10 +8,16 @@
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
  * Ticks overlap by one: a tick reads and builds while the previous one writes; writes keep tick order.
+ *
+ * Conversations: the store records each turn with its interaction; after recording a turn that
+ * ends its conversation, and every `conversationScanMs` otherwise, the tick asks the conversation
+ * tracker to close what is over (conversation-tracker.ts), once the interactions decided in the
+ * same tick are recorded.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData, SpanHead } from '../../model/span.ts';
 import type { SpanBatch } from '../../model/span-batch.ts';
+import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
@@ -22,12 +28,29 @@ import { createHeldSpans } from './held-spans.ts';
 import { createRecording, type PreparedTick } from './recording.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
-import type { InteractionsProcessorConfig } from './config.ts';
+import {
+  DEFAULT_CONVERSATION_IDLE_MS,
+  DEFAULT_PENDING_SPANS_MEMORY_BYTES,
+  type InteractionsProcessorConfig,
+} from './config.ts';
+import {
+  createConversationTracker,
+  type ConversationsConsumer,
+  type ConversationTracker,
+} from './conversation-tracker.ts';
 
 /** Batches waiting for the store before the receiver is told to back off. */
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
 /** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
 export const PENDING_HIGH_WATER = 0.9;
+/**
+ * The assembler's timer granularity: a decision falls due at most this much after its settle
+ * window, before the tick that takes it (the verdict lag of an interaction, and of a conversation
+ * its last turn ends, is settle + this + the tick, at most).
+ */
+export const DECISION_GRANULARITY_MS = 25;
+/** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
+export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 
 /** Bounds that have no YAML key (tests tighten them). */
 export interface InteractionsProcessorTuning {
@@ -35,9 +58,11 @@ export interface InteractionsProcessorTuning {
   maxQueuedBatches?: number;
   /** How often completion is checked (default: a quarter of `settle`, 10 to 50 ms). */
   tickMs?: number;
+  /** How often conversations due to end are looked for (default DEFAULT_CONVERSATION_SCAN_MS). */
+  conversationScanMs?: number;
 }
 
-export interface InteractionsConsumer {
+export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
   /** Receives records of interactions new to the ledger (not those re-completed after a restart). */
   consumeInteractions(records: InteractionRecord[]): Promise<void>;
 }
@@ -58,11 +83,18 @@ export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
   ready(): boolean;
   readonly assembler: Assembler;
   readonly stats: InteractionsProcessorStats;
+  /** Closes conversations that are over (its `stats` count them). */
+  readonly conversations: ConversationTracker;
 }
 
 export function createInteractionsProcessor(options: {
-  store: SpanStore & InteractionStore & ReplicaStore;
-  config: InteractionsProcessorConfig & InteractionsProcessorTuning;
+  store: SpanStore &
+    InteractionStore &
+    ReplicaStore &
+    Pick<ConversationStore, 'findDueConversations' | 'closeConversations'>;
+  config: Omit<InteractionsProcessorConfig, 'conversationIdleMs' | 'pendingSpansMemoryBytes'> &
+    Partial<Pick<InteractionsProcessorConfig, 'conversationIdleMs' | 'pendingSpansMemoryBytes'>> &
+    InteractionsProcessorTuning;
   /** Where the interactions new to the ledger go (the evaluation processor, the exporters). */
   next?: InteractionsConsumer;
   clock?: () => number;
@@ -79,6 +111,7 @@ export function createInteractionsProcessor(options: {
     settleMs: config.settleMs,
     decisionWaitMs: config.decisionWaitMs,
     maxPendingTraces: config.maxPendingTraces,
+    granularityMs: DECISION_GRANULARITY_MS,
     onEvict: (traceId, pendingTraces) => {
       const now = clock();
       if (now - lastEvictionLog >= 10_000) {
@@ -100,8 +133,17 @@ export function createInteractionsProcessor(options: {
     tracesSplit: 0,
   };
   const splits = createSplitTraces({ store, logger, clock });
-  const held = createHeldSpans(config.pendingSpansMemoryBytes);
+  const held = createHeldSpans(config.pendingSpansMemoryBytes ?? DEFAULT_PENDING_SPANS_MEMORY_BYTES);
   const recording = createRecording({ store, held, splits, logger, stats, next });
+  const conversations = createConversationTracker({
+    store,
+    idleMs: config.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS,
+    isPending: (conversationId) => assembler.hasPendingConversation(conversationId),
+    ...(next?.consumeConversations ? { next: next as ConversationsConsumer } : {}),
+    logger,
+  });
+  const conversationScanMs = config.conversationScanMs ?? DEFAULT_CONVERSATION_SCAN_MS;
+  let lastConversationScan = Number.NEGATIVE_INFINITY;
   let timer: NodeJS.Timeout | undefined;
   let started = false;
   let stopped = false;
@@ -204,6 +246,16 @@ export function createInteractionsProcessor(options: {
     }
   }
 
+  async function closeConversations(now: number, ended: boolean): Promise<void> {
+    if (!ended && now - lastConversationScan < conversationScanMs) return;
+    lastConversationScan = now;
+    try {
+      await conversations.check(now, { turnEnded: ended });
+    } catch (error) {
+      logger.error(`interactions: closing conversations that are over failed: ${String(error)} (retrying)`);
+    }
+  }
+
   function tick(): Promise<void> {
     if (ticking) return ticking;
     const [older, newer] = writes;
@@ -213,26 +265,32 @@ export function createInteractionsProcessor(options: {
     });
     const run = (async () => {
       let decided: Set<string> | undefined;
+      let now = clock();
+      let ended = false;
       try {
         // At most one tick's writes wait behind another's: a slow ledger slows ticks down.
         await older;
-        const decisions = assembler.collectDue(clock());
+        now = clock();
+        const decisions = assembler.collectDue(now);
         decided = new Set([...decisions.releasedTraces, ...decisions.interactions.map((d) => d.traceId)]);
         countRecording(decided, 1);
         const ready: PreparedTick = await recording.prepare(decisions);
         prepared();
         await newer;
-        await recording.commit(ready, (traceIds) => {
+        ended = await recording.commit(ready, (traceIds) => {
           countRecording(decided!, -1);
           decided = undefined;
           return release(traceIds);
         });
+        stats.evictedTraces = assembler.stats.evictedTraces;
       } catch (error) {
         logger.error(`interactions: completing interactions failed: ${String(error)}`);
       } finally {
         prepared();
         if (decided) countRecording(decided, -1);
       }
+      // Once this tick's interactions are recorded (and those of every tick before it).
+      await closeConversations(now, ended);
     })();
     writes = [newer, run];
     ticking = run;
@@ -249,6 +307,7 @@ export function createInteractionsProcessor(options: {
     tick,
     assembler,
     stats,
+    conversations,
     ready: () => started && !stopped,
     async start() {
       if (started) return;

@@ -9,6 +9,7 @@
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
+import { endsConversation } from '../../ledger/conversation-store.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore, TracesElsewhere } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
@@ -36,8 +37,11 @@ export interface RecordingStats {
 
 export interface Recording {
   prepare(decisions: Decisions): Promise<PreparedTick>;
-  /** `release` releases the tick's released traces once its records are stored. */
-  commit(prepared: PreparedTick, release: (traceIds: string[]) => Promise<void>): Promise<void>;
+  /**
+   * `release` releases the tick's released traces once its records are stored. Resolves true when
+   * a new interaction ended its conversation (the processor then closes it at once).
+   */
+  commit(prepared: PreparedTick, release: (traceIds: string[]) => Promise<void>): Promise<boolean>;
 }
 
 export function createRecording(options: {
@@ -102,7 +106,7 @@ export function createRecording(options: {
   async function commit(
     { records, kept, elsewhere, releasedTraces }: PreparedTick,
     release: (traceIds: string[]) => Promise<void>,
-  ): Promise<void> {
+  ): Promise<boolean> {
     const stored = records.length > 0 ? await store.putInteractions(records) : new Set<string>();
     const late = [...kept.values()].flat();
     if (late.length > 0) {
@@ -119,6 +123,7 @@ export function createRecording(options: {
     stats.interactions += fresh.length;
     stats.interactionsFailed += fresh.filter((record) => record.failed).length;
     if (fresh.length > 0 && next) await next.consumeInteractions(fresh);
+    return fresh.some((record) => record.conversationId !== undefined && endsConversation(record.attributes));
   }
 
   return { prepare, commit };

@@ -46,6 +46,11 @@ export interface TraceState {
   /** Times are ms after the assembler's epoch: small integers. */
   firstArrival: number;
   lastArrival: number;
+  /**
+   * Invocation spans (indices) that name a conversation and whose interaction is not decided yet:
+   * the assembler counts them as that conversation's pending turns.
+   */
+  conversationSpans: number[] | undefined;
   /** When this trace is next due for a check, or undefined when not scheduled. */
   dueAt: number | undefined;
   /** The timer bucket holding this trace's next check. */
@@ -61,6 +66,7 @@ export function newTrace(traceId: string, now: number, decided: DecidedMembers |
     index: undefined,
     interactions: undefined,
     decided,
+    conversationSpans: undefined,
     firstArrival: now,
     lastArrival: now,
     dueAt: undefined,

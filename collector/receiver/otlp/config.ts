@@ -6,7 +6,10 @@
  */
 import { section } from '../../config/schema-kit.ts';
 import { listenEndpoint, size, text } from '../../config/values.ts';
+import { serverTlsSchema, type ServerTlsConfig } from '../../security/tls-config.ts';
+import type { ServerTlsOptions } from '../../security/tls-files.ts';
 import { otlpGrpcReceiverSchema, type OtlpGrpcReceiverConfig } from './grpc/config.ts';
+import type { RefusalReason } from './refusals.ts';
 
 export const DEFAULT_OTLP_HTTP_HOST = '127.0.0.1';
 export const DEFAULT_OTLP_HTTP_PORT = 4318;
@@ -27,10 +30,16 @@ export interface OtlpHttpReceiverConfig {
   maxRequestBodyBytes: number;
   /** `auth.bearer_token`: when set, requests need `Authorization: Bearer <token>` (401). */
   bearerToken?: string;
+  /** `tls`: serve HTTPS (mutual TLS with `client_ca_file`). */
+  tls?: ServerTlsConfig;
 }
 
-/** What the HTTP server takes: its configuration, and bounds that have no YAML key. */
-export interface OtlpReceiverConfig extends OtlpHttpReceiverConfig {
+/**
+ * What the HTTP server takes: its configuration with the TLS files read (the factory reads them at
+ * startup), and bounds that have no YAML key.
+ */
+export interface OtlpReceiverConfig extends Omit<OtlpHttpReceiverConfig, 'tls'> {
+  tls?: ServerTlsOptions;
   /** Above this many request bytes in flight, new requests get 429 (default 256 MiB). */
   maxInFlightBytes?: number;
   /** Default 10 s; see DEFAULT_SHUTDOWN_GRACE_MS. */
@@ -46,6 +55,8 @@ export interface OtlpProtocolsConfig {
 export interface OtlpReceiverHooks {
   /** Called once a request's spans are stored (after `next.consume` resolved). */
   onReceived?(accepted: number, rejected: number): void;
+  /** Called for each refusal: a whole request (its spans, or 1 when not decoded) or spans refused one by one. */
+  onRefused?(reason: RefusalReason, spans: number): void;
   logger?: { warn(message: string): void };
 }
 
@@ -53,11 +64,13 @@ const httpSchema = section({
   endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_HTTP_HOST, port: DEFAULT_OTLP_HTTP_PORT }),
   max_request_body_size: size().default(DEFAULT_MAX_REQUEST_BODY_BYTES),
   auth: section({ bearer_token: text().optional() }),
+  tls: serverTlsSchema.optional(),
 }).transform(
   (http): OtlpHttpReceiverConfig => ({
     ...http.endpoint,
     maxRequestBodyBytes: http.max_request_body_size,
     ...(http.auth.bearer_token !== undefined ? { bearerToken: http.auth.bearer_token } : {}),
+    ...(http.tls !== undefined ? { tls: http.tls } : {}),
   }),
 );
 

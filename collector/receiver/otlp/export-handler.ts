@@ -27,6 +27,7 @@ import {
 import { reply, replyStatus } from './http-reply.ts';
 import type { InFlightBudget } from './in-flight-budget.ts';
 import { readBody } from './read-body.ts';
+import { refusalReasonOfStatus } from './refusals.ts';
 
 export const TRACES_PATH = '/v1/traces';
 /** Retry-After when the receiver is full of requests: they drain within about a second. */
@@ -54,8 +55,11 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
     const format = formatOfContentType(contentType);
     // Answers use the request's encoding when it has a known one, JSON otherwise.
     const answerFormat: OtlpFormat = format ?? 'json';
-    const refuse = (httpStatus: number, code: number, message: string, headers?: Record<string, string>) =>
-      replyStatus(req, res, httpStatus, answerFormat, { code, message }, headers);
+    /** Answers a refusal and counts it: `spans` refused (1 when the body was not decoded). */
+    const refuse = (httpStatus: number, code: number, message: string, headers?: Record<string, string>, spans = 1) => {
+      hooks.onRefused?.(refusalReasonOfStatus(httpStatus), spans);
+      return replyStatus(req, res, httpStatus, answerFormat, { code, message }, headers);
+    };
 
     const path = pathOf(req.url);
     if (path !== TRACES_PATH) {
@@ -146,6 +150,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
         body = undefined; // the batch holds what it needs; let the raw body go while it is stored
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;
+        hooks.onRefused?.('bad_request', 1);
         return await replyStatus(req, res, 400, format, {
           code: RpcCode.INVALID_ARGUMENT,
           message: error.message,
@@ -163,6 +168,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
         }
       }
       hooks.onReceived?.(batch.spanCount, rejectedSpans);
+      if (rejectedSpans > 0) hooks.onRefused?.('bad_request', rejectedSpans);
       const partial = rejectionMessage === undefined ? undefined : { rejectedSpans, errorMessage: rejectionMessage };
       return await reply(req, res, 200, format, encodeExportResponse(format, partial));
     } finally {
@@ -179,13 +185,18 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
           {
             'Retry-After': String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
           },
+          count,
         );
       }
       const what = error instanceof Error ? error.message : String(error);
       hooks.logger?.warn(`otlp receiver: storing ${count} spans failed, answered 503 so the client retries (${what})`);
-      return refuse(503, RpcCode.UNAVAILABLE, 'otlp receiver: the spans could not be stored (retry later)', {
-        'Retry-After': String(RETRY_AFTER_FAILURE_SECONDS),
-      });
+      return refuse(
+        503,
+        RpcCode.UNAVAILABLE,
+        'otlp receiver: the spans could not be stored (retry later)',
+        { 'Retry-After': String(RETRY_AFTER_FAILURE_SECONDS) },
+        count,
+      );
     }
   };
 }

@@ -1,12 +1,14 @@
 /**
- * The OTLP/HTTP trace receiver: a node:http server answering POST /v1/traces (protobuf and JSON,
- * gzip/deflate), handing decoded spans to `next`. It owns transport concerns only: limits,
- * authentication, status codes; what happens to spans is the consumer's business.
+ * The OTLP/HTTP trace receiver: a node:http (or, with `tls`, node:https) server answering
+ * POST /v1/traces (protobuf and JSON, gzip/deflate), handing decoded spans to `next`. It owns
+ * transport concerns only: limits, authentication, TLS, status codes; what happens to spans is the
+ * consumer's business.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Lifecycle, SpanConsumer } from '../../pipeline/consumer.ts';
-import { createBearerCheck } from './bearer-auth.ts';
+import { createBearerCheck } from '../../security/bearer-auth.ts';
+import { createHttpServer } from '../../security/http-server.ts';
 import {
   DEFAULT_MAX_IN_FLIGHT_BYTES,
   DEFAULT_SHUTDOWN_GRACE_MS,
@@ -71,7 +73,7 @@ export function createOtlpReceiver(
       return Promise.reject(new ReceiverStartError('otlp receiver: cannot start after shutdown'));
     starting ??= new Promise<void>((resolve, reject) => {
       // Node's own bounds on slow clients, spelled out: headers within 60 s, a whole request within 5 min.
-      const created = createServer({ requestTimeout: 300_000, headersTimeout: 60_000 }, (req, res) =>
+      const created = createHttpServer(config.tls, { requestTimeout: 300_000, headersTimeout: 60_000 }, (req, res) =>
         track(req, res, false),
       );
       // Answer `Expect: 100-continue` ourselves, so refused requests never get to send their body.

@@ -56,6 +56,8 @@ export interface RunScenarioOptions {
   onEntry?: (entry: JudgeTranscriptEntry) => void;
   /** Each evaluated-agent step, for telemetry (see telemetry/otlp-telemetry.ts). */
   onAgentTurn?: (turn: SimulationAgentTurn) => void;
+  /** The simulation of the run is over (before judging), however it ended: telemetry ends its conversation. */
+  onRunEnd?: (runId: string) => void;
 }
 
 export interface ScenarioRunResult {
@@ -86,32 +88,37 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const evaluated = evaluatedParticipant(scenario);
   const { agent, kind } = buildAgent(scenario, options, model, context);
 
-  const simulation = await runSimulation({
-    scenario,
-    agent,
-    model,
-    gate,
-    seed: options.seed ?? 0,
-    thinkingDelays: options.thinkingDelays ?? true,
-    ...(options.simulationTimeoutMs !== undefined ? { timeoutMs: options.simulationTimeoutMs } : {}),
-    ...(options.customParticipants ? { customParticipants: options.customParticipants } : {}),
-    ...(options.eventSources ? { eventSources: options.eventSources } : {}),
-    ...(options.onEntry ? { onEntry: options.onEntry } : {}),
-    ...(options.onAgentTurn
-      ? {
-          onAgentTurn: (turn) =>
-            options.onAgentTurn!({
-              ...turn,
-              runId,
-              scenario: scenario.name,
-              trial,
-              agentKind: kind,
-              ...(kind === 'claude' && evaluated.model ? { model: evaluated.model } : {}),
-            }),
-        }
-      : {}),
-    ...(options.modelName ? { modelName: options.modelName } : {}),
-  });
+  let simulation: Awaited<ReturnType<typeof runSimulation>>;
+  try {
+    simulation = await runSimulation({
+      scenario,
+      agent,
+      model,
+      gate,
+      seed: options.seed ?? 0,
+      thinkingDelays: options.thinkingDelays ?? true,
+      ...(options.simulationTimeoutMs !== undefined ? { timeoutMs: options.simulationTimeoutMs } : {}),
+      ...(options.customParticipants ? { customParticipants: options.customParticipants } : {}),
+      ...(options.eventSources ? { eventSources: options.eventSources } : {}),
+      ...(options.onEntry ? { onEntry: options.onEntry } : {}),
+      ...(options.onAgentTurn
+        ? {
+            onAgentTurn: (turn) =>
+              options.onAgentTurn!({
+                ...turn,
+                runId,
+                scenario: scenario.name,
+                trial,
+                agentKind: kind,
+                ...(kind === 'claude' && evaluated.model ? { model: evaluated.model } : {}),
+              }),
+          }
+        : {}),
+      ...(options.modelName ? { modelName: options.modelName } : {}),
+    });
+  } finally {
+    options.onRunEnd?.(runId);
+  }
 
   const maxInputTokens = options.judgeMaxInputTokens ?? scenario.evalMaxInputTokens;
   const judged = await judgeCriteria({

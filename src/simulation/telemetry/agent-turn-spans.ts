@@ -1,15 +1,18 @@
 /**
  * OTel emission: each agent turn becomes an `invoke_agent` span (GenAI semantic conventions) with
  * its tool calls as `execute_tool` children, and the run id as `gen_ai.conversation.id`, so a
- * collector's bound evaluators judge rehearsals like production traffic. Each turn is its own
- * trace, as a production request would be. Content is captured (input and output messages, tool
- * arguments and results) because judging needs it.
+ * collector's bound evaluators judge rehearsals like production traffic: a run is one conversation
+ * of the evaluated agent, and its last turn carries `evalon.conversation.ended = true`, so that
+ * conversation-bound evaluators judge the rehearsal as a whole as soon as it is over. Each turn is
+ * its own trace, as a production request would be. Content is captured (input and output
+ * messages, tool arguments and results) because judging needs it.
  */
 import { context as otelContext, SpanKind, SpanStatusCode, trace as otelTrace, type Tracer } from '@opentelemetry/api';
 import { compactJson } from '../../judge/json-value.ts';
 import type { Action, HistoryEntry, SimulationEvent } from '../agent/agent.ts';
 import {
   ERROR_TYPE,
+  EVALON_CONVERSATION_ENDED,
   EVALON_SIMULATION_RESPOND_IN,
   EVALON_SIMULATION_RUN_ID,
   EVALON_SIMULATION_SCENARIO,
@@ -46,6 +49,8 @@ export interface SimulationAgentTurn {
   endedAt: number;
   action?: Action;
   error?: unknown;
+  /** The run's last turn: its span ends the run's conversation. */
+  endsConversation?: boolean;
 }
 
 export interface AgentTurnSpanOptions {
@@ -80,6 +85,7 @@ export function recordAgentTurn(tracer: Tracer, turn: SimulationAgentTurn, optio
       [EVALON_SIMULATION_SCENARIO]: turn.scenario,
       [EVALON_SIMULATION_TRIAL]: turn.trial,
       [EVALON_SIMULATION_RESPOND_IN]: turn.respondIn,
+      ...(turn.endsConversation ? { [EVALON_CONVERSATION_ENDED]: true } : {}),
     },
   });
   const action = turn.action;

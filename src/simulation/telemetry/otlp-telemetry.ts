@@ -2,6 +2,10 @@
  * Exports agent-turn spans over OTLP/HTTP when `OTEL_EXPORTER_OTLP_ENDPOINT` (or
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The provider is private to the simulation, so it
  * never replaces a global one the host application installed.
+ *
+ * The latest turn of each run is held back until the next one (or the run's end): only then is it
+ * known whether it is the last, whose span ends the run's conversation. `onRunEnd` (the runner
+ * calls it as each run ends) and `shutdown` emit what is held.
  */
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -14,6 +18,8 @@ export const DEFAULT_SERVICE_NAME = 'evalon-simulation';
 
 export interface SimulationTelemetry {
   onAgentTurn(turn: SimulationAgentTurn): void;
+  /** The run is over: its last turn is emitted, ending the run's conversation. */
+  onRunEnd(runId: string): void;
   /** Exports what is buffered. */
   forceFlush(): Promise<void>;
   /** Flushes and stops; safe twice. */
@@ -37,18 +43,36 @@ export function createSimulationTelemetry(
     spanProcessors: [new BatchSpanProcessor({ exporter, scheduledDelayMillis: 1000 })],
   });
   const tracer = provider.getTracer(SIMULATION_SCOPE);
+  /** Each run's latest turn, not emitted yet. */
+  const held = new Map<string, SimulationAgentTurn>();
   let stopped: Promise<void> | undefined;
+  const emit = (turn: SimulationAgentTurn) => {
+    try {
+      recordAgentTurn(tracer, turn, options);
+    } catch {
+      // Telemetry never fails a run.
+    }
+  };
+  const endRun = (runId: string) => {
+    const last = held.get(runId);
+    if (!last) return;
+    held.delete(runId);
+    emit({ ...last, endsConversation: true });
+  };
   return {
     onAgentTurn(turn) {
       if (stopped) return;
-      try {
-        recordAgentTurn(tracer, turn, options);
-      } catch {
-        // Telemetry never fails a run.
-      }
+      const previous = held.get(turn.runId);
+      if (previous) emit(previous);
+      held.set(turn.runId, turn);
+    },
+    onRunEnd(runId) {
+      if (!stopped) endRun(runId);
     },
     forceFlush: () => provider.forceFlush().catch(() => undefined),
     shutdown() {
+      // Runs still held are over: the process is done with them.
+      if (!stopped) for (const runId of [...held.keys()]) endRun(runId);
       stopped ??= provider
         .forceFlush()
         .then(() => provider.shutdown())

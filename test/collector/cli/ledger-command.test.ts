@@ -186,7 +186,11 @@ describe('evalon ledger', () => {
       [['show', 'a', '--agent', 'x'], 'evalon ledger show: --agent applies to list only'],
       [['list', '--api', 'not a url'], 'evalon ledger list: --api must be an http(s) URL (got "not a url")'],
       [['list', '--api', 'ftp://host'], 'evalon ledger list: --api must be an http(s) URL (got "ftp://host")'],
-      [['evaluate'], 'evalon ledger: unknown subcommand "evaluate" (expected list, show or evaluations)'],
+      [
+        ['evaluate'],
+        'evalon ledger: unknown subcommand "evaluate" ' +
+          '(expected list, show, evaluations, conversations or conversation)',
+      ],
     ])('%j is bad input: one line, exit 2', async (args, message) => {
       expect(await run([...args, ...(args.includes('--api') ? [] : ['--api', api])])).toEqual({
         code: 2,

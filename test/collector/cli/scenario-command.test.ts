@@ -197,12 +197,12 @@ describe('evalon scenario from-conversation: what it writes', () => {
       const refused = await run([CONVERSATION, '--api', guarded.url, '--criteria', criteria]);
       expect(refused.code).toBe(1);
       expect(refused.err).toEqual([
-        `evalon scenario from-conversation: the API at ${guarded.url} answered 401: missing or wrong bearer token`,
+        'evalon scenario from-conversation: the API requires a token: pass --token or set EVALON_API_TOKEN',
       ]);
       const allowed = await run([CONVERSATION, '--api', guarded.url, '--token', 's3cret', '--criteria', criteria]);
       expect(allowed.code).toBe(0);
       expect(guarded.requests.at(-1)).toEqual({
-        target: `/api/v1/conversations/${CONVERSATION}/evaluations?agent=support-agent`,
+        target: `/api/v1/conversations/${CONVERSATION}/evaluations?agent=support-agent&include=interactions`,
         authorization: 'Bearer s3cret',
       });
     } finally {

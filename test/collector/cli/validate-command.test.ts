@@ -86,13 +86,15 @@ describe('evalon validate', () => {
     expect(result.code).toBe(2);
     expect(result.out).toEqual([]);
     expect(result.err).toEqual([
-      `warning: ${file}:13:3: service: pipelines has no traces pipeline: the collector receives no spans`,
-      'invalid configuration (4 problems):',
-      `${file}:4:5: processors::interactions: settle must be shorter than decision_wait (settle 45000ms, ` +
+      `warning: ${file}:15:3: service: pipelines has no traces pipeline: the collector receives no spans`,
+      'invalid configuration (5 problems):',
+      `${file}:5:5: processors::interactions: settle must be shorter than decision_wait (settle 45000ms, ` +
         `decision_wait 30000ms)`,
-      `${file}:6:5: processors::interactions: max_pending_traces must be at least 1 (got 0)`,
-      `${file}:8:5: processors::evaluation: concurrency must be at least 1 (got 0)`,
-      `${file}:9:5: processors::evaluation: ledger sets both sqlite and postgres (choose one)`,
+      `${file}:7:5: processors::interactions: max_pending_traces must be at least 1 (got 0)`,
+      `${file}:8:5: processors::interactions: conversation_idle must be a duration such as 500ms, 30s, 5m, ` +
+        `1h30m or 7d, or a number of milliseconds (got string "a while")`,
+      `${file}:10:5: processors::evaluation: concurrency must be at least 1 (got 0)`,
+      `${file}:11:5: processors::evaluation: ledger sets both sqlite and postgres (choose one)`,
     ]);
   });
 
@@ -140,6 +142,40 @@ describe('evalon validate', () => {
     },
   );
 
+  it('reports a binding on conversations whose evaluator judges interactions only, with its YAML path', async () => {
+    const [file] = writeConfigFiles({
+      'otel-config.yaml': [
+        'receivers:',
+        '  otlp:',
+        'processors:',
+        '  interactions:',
+        '  evaluation:',
+        `    modules: [ ${JSON.stringify(join(fixtures, 'modules/evaluators.ts'))} ]`,
+        '    evaluators:',
+        '      interaction-quality-evaluator:',
+        '        agents:',
+        '          support-agent: { trigger: conversation }',
+        '      llm-judge:',
+        '        rubric: Solves the problem.',
+        '        agent-roles:',
+        '          customer-facing: { trigger: conversation }',
+        'service:',
+        '  pipelines:',
+        '    traces: { receivers: [otlp], processors: [interactions, evaluation] }',
+        '',
+      ].join('\n'),
+    });
+    const result = await run([file!]);
+    expect(result.code).toBe(2);
+    expect(result.err).toEqual([
+      'invalid configuration (1 problem):',
+      'processors::evaluation::evaluators::interaction-quality-evaluator::agents::support-agent: trigger ' +
+        'conversation: evaluator "interaction-quality-evaluator" cannot judge a conversation (it judges ' +
+        'interactions; use trigger: interaction, or an evaluator that judges conversations: contains, ' +
+        'criteria-judge, human-review, json-schema, llm-judge, regex, reply-length, tool-call-required)',
+    ]);
+  });
+
   it('validates the shipped configuration', async () => {
     const result = await run([join(root, 'otel-config.yaml')]);
     expect(result).toMatchObject({ code: 0, err: [] });
@@ -184,7 +220,7 @@ describe('evalon validate --json', () => {
     expect(problems).toEqual([
       {
         file,
-        line: 13,
+        line: 15,
         column: 3,
         path: 'service',
         message: 'pipelines has no traces pipeline: the collector receives no spans',
@@ -192,7 +228,7 @@ describe('evalon validate --json', () => {
       },
       {
         file,
-        line: 4,
+        line: 5,
         column: 5,
         path: 'processors::interactions',
         message: 'settle must be shorter than decision_wait',
@@ -201,7 +237,7 @@ describe('evalon validate --json', () => {
       },
       {
         file,
-        line: 6,
+        line: 7,
         column: 5,
         path: 'processors::interactions',
         message: 'max_pending_traces must be at least 1',
@@ -212,6 +248,16 @@ describe('evalon validate --json', () => {
         file,
         line: 8,
         column: 5,
+        path: 'processors::interactions',
+        message:
+          'conversation_idle must be a duration such as 500ms, 30s, 5m, 1h30m or 7d, or a number of milliseconds',
+        severity: 'error',
+        hint: 'got string "a while"',
+      },
+      {
+        file,
+        line: 10,
+        column: 5,
         path: 'processors::evaluation',
         message: 'concurrency must be at least 1',
         severity: 'error',
@@ -219,7 +265,7 @@ describe('evalon validate --json', () => {
       },
       {
         file,
-        line: 9,
+        line: 11,
         column: 5,
         path: 'processors::evaluation',
         message: 'ledger sets both sqlite and postgres',
@@ -261,6 +307,7 @@ describe('evalon validate --json', () => {
     const parsed = JSON.parse(failed!.stdout) as ValidationJson;
     expect(parsed.ok).toBe(false);
     expect(parsed.problems.filter((problem) => problem.severity === 'error').map((problem) => problem.path)).toEqual([
+      'processors::interactions',
       'processors::interactions',
       'processors::interactions',
       'processors::evaluation',
@@ -308,7 +355,7 @@ describe('evaluator properties, through the real CLI', () => {
   const cli = join(root, 'collector/cli/main.ts');
   const failure = (error: { code: number; stdout: string; stderr: string }) => error;
 
-  it('evalon validate reports a bad regex, a missing pattern and an invalid JSON Schema with their paths, exit 2', async () => {
+  it('reports a bad regex, a missing pattern and an invalid JSON Schema with their paths, exit 2', async () => {
     const [file] = writeConfigFiles({ 'otel-config.yaml': yaml });
     const result = await exec(process.execPath, [cli, 'validate', '--config', file!]).then(() => undefined, failure);
     expect({ code: result?.code, stdout: result?.stdout }).toEqual({ code: 2, stdout: '' });

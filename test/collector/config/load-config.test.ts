@@ -44,7 +44,7 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     [
       10,
       'processors::evaluation::evaluators::interaction-quality-evaluator::agents::billing-agent',
-      'trigger must be "interaction"',
+      'trigger must be one of "interaction", "conversation" (got string "message")',
     ],
     [
       10,
@@ -63,10 +63,11 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     ],
   ],
   'ledger-and-timing.yaml': [
-    [4, 'processors::interactions', 'settle must be shorter than decision_wait'],
-    [6, 'processors::interactions', 'max_pending_traces must be at least 1'],
-    [8, 'processors::evaluation', 'concurrency must be at least 1'],
-    [9, 'processors::evaluation', 'ledger sets both sqlite and postgres (choose one)'],
+    [5, 'processors::interactions', 'settle must be shorter than decision_wait'],
+    [7, 'processors::interactions', 'max_pending_traces must be at least 1'],
+    [8, 'processors::interactions', 'conversation_idle must be a duration'],
+    [10, 'processors::evaluation', 'concurrency must be at least 1'],
+    [11, 'processors::evaluation', 'ledger sets both sqlite and postgres (choose one)'],
   ],
   'misplaced-reserved-keys.yaml': [
     [
@@ -151,6 +152,7 @@ describe('loadConfig', () => {
       decisionWaitMs: 30_000,
       maxPendingTraces: 100_000,
       pendingSpansMemoryBytes: 64 * 1024 * 1024,
+      conversationIdleMs: 900_000,
     });
     const { evaluators, ...evaluation } = config.processors.evaluation;
     expect(evaluation).toEqual({
@@ -160,12 +162,14 @@ describe('loadConfig', () => {
       leaseDurationMs: 30_000,
       modules: [join(root, 'examples/evaluators/index.ts')],
       defaults: { evaluator: { enabled: true }, agent: { samplingRatio: 1, triggerOnFailure: false } },
+      agreement: [],
     });
     expect(Object.keys(evaluators)).toEqual(['interaction-quality-evaluator', 'reply-length-evaluator']);
     expect(config.extensions).toEqual({ api: { host: '127.0.0.1', port: 4319 } });
     expect(config.exporters).toEqual({});
     expect(config.service).toEqual({
       extensions: ['api'],
+      telemetry: { logs: { level: 'info', encoding: 'console' } },
       pipelines: {
         traces: { receivers: ['otlp'], processors: ['interactions', 'evaluation'], exporters: [], forward: false },
       },
@@ -275,6 +279,7 @@ describe('loadConfig', () => {
         decisionWaitMs: 90_000,
         maxPendingTraces: 5_000,
         pendingSpansMemoryBytes: 32 * 1024 * 1024,
+        conversationIdleMs: 900_000,
       });
       expect(config.receivers.otlp?.http).toEqual({
         host: '0.0.0.0',

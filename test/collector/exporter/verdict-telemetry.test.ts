@@ -49,8 +49,10 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'Response was accurate and helpful',
     'evalon.evaluation.id': 'eval-1-quality-judge',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'pass',
     'evalon.control.id': 'QA-1',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   fail: {
     'gen_ai.evaluation.name': 'reply-length',
@@ -58,7 +60,9 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'reply of 4 characters is shorter than 20',
     'evalon.evaluation.id': 'eval-2-reply-length',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'fail',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   inconclusive: {
     'gen_ai.evaluation.name': 'tool-call-required',
@@ -66,7 +70,9 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'gen_ai.evaluation.explanation': 'the interaction called no tools and the transcript is empty',
     'evalon.evaluation.id': 'eval-3-tool-call-required',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'inconclusive',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
   failed: {
     'gen_ai.evaluation.name': 'json-schema',
@@ -74,7 +80,9 @@ const EXPECTED: Record<keyof typeof OUTCOMES, Record<string, unknown>> = {
     'error.type': 'MissingConfigPropertyError',
     'evalon.evaluation.id': 'eval-4-json-schema',
     'evalon.interaction.id': INTERACTION_ID,
+    'evalon.evaluation.subject': 'interaction',
     'evalon.evaluation.outcome': 'error',
+    'gen_ai.evaluation.evaluator.version': '1',
   },
 };
 

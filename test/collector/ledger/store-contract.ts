@@ -10,7 +10,10 @@ import type { SpanData } from '../../../collector/model/span.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
 import { receiveTraceRequest } from '../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../fixtures/otlp/realistic-spans.ts';
+import { describeConversationStoreContract } from './conversation-store-contract.ts';
+import { describeEvaluationSkipsContract } from './evaluation-skips-contract.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
+import { describeWaitAndReviewContract } from './wait-and-review-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   store: S;
@@ -350,6 +353,9 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     });
 
     describeEvaluationStoreContract(() => store, reopen);
+    describeWaitAndReviewContract(() => store, reopen);
+    describeConversationStoreContract(() => store, reopen);
+    describeEvaluationSkipsContract(() => store, reopen);
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {

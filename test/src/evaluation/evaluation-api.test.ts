@@ -215,4 +215,18 @@ describe('configValues', () => {
     expect(message(configValues.oneOf(['all', 'any']), 'most')).toBe('must be one of "all", "any" (got string "most")');
     expect(configValues.oneOf(['all', 'any']).safeParse('any').success).toBe(true);
   });
+
+  it('judges interactions unless it declares conversations too, and rejects subjects it does not know', () => {
+    const create = () => ({ evaluate: () => effects.inconclusive('n/a') });
+    expect(defineEvaluator({ id: 'x', create }).subjects).toEqual(['interaction']);
+    expect(defineEvaluator({ id: 'x', subjects: ['conversation', 'interaction'], create }).subjects).toEqual([
+      'conversation',
+      'interaction',
+    ]);
+    expect(() => defineEvaluator({ id: 'x', subjects: [], create })).toThrow(
+      "defineEvaluator(x): subjects must list what the evaluator can judge: 'interaction', 'conversation' or both " +
+        '(got [])',
+    );
+    expect(() => defineEvaluator({ id: 'x', subjects: ['session' as never], create })).toThrow(/got \["session"\]/);
+  });
 });

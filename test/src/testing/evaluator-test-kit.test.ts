@@ -175,7 +175,12 @@ describe('the three outcomes', () => {
       .withConfig({ tone: 'formal' })
       .evaluate(subject, { evaluationId: 'evaluation-9' });
     expect(result.getInconclusiveReason()).toBe('not applicable');
-    expect(seen?.subject).toEqual({ interactionId: 'i-1', agentId: 'support-agent', flowId: 'flow-1' });
+    expect(seen?.subject).toEqual({
+      kind: 'interaction',
+      interactionId: 'i-1',
+      agentId: 'support-agent',
+      flowId: 'flow-1',
+    });
     expect(seen?.evaluationId).toBe('evaluation-9');
     expect(seen?.config().getString('tone')).toBe('formal');
   });

@@ -117,6 +117,9 @@ it('refuses to start with evaluator properties the evaluator does not take, nami
   }).catch((e: unknown) => e);
   expect((error as Error).name).toBe('ConfigError');
   expect((error as Error).message).toMatch(
-    /additional-config\.yaml:6:11: processors::evaluation::evaluators::regex::agents::activity-agent: pattern: is required/,
+    new RegExp(
+      'additional-config\\.yaml:6:11: ' +
+        'processors::evaluation::evaluators::regex::agents::activity-agent: pattern: is required',
+    ),
   );
 });

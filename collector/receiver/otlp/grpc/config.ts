@@ -4,6 +4,8 @@
  */
 import { section } from '../../../config/schema-kit.ts';
 import { count, listenEndpoint, text } from '../../../config/values.ts';
+import { serverTlsSchema, type ServerTlsConfig } from '../../../security/tls-config.ts';
+import type { ServerTlsOptions } from '../../../security/tls-files.ts';
 
 export const DEFAULT_OTLP_GRPC_HOST = '127.0.0.1';
 export const DEFAULT_OTLP_GRPC_PORT = 4317;
@@ -26,10 +28,16 @@ export interface OtlpGrpcReceiverConfig {
   maxRecvMsgBytes: number;
   /** `auth.bearer_token`: when set, calls need `authorization: Bearer <token>` (UNAUTHENTICATED). */
   bearerToken?: string;
+  /** `tls`: serve gRPC over TLS (mutual TLS with `client_ca_file`). */
+  tls?: ServerTlsConfig;
 }
 
-/** What the gRPC server takes: its configuration, and bounds that have no YAML key. */
-export interface GrpcReceiverConfig extends OtlpGrpcReceiverConfig {
+/**
+ * What the gRPC server takes: its configuration with the TLS files read (the factory reads them at
+ * startup), and bounds that have no YAML key.
+ */
+export interface GrpcReceiverConfig extends Omit<OtlpGrpcReceiverConfig, 'tls'> {
+  tls?: ServerTlsOptions;
   /** Above this many request bytes in flight, new calls get UNAVAILABLE (default 256 MiB, as HTTP). */
   maxInFlightBytes?: number;
   /** How long shutdown lets calls finish before it cuts connections (default 10 s, as HTTP). */
@@ -40,10 +48,12 @@ export const otlpGrpcReceiverSchema = section({
   endpoint: listenEndpoint().default({ host: DEFAULT_OTLP_GRPC_HOST, port: DEFAULT_OTLP_GRPC_PORT }),
   max_recv_msg_size_mib: count(1).default(DEFAULT_MAX_RECV_MSG_SIZE_MIB),
   auth: section({ bearer_token: text().optional() }),
+  tls: serverTlsSchema.optional(),
 }).transform(
   (grpc): OtlpGrpcReceiverConfig => ({
     ...grpc.endpoint,
     maxRecvMsgBytes: grpc.max_recv_msg_size_mib * MIB,
     ...(grpc.auth.bearer_token !== undefined ? { bearerToken: grpc.auth.bearer_token } : {}),
+    ...(grpc.tls !== undefined ? { tls: grpc.tls } : {}),
   }),
 );

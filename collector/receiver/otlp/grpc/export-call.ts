@@ -19,6 +19,7 @@ import { createKeyMatcher } from '../../../model/otlp-protobuf/key-matcher.ts';
 import { receiveTraceRequest, type ReceivedTraceRequest } from '../decode.ts';
 import { OtlpDecodeError } from '../errors.ts';
 import type { InFlightBudget } from '../in-flight-budget.ts';
+import type { RefusalReason } from '../refusals.ts';
 import { badRequestTrailers, retryInfoTrailers } from './status-details.ts';
 import type { ExportTraceServiceResponse } from './trace-service.ts';
 
@@ -26,6 +27,14 @@ import type { ExportTraceServiceResponse } from './trace-service.ts';
 const RETRY_AFTER_IN_FLIGHT_SECONDS = 1;
 /** Retry delay when storing failed for a reason the consumer did not classify, or on shutdown. */
 const RETRY_AFTER_FAILURE_SECONDS = 5;
+
+/** The reason each refusing status is counted under (refusals.ts). */
+const REFUSAL_OF_STATUS: Partial<Record<GrpcStatus, RefusalReason>> = {
+  [GrpcStatus.UNAUTHENTICATED]: 'auth',
+  [GrpcStatus.INVALID_ARGUMENT]: 'bad_request',
+  [GrpcStatus.UNAVAILABLE]: 'throttled',
+  [GrpcStatus.RESOURCE_EXHAUSTED]: 'too_large',
+};
 
 export interface ExportCallOptions {
   isAuthorized(authorization: string | undefined): boolean;
@@ -49,12 +58,18 @@ export type ExportCallHandler = (call: ServerUnaryCall<Buffer, ExportTraceServic
 export function createExportCallHandler(options: ExportCallOptions): ExportCallHandler {
   const { budget, next, hooks } = options;
   const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
-  const refuse = (code: GrpcStatus, details: string, metadata?: Metadata): ExportAnswer => ({
-    ok: false,
-    failure: { code, details, ...(metadata ? { metadata } : {}) },
-  });
-  const unavailable = (details: string, retryAfterSeconds: number) =>
-    refuse(GrpcStatus.UNAVAILABLE, details, retryInfoTrailers(GrpcStatus.UNAVAILABLE, details, retryAfterSeconds));
+  /** A refused call, counted: `spans` refused (1 when the message was not decoded). */
+  const refuse = (code: GrpcStatus, details: string, metadata?: Metadata, spans = 1): ExportAnswer => {
+    hooks.onRefused?.(REFUSAL_OF_STATUS[code] ?? 'bad_request', spans);
+    return { ok: false, failure: { code, details, ...(metadata ? { metadata } : {}) } };
+  };
+  const unavailable = (details: string, retryAfterSeconds: number, spans = 1) =>
+    refuse(
+      GrpcStatus.UNAVAILABLE,
+      details,
+      retryInfoTrailers(GrpcStatus.UNAVAILABLE, details, retryAfterSeconds),
+      spans,
+    );
 
   return async function handleExport(call) {
     if (options.isShuttingDown()) {
@@ -103,6 +118,7 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
         }
       }
       hooks.onReceived?.(batch.spanCount, rejectedSpans);
+      if (rejectedSpans > 0) hooks.onRefused?.('bad_request', rejectedSpans);
       const response =
         rejectionMessage === undefined ? {} : { partialSuccess: { rejectedSpans, errorMessage: rejectionMessage } };
       return { ok: true, response };
@@ -114,11 +130,15 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
   /** The spans were not stored: UNAVAILABLE, which OTLP exporters retry (after RetryInfo's delay). */
   function refuseUnstored(error: unknown, count: number): ExportAnswer {
     if (error instanceof BackpressureError)
-      return unavailable(`otlp grpc receiver: ${error.message}`, error.retryAfterSeconds);
+      return unavailable(`otlp grpc receiver: ${error.message}`, error.retryAfterSeconds, count);
     const what = error instanceof Error ? error.message : String(error);
     hooks.logger?.warn(
       `otlp grpc receiver: storing ${count} spans failed, answered UNAVAILABLE so the client retries (${what})`,
     );
-    return unavailable('otlp grpc receiver: the spans could not be stored (retry later)', RETRY_AFTER_FAILURE_SECONDS);
+    return unavailable(
+      'otlp grpc receiver: the spans could not be stored (retry later)',
+      RETRY_AFTER_FAILURE_SECONDS,
+      count,
+    );
   }
 }

@@ -1,8 +1,9 @@
 /**
  * The OTLP/gRPC trace receiver: a grpc-js server with the TraceService (`Export`), handing decoded
  * spans to `next`. It exists for senders that speak only gRPC, above all the OpenTelemetry
- * Collector's `loadbalancing` exporter that spreads traces over Evalon replicas. Insecure (no TLS),
- * like the HTTP receiver; put TLS in front if the network needs it.
+ * Collector's `loadbalancing` exporter that spreads traces over Evalon replicas. Plaintext, or TLS
+ * with `tls` (mutual TLS with `tls.client_ca_file`: grpc-js refuses a client without a certificate
+ * signed by it during the handshake).
  */
 import {
   Server,
@@ -12,7 +13,7 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import type { Lifecycle, SpanConsumer } from '../../../pipeline/consumer.ts';
-import { createBearerCheck } from '../bearer-auth.ts';
+import { createBearerCheck } from '../../../security/bearer-auth.ts';
 import { DEFAULT_MAX_IN_FLIGHT_BYTES, DEFAULT_SHUTDOWN_GRACE_MS, type OtlpReceiverHooks } from '../config.ts';
 import { ReceiverStartError } from '../errors.ts';
 import { createInFlightBudget } from '../in-flight-budget.ts';
@@ -74,7 +75,14 @@ export function createOtlpGrpcReceiver(
         'grpc.max_receive_message_length': config.maxRecvMsgBytes,
       });
       created.addService(traceServiceDefinition, { Export: exportTraces });
-      created.bindAsync(hostPort(config.host, config.port), ServerCredentials.createInsecure(), (error, port) => {
+      const credentials = config.tls
+        ? ServerCredentials.createSsl(
+            config.tls.ca ?? null,
+            [{ private_key: config.tls.key, cert_chain: config.tls.cert }],
+            config.tls.requestCert,
+          )
+        : ServerCredentials.createInsecure();
+      created.bindAsync(hostPort(config.host, config.port), credentials, (error, port) => {
         if (error !== null) {
           reject(
             new ReceiverStartError(

@@ -60,12 +60,16 @@ describe('PostgreSQL store', () => {
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'conversation_revisions',
+      'conversation_turns',
+      'conversations',
       'evaluation_queue',
       'evaluations',
       'interactions',
       'late_spans',
       'pending_spans',
       'replicas',
+      'reviews',
       'schema_version',
     ]);
     const lease = await query(

@@ -66,6 +66,7 @@ describe('loading evaluator modules', () => {
     expect(registry.ids()).toEqual([
       'contains',
       'criteria-judge',
+      'human-review',
       'json-schema',
       'llm-judge',
       'politeness',
@@ -112,7 +113,7 @@ describe('loading evaluator modules', () => {
         'or by a module in processors::evaluation::modules (did you mean "politeness"?)',
       'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is ' +
         'defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, ' +
-        'criteria-judge, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
+        'criteria-judge, human-review, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
     ]);
   });
 
@@ -141,6 +142,29 @@ describe('the collector at startup', () => {
         `API key for the judge`,
     );
     expect(errors.join('\n')).toContain('processors::evaluation::evaluators::quality: no evaluator with id "quality"');
+  });
+
+  it('refuses to start with an interaction-only evaluator bound on conversations, naming the binding', async () => {
+    const configFile = join(dir, 'conversation-binding.yaml');
+    writeFileSync(
+      configFile,
+      testConfigYaml(dir).replace(
+        '  evaluation:\n',
+        '  evaluation:\n    modules: [ ./good.ts ]\n    evaluators:\n      politeness:\n        agents:\n' +
+          '          support-agent: { trigger: interaction }\n        agent-roles:\n' +
+          '          customer-facing: { trigger: conversation }\n',
+      ),
+    );
+    const errors: string[] = [];
+    const code = await main(['collector', '--config', configFile], { out: () => {}, err: (line) => errors.push(line) });
+    expect(code).toBe(2);
+    expect(errors.join('\n').split('\n')).toEqual([
+      'invalid configuration (1 problem):',
+      'processors::evaluation::evaluators::politeness::agent-roles::customer-facing: trigger conversation: ' +
+        'evaluator "politeness" cannot judge a conversation (it judges interactions; use trigger: interaction, or ' +
+        'an evaluator that judges conversations: contains, criteria-judge, human-review, json-schema, llm-judge, ' +
+        'regex, reply-length, tool-call-required)',
+    ]);
   });
 
   it('names the file and Node’s own error for a module with a syntax error (the real CLI)', () => {

@@ -152,11 +152,20 @@ it('waits out a 529 outage and completes every evaluation ' +
   await pollUntil(() => setup.runtime.stats.deferred === queued.length || undefined, { timeoutMs: 20_000 });
   const duringOutage = setup.model.requests.length;
   expect(setup.recorded).toEqual([]);
-  // Still waiting a little later: they back off and try again, and nothing is recorded.
+  // Still waiting a little later: they back off and run again, and nothing is recorded. The judge
+  // model's circuit opened after 5 failures, so the runs again are refused without a request.
+  const started = setup.runtime.stats.started;
   await setup.clock.advance(1_000);
-  await pollUntil(() => setup.model.requests.length >= duringOutage + queued.length || undefined, {
-    timeoutMs: 20_000,
-  });
+  await pollUntil(
+    () =>
+      (setup.runtime.stats.started >= started + queued.length && setup.runtime.stats.deferred === queued.length) ||
+      undefined,
+    { timeoutMs: 20_000 },
+  );
+  expect(setup.model.requests).toHaveLength(duringOutage);
+  expect(setup.runtime.stats.judgeCircuits).toEqual([
+    { baseURL: setup.model.baseURL, model: 'claude-sonnet-4-6', state: 'open' },
+  ]);
   expect(setup.recorded).toEqual([]);
   outage = false;
   await setup.clock.advanceUntil(setup.runtime.idle());

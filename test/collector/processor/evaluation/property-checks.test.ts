@@ -51,6 +51,9 @@ async function check(evaluators: string, options: { module?: string } = {}): Pro
   }
 }
 
+/** The evaluator API's entry, as an evaluator module imports it. */
+const EVALUATION_ENTRY = join(import.meta.dirname, '../../../../src/evaluation/index.ts');
+
 describe('evaluator property checks', () => {
   it('reports a bad value written on a binding at that binding, with its line', async () => {
     expect(
@@ -188,7 +191,7 @@ describe('evaluator property checks', () => {
   it('checks a module evaluator with its own schema, and leaves one without a schema to run time', async () => {
     const module = [
       "import * as z from 'zod';",
-      `import { defineEvaluator, effects, Evaluation } from ${JSON.stringify(join(import.meta.dirname, '../../../../src/evaluation/index.ts'))};`,
+      `import { defineEvaluator, effects, Evaluation } from ${JSON.stringify(EVALUATION_ENTRY)};`,
       'const create = () => ({ evaluate: () => effects.complete(Evaluation.passed("ok")) });',
       'export const strict = defineEvaluator({',
       "  id: 'politeness',",

@@ -253,7 +253,10 @@ describe('outcome recording', () => {
       recording.recordAttempt(outcome('c', 'failed')),
       recording.recordAttempt(outcome('d', 'inconclusive')),
       recording.recordAttempt(outcome('dup', 'passed')),
-      recording.recordAbandoned({ ...queued(9), attempts: 3 }, 'QA-1'),
+      recording.recordAbandoned(
+        { ...queued(9), attempts: 3 },
+        { settings: { controlId: 'QA-1' }, definition: undefined },
+      ),
     ]);
     expect(recording.stats()).toEqual({
       recorded: 5,

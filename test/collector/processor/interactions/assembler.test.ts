@@ -12,7 +12,12 @@ import { agentSpan, span, spanId, TRACE_A, TRACE_B } from './helpers/span-builde
 function classify(s: SpanHead): Invocation | undefined {
   if (s.attributes['gen_ai.operation.name'] !== 'invoke_agent') return undefined;
   const id = s.attributes['gen_ai.agent.id'];
-  return { dialect: 'semconv', agentIdentity: typeof id === 'string' ? id : undefined };
+  const conversationId = s.attributes['gen_ai.conversation.id'];
+  return {
+    dialect: 'semconv',
+    agentIdentity: typeof id === 'string' ? id : undefined,
+    ...(typeof conversationId === 'string' ? { conversationId } : {}),
+  };
 }
 
 function assembler(overrides: Partial<AssemblerOptions> = {}) {
@@ -234,5 +239,21 @@ describe('interaction assembly', () => {
     a.add([agentSpan({ id: 2, parent: 1 })], 0);
     expect(a.flushAll(5).interactions).toMatchObject([{ completion: 'timeout' }]);
     expect(a.pendingTraces()).toBe(0);
+  });
+
+  it('knows which conversations have a turn pending, until the turn is decided or its trace released', () => {
+    const a = assembler();
+    const inConversation = { 'gen_ai.conversation.id': 'c-1' };
+    a.add([agentSpan({ id: 1, agent: 'x', attributes: inConversation })], 0);
+    a.add([agentSpan({ traceId: TRACE_B, id: 1, agent: 'x', attributes: inConversation })], 500);
+    // Trace B waits for a missing parent of its tool span: its turn stays pending.
+    a.add([span({ traceId: TRACE_B, id: 3, parent: 2 })], 500);
+    expect(a.hasPendingConversation('c-1')).toBe(true);
+    expect(a.hasPendingConversation('c-2')).toBe(false);
+    expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
+    expect(a.hasPendingConversation('c-1')).toBe(true);
+    // Past decision_wait the trace is decided as a timeout: nothing of c-1 is pending any more.
+    expect(ids(a.collectDue(31_000))).toEqual([id(1, TRACE_B)]);
+    expect(a.hasPendingConversation('c-1')).toBe(false);
   });
 });

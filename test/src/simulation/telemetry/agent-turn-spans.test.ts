@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { ExportResultCode } from '@opentelemetry/core';
+import { InMemorySpanExporter, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSimulateCommand } from '../../../../collector/cli/simulate-command.ts';
 import { runScenario } from '../../../../src/simulation/run/run-scenario.ts';
@@ -42,6 +43,7 @@ describe('OTel emission of agent turns', () => {
       model: model.client,
       thinkingDelays: false,
       onAgentTurn: (turn) => telemetry.onAgentTurn(turn),
+      onRunEnd: (runId) => telemetry.onRunEnd(runId),
     });
     await telemetry.forceFlush();
     const spans = exporter.getFinishedSpans();
@@ -58,6 +60,8 @@ describe('OTel emission of agent turns', () => {
       'gen_ai.conversation.id': result.runId,
       'evalon.simulation.scenario': 'reschedule_flight',
       'evalon.simulation.respond_in': 'support_chat',
+      // The run's only (so last) turn ends its conversation.
+      'evalon.conversation.ended': true,
     });
     expect(JSON.parse(String(turn.attributes['gen_ai.input.messages']))[0]).toEqual({
       role: 'user',
@@ -73,6 +77,56 @@ describe('OTel emission of agent turns', () => {
     }
     expect(JSON.parse(String(tools[0].attributes['gen_ai.tool.call.arguments']))).toEqual({ flight_number: 'AA123' });
     expect(tools[1].attributes['gen_ai.tool.call.result']).toBe('{"error":"Flight NOPE not found"}');
+  });
+
+  it('makes a run one conversation whose last turn ends it, holding each turn until the next is known', async () => {
+    const exported: ReadableSpan[] = [];
+    const exporter: SpanExporter = {
+      export: (spans, done) => {
+        exported.push(...spans);
+        done({ code: ExportResultCode.SUCCESS });
+      },
+      shutdown: async () => {},
+    };
+    const telemetry = createSimulationTelemetry(exporter, { agentId: 'support-agent' });
+    const turn = (runId: string, n: number) => ({
+      runId,
+      scenario: 's',
+      trial: 1,
+      agent: 'agent',
+      respondIn: 'chat',
+      history: [],
+      events: [],
+      startedAt: 1_750_000_000_000 + n * 1000,
+      endedAt: 1_750_000_000_500 + n * 1000,
+      action: { type: 'send' as const, message: { sender: 'agent', content: `reply ${n}` }, toolInteractions: [] },
+    });
+    const spans = () =>
+      exported.map((span) => [
+        span.attributes['gen_ai.conversation.id'],
+        span.attributes['evalon.conversation.ended'] ?? false,
+      ]);
+    telemetry.onAgentTurn(turn('run-1', 1));
+    telemetry.onAgentTurn(turn('run-2', 1));
+    await telemetry.forceFlush();
+    expect(spans()).toEqual([]);
+    telemetry.onAgentTurn(turn('run-1', 2));
+    await telemetry.forceFlush();
+    expect(spans()).toEqual([['run-1', false]]);
+    telemetry.onRunEnd('run-1');
+    telemetry.onRunEnd('unknown-run');
+    await telemetry.forceFlush();
+    expect(spans()).toEqual([
+      ['run-1', false],
+      ['run-1', true],
+    ]);
+    // Shutting down ends the runs still held.
+    await telemetry.shutdown();
+    expect(spans()).toEqual([
+      ['run-1', false],
+      ['run-1', true],
+      ['run-2', true],
+    ]);
   });
 
   it('reads the OTLP endpoint from the environment', () => {

@@ -127,6 +127,8 @@ conversations:
       thinkingDelays: false,
       modelName: 'other',
       onAgentTurn: (turn) => telemetry.onAgentTurn(turn),
+      // The run's last turn is held until its end (it ends the conversation): then it is exported.
+      onRunEnd: (runId) => telemetry.onRunEnd(runId),
     });
     await telemetry.forceFlush();
     const [turn] = exporter.getFinishedSpans().filter((span) => span.name === 'invoke_agent agent');

@@ -1,0 +1,38 @@
+/**
+ * The conversations a pending invocation names: a turn of each is on its way, so the conversation
+ * tracker does not close it yet (`Assembler.hasPendingConversation`). Counted per invocation span
+ * while its interaction is undecided.
+ */
+import { invocationAt, type TraceState } from './trace-state.ts';
+
+export interface PendingConversations {
+  /** Span `span` of `trace` was added: counted when it is an invocation naming a conversation. */
+  count(trace: TraceState, span: number): void;
+  /** Its interaction was decided, or its trace released: its turn is no longer pending here. */
+  uncount(trace: TraceState, span: number): void;
+  has(conversationId: string): boolean;
+}
+
+export function createPendingConversations(): PendingConversations {
+  /** Pending invocation spans per conversation id. */
+  const counts = new Map<string, number>();
+  return {
+    count(trace, span) {
+      const conversationId = invocationAt(trace, span)?.conversationId;
+      if (conversationId === undefined) return;
+      trace.conversationSpans ??= [];
+      trace.conversationSpans.push(span);
+      counts.set(conversationId, (counts.get(conversationId) ?? 0) + 1);
+    },
+    uncount(trace, span) {
+      const at = trace.conversationSpans?.indexOf(span) ?? -1;
+      if (at < 0) return;
+      trace.conversationSpans!.splice(at, 1);
+      const conversationId = invocationAt(trace, span)!.conversationId!;
+      const count = (counts.get(conversationId) ?? 1) - 1;
+      if (count > 0) counts.set(conversationId, count);
+      else counts.delete(conversationId);
+    },
+    has: (conversationId) => counts.has(conversationId),
+  };
+}
