@@ -16,6 +16,7 @@
 import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
+import type { Decisions, InteractionDecision } from './decisions.ts';
 import { resolveOwnership, type Ownership } from './ownership.ts';
 import { createPendingConversations } from './pending-conversations.ts';
 import {
@@ -38,6 +39,8 @@ import {
   type TraceState,
 } from './trace-state.ts';
 
+export type { Decisions, InteractionDecision } from './decisions.ts';
+
 export interface AssemblerOptions {
   settleMs: number;
   decisionWaitMs: number;
@@ -51,26 +54,6 @@ export interface AssemblerOptions {
   granularityMs?: number;
   onEvict?: (traceId: string, pendingTraces: number) => void;
   classify?: (span: SpanHead) => Invocation | undefined;
-}
-
-export interface InteractionDecision {
-  traceId: string;
-  rootSpanId: string;
-  interactionId: string;
-  memberSpanIds: string[];
-  nested: Array<{ spanId: string; interactionId: string }>;
-  flowId?: string;
-  completion: Completion;
-}
-
-export interface Decisions {
-  interactions: InteractionDecision[];
-  /** Traces with nothing left pending: their stored spans can be released. */
-  releasedTraces: string[];
-  /** Spans dropped with their trace because they belonged to no interaction. */
-  unassignedSpans: number;
-  /** Those spans' ids, by released trace (the processor keeps them when the trace was split across replicas). */
-  unassigned: Map<string, string[]>;
 }
 
 export interface AddResult {
@@ -89,7 +72,11 @@ export interface AssemblerStats {
 export interface Assembler {
   /** Adds received spans (their heads: ids, flags and what `classify` reads are enough). */
   add(spans: readonly SpanHead[], now: number): AddResult;
-  collectDue(now: number): Decisions;
+  /**
+   * Decides what is due. With `maxSpans`, stops once the traces checked hold that many spans
+   * (`more` says so); the rest is checked by the next call, first.
+   */
+  collectDue(now: number, maxSpans?: number): Decisions;
   /** Decides every pending trace now (completion `timeout` for what is not structurally complete). */
   flushAll(now: number): Decisions;
   pendingTraces(): number;
@@ -226,7 +213,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   function emptyDecisions(): Decisions {
-    return { interactions: [], releasedTraces: [], unassignedSpans: 0, unassigned: new Map() };
+    return { interactions: [], releasedTraces: [], unassignedSpans: 0, unassigned: new Map(), more: false };
   }
 
   /** Checks one trace; with `force`, decides everything still pending as `timeout`. */
@@ -336,23 +323,38 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
   }
 
-  function collectDue(clockNow: number): Decisions {
+  function collectDue(clockNow: number, maxSpans = Infinity): Decisions {
     const now = sinceEpoch(clockNow);
     const out = emptyDecisions();
     forgetDecided(now);
     evictOverflow(now, out);
     const current = bucketOf(now);
-    if (lastBucket < 0) lastBucket = Math.min(...buckets.keys(), current) - 1;
+    if (lastBucket < 0) lastBucket = Math.min(current, ...buckets.keys()) - 1;
+    let checked = 0;
     for (let bucket = lastBucket + 1; bucket <= current; bucket++) {
       const set = buckets.get(bucket);
       if (!set) continue;
       sweeping = bucket;
       buckets.delete(bucket);
-      for (const traceId of set) {
+      const due = set.values();
+      for (let next = due.next(); !next.done; next = due.next()) {
+        const traceId = next.value;
         const trace = pending.get(traceId);
-        if (!trace || trace.dueAt === undefined || !set.has(traceId) || trace.dueBucket !== bucket) continue;
+        if (!trace || trace.dueAt === undefined || trace.dueBucket !== bucket) continue;
+        if (checked >= maxSpans) {
+          // Over this call's budget: the rest of the bucket is the next call's first.
+          const rest = new Set([traceId, ...due]);
+          const later = buckets.get(bucket);
+          if (later) for (const id of later) rest.add(id);
+          buckets.set(bucket, rest);
+          sweeping = -1;
+          lastBucket = bucket - 1;
+          out.more = true;
+          return out;
+        }
         trace.dueAt = undefined;
         trace.dueBucket = undefined;
+        checked += spansOf(trace);
         check(trace, now, false, out);
       }
     }

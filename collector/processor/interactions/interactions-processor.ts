@@ -49,6 +49,11 @@ export const PENDING_HIGH_WATER = 0.9;
  * its last turn ends, is settle + this + the tick, at most).
  */
 export const DECISION_GRANULARITY_MS = 25;
+/**
+ * Spans a tick decides at most: a backlog (a restart replaying thousands of traces, a burst) is
+ * recorded in ticks of bounded memory and event-loop time, one right after another.
+ */
+export const MAX_TICK_SPANS = 5_000;
 /** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
 export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 
@@ -263,6 +268,7 @@ export function createInteractionsProcessor(options: {
     const preparing = new Promise<void>((resolve) => {
       prepared = resolve;
     });
+    let more = false;
     const run = (async () => {
       let decided: Set<string> | undefined;
       let now = clock();
@@ -271,7 +277,8 @@ export function createInteractionsProcessor(options: {
         // At most one tick's writes wait behind another's: a slow ledger slows ticks down.
         await older;
         now = clock();
-        const decisions = assembler.collectDue(now);
+        const decisions = assembler.collectDue(now, MAX_TICK_SPANS);
+        more = decisions.more;
         decided = new Set([...decisions.releasedTraces, ...decisions.interactions.map((d) => d.traceId)]);
         countRecording(decided, 1);
         const ready: PreparedTick = await recording.prepare(decisions);
@@ -296,6 +303,8 @@ export function createInteractionsProcessor(options: {
     ticking = run;
     void preparing.then(() => {
       if (ticking === run) ticking = undefined;
+      // More was due than one tick takes: the next one starts now, not at the next interval.
+      if (more && !stopped) setImmediate(() => void tick());
     });
     return run;
   }

@@ -234,6 +234,30 @@ describe('interaction assembly', () => {
     expect(a.pendingTraces()).toBe(0);
   });
 
+  it('decides a backlog in calls of a bounded number of spans, the rest first on the next call', () => {
+    const a = assembler();
+    const traces = Array.from({ length: 10 }, (_, i) => (i + 1).toString(16).padStart(32, 'c'));
+    for (const traceId of traces) {
+      a.add(
+        [
+          agentSpan({ id: 1, agent: 'x', traceId }),
+          span({ id: 2, parent: 1, traceId }),
+          span({ id: 3, parent: 1, traceId }),
+        ],
+        0,
+      );
+    }
+    const first = a.collectDue(2_000, 7);
+    expect(first.interactions).toHaveLength(3);
+    expect(first.more).toBe(true);
+    const rest = [first];
+    while (rest.at(-1)!.more) rest.push(a.collectDue(2_000, 7));
+    const decided = rest.flatMap((d) => d.interactions.map((i) => i.traceId));
+    expect(decided).toEqual(traces);
+    expect(rest.at(-1)!.more).toBe(false);
+    expect(a.pendingTraces()).toBe(0);
+  });
+
   it('decides every pending trace on flushAll', () => {
     const a = assembler();
     a.add([agentSpan({ id: 2, parent: 1 })], 0);

@@ -12,10 +12,14 @@ import type { LedgerStore } from '../../../../collector/ledger/store.ts';
 import type { Logger } from '../../../../collector/logger.ts';
 import { createKeyMatcher } from '../../../../collector/model/otlp-protobuf/key-matcher.ts';
 import { spanBatchOf, type SpanBatch } from '../../../../collector/model/span-batch.ts';
-import { createInteractionsProcessor } from '../../../../collector/processor/interactions/interactions-processor.ts';
+import {
+  MAX_TICK_SPANS,
+  createInteractionsProcessor,
+} from '../../../../collector/processor/interactions/interactions-processor.ts';
 import { CLASSIFIED_ATTRIBUTES } from '../../../../collector/processor/interactions/classify.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
 import { agentSpan, span, TRACE_A, TRACE_B } from './helpers/span-builder.ts';
 
 const HEADS = createKeyMatcher(CLASSIFIED_ATTRIBUTES);
@@ -184,6 +188,26 @@ it('keeps a trace’s stored spans while a tick reads them, when a late span of 
   // Once recorded, the tick released the trace, the late span's row with it.
   expect(await h.store.loadTraceSpans(TRACE_A)).toEqual([]);
   expect(await h.store.loadLateSpans(h.handedOn[0][0].interactionId)).toHaveLength(1);
+});
+
+it('records a backlog larger than one tick takes in ticks one right after another', async () => {
+  const h = await harness(64 * 1024 * 1024);
+  // 600 agent traces of 10 spans: more than MAX_TICK_SPANS in one tick.
+  const spans = Array.from({ length: 600 }, (_, t) => {
+    const traceId = `b${t.toString(16).padStart(31, '0')}`;
+    return [
+      agentSpan({ id: 1, agent: 'shop', traceId }),
+      ...Array.from({ length: 9 }, (_, i) => span({ id: 2 + i, parent: 1, traceId })),
+    ];
+  }).flat();
+  expect(spans.length).toBeGreaterThan(MAX_TICK_SPANS);
+  await h.processor.consume(spanBatchOf(spans));
+  h.advance(2_000);
+  await h.processor.tick();
+  expect(h.handedOn.flat().length).toBeLessThan(600);
+  await pollUntil(() => (h.handedOn.flat().length === 600 ? true : undefined), { timeoutMs: 10_000 });
+  expect(h.handedOn.length).toBeGreaterThan(1);
+  expect(new Set(h.handedOn.flat().map((record) => record.traceId)).size).toBe(600);
 });
 
 it('waits for the writes of every tick on shutdown', async () => {
