@@ -3,7 +3,8 @@
  * readiness, the interaction ledger read-only (`/api/v1/interactions`,
  * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
  * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` is the one
- * write), the collector's counters (`/api/v1/stats`) and its pages under `/ui/`. Bodies are JSON;
+ * write), the collector's counters (`/api/v1/stats`) and its pages under `/ui/`. An interaction (or
+ * conversation) pruned by retention while its evaluations are kept answers 410. Bodies are JSON;
  * records use exactly the record type names. A failing handler answers 500, never crashes the
  * collector. With a bearer token, the token gate answers 401 before any route but the health
  * checks is reached (token-gate.ts).
@@ -14,6 +15,7 @@ import { createHttpServer } from '../security/http-server.ts';
 import type { ServerTlsOptions } from '../security/tls-files.ts';
 import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
+import type { LedgerRetention, PrunedInteraction } from '../ledger/ledger-retention.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import { conversationRoutes } from './conversation-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
@@ -32,7 +34,10 @@ export interface ApiServerOptions {
   host: string;
   /** 0 picks a free port; `address()` tells which. */
   port: number;
-  store: InteractionStore & RecordedEvaluations & ConversationStore;
+  store: InteractionStore &
+    RecordedEvaluations &
+    ConversationStore &
+    Pick<LedgerRetention, 'getPrunedInteraction' | 'getPrunedConversation'>;
   /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
   conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
@@ -58,6 +63,21 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
   status,
   body: { error: message, ...extra },
 });
+
+/** 410: the interaction was pruned by the ledger's retention; its evaluations are still listed. */
+function gone(pruned: PrunedInteraction): JsonReply {
+  return error(
+    410,
+    `interaction ${pruned.interactionId} was pruned at ${pruned.prunedAt} (ledger retention); ` +
+      `its evaluations are at /api/v1/interactions/${encodeURIComponent(pruned.interactionId)}/evaluations`,
+    {
+      interactionId: pruned.interactionId,
+      agentId: pruned.agentId,
+      endTime: pruned.endTime,
+      prunedAt: pruned.prunedAt,
+    },
+  );
+}
 
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
@@ -90,9 +110,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     {
       path: /^\/api\/v1\/interactions\/([^/]+)\/evaluations$/,
       get: async ([interactionId]) => {
-        // An unknown interaction is 404; a known one without evaluations (yet) is an empty list.
+        // An unknown interaction is 404; a known one without evaluations (yet) is an empty list; one
+        // pruned while its evaluations are kept lists them.
         const known = await store.existingInteractionIds([interactionId]);
-        if (!known.has(interactionId)) return error(404, `interaction ${interactionId} not found`);
+        if (!known.has(interactionId) && !(await store.getPrunedInteraction(interactionId)))
+          return error(404, `interaction ${interactionId} not found`);
         return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
@@ -101,7 +123,9 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
         const record = await store.getInteraction(interactionId);
-        return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
+        if (record) return { status: 200, body: record };
+        const pruned = await store.getPrunedInteraction(interactionId);
+        return pruned ? gone(pruned) : error(404, `interaction ${interactionId} not found`);
       },
     },
     ...conversationRoutes({

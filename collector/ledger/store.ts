@@ -7,6 +7,7 @@
 import type { ConversationStore } from './conversation-store.ts';
 import type { EvaluationQueue } from './evaluation-queue.ts';
 import type { InteractionStore } from './interaction-store.ts';
+import type { LedgerRetention } from './ledger-retention.ts';
 import type { RecordedEvaluations } from './recorded-evaluations.ts';
 import type { ReplicaStore } from './replica-store.ts';
 import type { SpanStore } from './span-store.ts';
@@ -30,6 +31,21 @@ export type {
   QueuedEvaluation,
 } from './evaluation-queue.ts';
 export type { AgentSummary, InteractionPageQuery, InteractionQuery, InteractionStore } from './interaction-store.ts';
+export type {
+  LedgerRetention,
+  LedgerSize,
+  OpenReviewCheck,
+  PrunableQuery,
+  PrunedConversation,
+  PrunedInteraction,
+  PruneOptions,
+  PruneResult,
+  PruneTally,
+  PruneUnit,
+  PrunedKind,
+  PruningLock,
+  RetainedSubject,
+} from './ledger-retention.ts';
 export type { RecordedEvaluations } from './recorded-evaluations.ts';
 export type { ReplicaStore, TraceElsewhere, TracesElsewhere } from './replica-store.ts';
 export type { LateSpan, SpanStore } from './span-store.ts';
@@ -40,7 +56,8 @@ export interface LedgerStore
     ConversationStore,
     EvaluationQueue,
     RecordedEvaluations,
-    ReplicaStore {
+    ReplicaStore,
+    LedgerRetention {
   /** Safe twice; calls after it reject with "the store is closed". */
   close(): Promise<void>;
 }

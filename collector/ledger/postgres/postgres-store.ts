@@ -28,6 +28,7 @@ import { createConversationStoreMethods } from './conversation-store.ts';
 import { recordTurns } from './conversation-writes.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { createEvaluationSkipMethods } from './evaluation-skips.ts';
+import { createRetentionStoreMethods } from './retention-store.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
@@ -129,6 +130,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createEvaluationStoreMethods(pool, where, run),
     ...createConversationStoreMethods(pool, where, run),
     ...createEvaluationSkipMethods(pool, where, run),
+    ...createRetentionStoreMethods(pool, where, run),
     replicaId,
 
     claimReplica() {

@@ -10,6 +10,9 @@ import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../.
 import { describeConversationStoreContract } from './conversation-store-contract.ts';
 import { describeEvaluationSkipsContract } from './evaluation-skips-contract.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
+import type { SqlReader } from './helpers/ledger-consistency.ts';
+import { describeRetentionContract } from './retention-contract.ts';
+import { describeRetentionConversationsContract } from './retention-conversations-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   store: S;
@@ -17,6 +20,8 @@ export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   reopen(): Promise<S>;
   /** Closes what is still open and removes the storage. */
   cleanup(): Promise<void>;
+  /** Runs one query on the storage directly, beside the store (the consistency checks). */
+  sql: SqlReader;
 }
 
 const byId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId);
@@ -303,6 +308,14 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     describeEvaluationStoreContract(() => store, reopen);
     describeConversationStoreContract(() => store, reopen);
     describeEvaluationSkipsContract(() => store, reopen);
+    describeRetentionContract(
+      () => store,
+      (query) => harness.sql(query),
+    );
+    describeRetentionConversationsContract(
+      () => store,
+      (query) => harness.sql(query),
+    );
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {

@@ -1,0 +1,189 @@
+/**
+ * The retention role of the SQLite store: size and units read on the store's reader connection,
+ * pruning and incremental vacuum sent to the writer (`retention-writes.ts`), dry runs read on the
+ * reader with the same code.
+ *
+ * Size: `usedBytes` is the pages in use ((page_count − freelist_count) × page_size); `freeBytes` the
+ * free pages not yet given back plus the WAL file. The WAL is a log, not data: its size swings with
+ * checkpoints (up to `JOURNAL_SIZE_LIMIT_BYTES` once one has caught up, open-database.ts), and
+ * counting it as used would make pruning chase it. Both are exact and cheap (header reads).
+ */
+import { statSync } from 'node:fs';
+import type { DatabaseSync } from 'node:sqlite';
+import {
+  conversationAfter,
+  interactionAfter,
+  mergePage,
+  normalizePrunableQuery,
+  retentionTimeMs,
+  type StreamRows,
+} from '../core/prune-units.ts';
+import { emptyTally, type LedgerRetention, type PruneTally, type PruneUnit } from '../ledger-retention.ts';
+import { createRetentionWrites, type PruneUnitsResult, type ReclaimResult } from './retention-writes.ts';
+import type { WriterClient } from './writer-client.ts';
+
+/**
+ * How long one prune transaction may hold the writer: ingest writes wait behind it, so it stays
+ * within what an OTLP acknowledgement can afford. Units not reached go in the next one.
+ */
+export const PRUNE_TRANSACTION_BUDGET_MS = 25;
+
+type Row = Record<string, unknown>;
+
+export function createRetentionStoreMethods(
+  db: DatabaseSync,
+  path: string,
+  writer: WriterClient,
+  ensureOpen: () => void,
+): LedgerRetention {
+  const selectInteractions = db.prepare(`
+    SELECT interaction_id, agent_id, end_time_ms FROM interactions i
+    WHERE (end_time_ms, interaction_id) > (?, ?) AND end_time_ms < ?
+      AND NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.interaction_id = i.interaction_id)
+    ORDER BY end_time_ms, interaction_id LIMIT ?`);
+  const selectConversations = db.prepare(`
+    SELECT conversation_id, agent_id, last_activity_ms FROM conversations
+    WHERE (last_activity_ms, conversation_id, agent_id) > (?, ?, ?) AND last_activity_ms < ?
+      AND open = 0 AND pruned_at_ms IS NULL
+    ORDER BY last_activity_ms, conversation_id, agent_id LIMIT ?`);
+  const selectTurnIds = db.prepare(`
+    SELECT interaction_id FROM conversation_turns WHERE conversation_id = ? AND agent_id = ?
+    ORDER BY start_time_ms, interaction_id`);
+  const selectTombstone = db.prepare(
+    'SELECT trace_id, agent_id, end_time_ms, pruned_at_ms FROM pruned_interactions WHERE interaction_id = ?',
+  );
+  const selectPrunedConversation = db.prepare(`
+    SELECT revision, last_activity_ms, pruned_at_ms FROM conversations
+    WHERE conversation_id = ? AND agent_id = ? AND pruned_at_ms IS NOT NULL`);
+  const pragma = (name: string) => Number((db.prepare(`PRAGMA ${name}`).get() as Row)[name]);
+  // A dry run reads with the writer's code on this connection, and deletes nothing.
+  const dryRun = createRetentionWrites(db);
+  let locked = false;
+
+  const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
+
+  function walBytes(): number {
+    if (path === ':memory:') return 0;
+    try {
+      return statSync(`${path}-wal`).size;
+    } catch {
+      return 0; // no WAL file (between connections) is no WAL
+    }
+  }
+
+  return {
+    async measureLedgerSize() {
+      ensureOpen();
+      const pageSize = pragma('page_size');
+      const free = pragma('freelist_count');
+      return { usedBytes: (pragma('page_count') - free) * pageSize, freeBytes: free * pageSize + walBytes() };
+    },
+
+    async findPrunable(query) {
+      ensureOpen();
+      const q = normalizePrunableQuery(query);
+      const interactions = (selectInteractions.all(...interactionAfter(q.cursor), q.beforeMs, q.limit) as Row[]).map(
+        (row) => ({
+          interactionId: String(row.interaction_id),
+          agentId: String(row.agent_id),
+          endMs: Number(row.end_time_ms),
+        }),
+      );
+      const conversations: StreamRows['conversations'] = [];
+      for (const row of selectConversations.all(...conversationAfter(q.cursor), q.beforeMs, q.limit) as Row[]) {
+        const [conversationId, agentId] = [String(row.conversation_id), String(row.agent_id)];
+        const ids = (selectTurnIds.all(conversationId, agentId) as Row[]).map((turn) => String(turn.interaction_id));
+        conversations.push({ conversationId, agentId, endMs: Number(row.last_activity_ms), interactionIds: ids });
+      }
+      return mergePage({ interactions, conversations }, q);
+    },
+
+    async pruneUnits(units, options) {
+      ensureOpen();
+      const request = {
+        op: 'pruneUnits' as const,
+        units: units.map(plainUnit),
+        atMs: retentionTimeMs(options.at, 'at', 'pruneUnits', path),
+        keepEvaluations: options.keepEvaluations,
+        budgetMs: PRUNE_TRANSACTION_BUDGET_MS,
+        dryRun: options.dryRun === true,
+      };
+      if (units.length === 0) return { pruned: [], kept: [], deferred: [], tally: emptyTally() };
+      const result = (options.dryRun ? dryRun(request) : await writer.write(request)) as PruneUnitsResult;
+      return {
+        pruned: result.pruned.map((index) => units[index]),
+        kept: result.kept.map((index) => units[index]),
+        deferred: units.slice(result.reached),
+        tally: result.tally,
+      };
+    },
+
+    async pruneEvaluations(query) {
+      ensureOpen();
+      const beforeMs =
+        query.before === undefined
+          ? Number.MAX_SAFE_INTEGER
+          : retentionTimeMs(query.before, 'before', 'pruneEvaluations', path);
+      const request = { op: 'pruneEvaluations' as const, beforeMs, limit: query.limit, dryRun: query.dryRun === true };
+      return (query.dryRun ? dryRun(request) : await writer.write(request)) as { subjects: number; tally: PruneTally };
+    },
+
+    async reclaimSpace({ maxBytes }) {
+      ensureOpen();
+      const maxPages = Math.floor(maxBytes / pragma('page_size'));
+      const result = (await writer.write({ op: 'reclaimSpace', maxPages })) as ReclaimResult;
+      return { bytes: result.pages * result.pageSize, incremental: result.incremental };
+    },
+
+    async lockPruning() {
+      ensureOpen();
+      // One process per ledger file (the collector's lock file): the lock is this store's alone.
+      if (locked) return undefined;
+      locked = true;
+      return {
+        async release() {
+          locked = false;
+        },
+      };
+    },
+
+    async getPrunedInteraction(interactionId) {
+      ensureOpen();
+      const row = selectTombstone.get(interactionId) as Row | undefined;
+      if (!row) return undefined;
+      return {
+        interactionId,
+        traceId: String(row.trace_id),
+        agentId: String(row.agent_id),
+        endTime: iso(row.end_time_ms),
+        prunedAt: iso(row.pruned_at_ms),
+      };
+    },
+
+    async getPrunedConversation(conversationId, agentId) {
+      ensureOpen();
+      const row = selectPrunedConversation.get(conversationId, agentId) as Row | undefined;
+      if (!row) return undefined;
+      return {
+        conversationId,
+        agentId,
+        revision: Number(row.revision),
+        lastActivity: iso(row.last_activity_ms),
+        prunedAt: iso(row.pruned_at_ms),
+      };
+    },
+  };
+}
+
+/** A unit as plain data (what crosses to the writer thread). */
+function plainUnit(unit: PruneUnit): PruneUnit {
+  return unit.kind === 'interaction'
+    ? { kind: 'interaction', interactionId: unit.interactionId, agentId: unit.agentId, endTime: unit.endTime }
+    : {
+        kind: 'conversation',
+        conversationId: unit.conversationId,
+        agentId: unit.agentId,
+        endTime: unit.endTime,
+        interactionIds: [...unit.interactionIds],
+      };
+}
