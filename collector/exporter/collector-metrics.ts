@@ -17,6 +17,7 @@ import {
   METRIC_EVALUATOR,
   METRIC_FAILED,
   METRIC_EXPORTER,
+  METRIC_KIND,
   METRIC_MODEL,
   METRIC_OUTCOME,
   METRIC_SUBJECT,
@@ -24,6 +25,7 @@ import {
   METRIC_REASON,
   METRIC_SHADOW,
   METRIC_SIGNAL,
+  METRIC_STATE,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
@@ -49,6 +51,10 @@ export interface CollectorMetricSources {
   lateSpans?(): number;
   /** Failed exports so far, by exporter id and signal. */
   exportFailures?(): ReadonlyArray<{ exporter: string; signal: string; count: number }>;
+  /** The ledger's size in bytes, used and free; may read the ledger. */
+  ledgerSize?(): Promise<{ usedBytes: number; freeBytes: number }>;
+  /** Rows retention pruned so far, by kind (monotonic counts). */
+  ledgerPruned?(): ReadonlyArray<{ kind: string; count: number }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -173,6 +179,28 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     .addCallback((result) => {
       for (const { exporter, signal, count } of sources.exportFailures?.() ?? [])
         result.observe(count, { [METRIC_EXPORTER]: exporter, [METRIC_SIGNAL]: signal });
+    });
+
+  meter
+    .createObservableGauge(METRICS.ledgerSize.name, {
+      unit: METRICS.ledgerSize.unit,
+      description: METRICS.ledgerSize.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback(async (result) => {
+      const size = await sources.ledgerSize?.();
+      if (!size) return;
+      result.observe(size.usedBytes, { [METRIC_STATE]: 'used' });
+      result.observe(size.freeBytes, { [METRIC_STATE]: 'free' });
+    });
+  meter
+    .createObservableCounter(METRICS.ledgerPruned.name, {
+      unit: METRICS.ledgerPruned.unit,
+      description: METRICS.ledgerPruned.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { kind, count } of sources.ledgerPruned?.() ?? []) result.observe(count, { [METRIC_KIND]: kind });
     });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);

@@ -144,6 +144,15 @@ export interface OpenReviewCheck {
   isUnderOpenReview(subject: RetainedSubject): Promise<boolean>;
 }
 
+/**
+ * The store's own check, once a role of it (the review store) implements `isUnderOpenReview`:
+ * the service hands it to the pruner, so the review store needs no other wiring.
+ */
+export function openReviewCheckOf(store: object): OpenReviewCheck | undefined {
+  const check = (store as Partial<OpenReviewCheck>).isUnderOpenReview;
+  return typeof check === 'function' ? { isUnderOpenReview: (subject) => check.call(store, subject) } : undefined;
+}
+
 /** Held by the one process pruning a ledger at a time (replicas sharing PostgreSQL take turns). */
 export interface PruningLock {
   release(): Promise<void>;

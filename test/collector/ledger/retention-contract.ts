@@ -245,6 +245,17 @@ export function describeRetentionContract(current: () => LedgerStore, sql: SqlRe
       await consistent();
     });
 
+    it('lets one pruner at a time hold the pruning lock', async () => {
+      const lock = await current().lockPruning();
+      expect(lock).toBeDefined();
+      expect(await current().lockPruning()).toBeUndefined();
+      await lock!.release();
+      await lock!.release();
+      const again = await current().lockPruning();
+      expect(again).toBeDefined();
+      await again!.release();
+    });
+
     it('counts in a dry run exactly what the pass then removes, and removes nothing', async () => {
       const records = [ended(45), ended(40), ended(31), ended(5), ended(0)];
       await recorded(current(), records);
