@@ -191,6 +191,14 @@ export interface LedgerRetention {
    */
   reclaimSpace(query: { maxBytes: number }): Promise<{ bytes: number; incremental: boolean }>;
 
+  /**
+   * SQLite only: rewrites the ledger file (VACUUM) with incremental vacuum on, giving every free
+   * page back at once, so that later prunes give space back in steps. Needs the ledger to itself
+   * (no collector on it) and free disk for a copy of the file: `evalon ledger prune` runs it once
+   * on a file created before incremental vacuum.
+   */
+  compactLedger?(): Promise<{ beforeBytes: number; afterBytes: number }>;
+
   /** Takes the ledger's pruning lock, or resolves undefined when another process holds it. */
   lockPruning(): Promise<PruningLock | undefined>;
 

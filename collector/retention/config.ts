@@ -56,7 +56,7 @@ export const retentionSchema = section({
 const DAY_MS = 86_400_000;
 
 /** Retention periods are written in days: `30d` reads better than formatDuration's `4w2d`. */
-function days(ms: number): string {
+export function days(ms: number): string {
   return ms % DAY_MS === 0 ? `${ms / DAY_MS}d` : formatDuration(ms);
 }
 

@@ -8,7 +8,9 @@
  * checkpoints (up to `JOURNAL_SIZE_LIMIT_BYTES` once one has caught up, open-database.ts), and
  * counting it as used would make pruning chase it. Both are exact and cheap (header reads).
  */
-import { statSync } from 'node:fs';
+import { statfsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import {
   conversationAfter,
@@ -18,6 +20,7 @@ import {
   retentionTimeMs,
   type StreamRows,
 } from '../core/prune-units.ts';
+import { LedgerStoreError } from '../errors.ts';
 import { emptyTally, type LedgerRetention, type PruneTally, type PruneUnit } from '../ledger-retention.ts';
 import { createRetentionWrites, type PruneUnitsResult, type ReclaimResult } from './retention-writes.ts';
 import type { WriterClient } from './writer-client.ts';
@@ -30,11 +33,16 @@ export const PRUNE_TRANSACTION_BUDGET_MS = 25;
 
 type Row = Record<string, unknown>;
 
+/**
+ * `exclusive`: the store writes on its own connection (the inline writer of a command): nothing
+ * else in this process holds the file, so it may be compacted.
+ */
 export function createRetentionStoreMethods(
   db: DatabaseSync,
   path: string,
   writer: WriterClient,
   ensureOpen: () => void,
+  exclusive: boolean,
 ): LedgerRetention {
   const selectInteractions = db.prepare(`
     SELECT interaction_id, agent_id, end_time_ms FROM interactions i
@@ -135,6 +143,20 @@ export function createRetentionStoreMethods(
       return { bytes: result.pages * result.pageSize, incremental: result.incremental };
     },
 
+    async compactLedger() {
+      ensureOpen();
+      if (!exclusive || path === ':memory:')
+        throw new LedgerStoreError(`ledger ${path}: compacting needs the ledger file to itself (stop the collector)`);
+      const fileBytes = () => pragma('page_count') * pragma('page_size');
+      const beforeBytes = fileBytes();
+      requireFreeDisk(path, beforeBytes);
+      // Takes effect at the VACUUM, which rebuilds the file (through a temporary copy, then the WAL).
+      db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+      db.exec('VACUUM');
+      db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      return { beforeBytes, afterBytes: fileBytes() };
+    },
+
     async lockPruning() {
       ensureOpen();
       // One process per ledger file (the collector's lock file): the lock is this store's alone.
@@ -187,3 +209,29 @@ function plainUnit(unit: PruneUnit): PruneUnit {
         interactionIds: [...unit.interactionIds],
       };
 }
+
+/**
+ * VACUUM writes a copy of the file in the temporary directory, then the new content through the
+ * WAL beside the ledger: both need room for the whole file.
+ */
+function requireFreeDisk(path: string, bytes: number): void {
+  const free = (folder: string) => {
+    const stats = statfsSync(folder);
+    return { device: statSync(folder).dev, bytes: stats.bavail * stats.bsize };
+  };
+  const ledger = free(dirname(resolve(path)));
+  const temporary = free(tmpdir());
+  const needed = ledger.device === temporary.device ? 2 * bytes : bytes;
+  for (const [where, found] of [
+    [dirname(resolve(path)), ledger],
+    [tmpdir(), temporary],
+  ] as const) {
+    if (found.bytes < needed)
+      throw new LedgerStoreError(
+        `ledger ${path}: compacting needs ${mib(needed)} MiB free in ${where}, which has ${mib(found.bytes)} MiB ` +
+          '(free some disk, or set TMPDIR to a larger file system)',
+      );
+  }
+}
+
+const mib = (bytes: number) => Math.ceil(bytes / 1024 / 1024);

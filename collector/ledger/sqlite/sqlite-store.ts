@@ -49,9 +49,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   const synchronous = options.synchronous ?? 'normal';
   const db = openDatabase({ path, synchronous });
   let writer: WriterClient;
+  let inline = false;
   try {
     migrate(db, path);
-    const inline = path === ':memory:' || options.writer === 'inline';
+    inline = path === ':memory:' || options.writer === 'inline';
     writer = inline ? createInlineWriter(db, path) : createThreadWriter({ path, synchronous });
   } catch (error) {
     db.close();
@@ -103,7 +104,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
     ...createConversationStoreMethods(db, path, writer, ensureOpen),
-    ...createRetentionStoreMethods(db, path, writer, ensureOpen),
+    ...createRetentionStoreMethods(db, path, writer, ensureOpen, inline),
 
     async appendSpans(spans) {
       ensureOpen();
