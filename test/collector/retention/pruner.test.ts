@@ -109,7 +109,7 @@ describe('ledger pruner', () => {
     expect(await exists(free.interactionId)).toBe(false);
   });
 
-  it('says once that the ledger stays above max_size while what is left is in use, and when it is under again', async () => {
+  it('says once that the ledger stays above max_size while what is left is in use, then that it is under', async () => {
     const records = Array.from({ length: 20 }, (_, i) => ended(20 - i, { finalResponseText: 'y'.repeat(100_000) }));
     // Recorded, not taken in: every one of them awaits intake.
     await store.putInteractions(records);
