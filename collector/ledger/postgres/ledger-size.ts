@@ -35,7 +35,11 @@ interface TableRow {
   live: string | null;
 }
 
-export async function measurePostgresLedger(pool: pg.Pool): Promise<LedgerSize> {
+export async function measurePostgresLedger(
+  pool: pg.Pool,
+  options: { exactBelowRows?: number } = {},
+): Promise<LedgerSize> {
+  const exactBelow = options.exactBelowRows ?? EXACT_BELOW_ROWS;
   // A fresh statistics snapshot: prunes this store committed are counted at once (see prune-units.ts).
   await pool.query('SELECT pg_stat_clear_snapshot()');
   const { rows } = await pool.query<TableRow>(
@@ -51,7 +55,7 @@ export async function measurePostgresLedger(pool: pg.Pool): Promise<LedgerSize> 
   for (const row of rows) {
     const tableTotal = Number(row.total);
     total += tableTotal;
-    const heap = await liveRowBytes(pool, row.relname, Number(row.live ?? 0));
+    const heap = await liveRowBytes(pool, row.relname, Number(row.live ?? 0), exactBelow);
     const indexShare = Number(row.index_bytes) / Math.max(1, Number(row.table_bytes));
     used += Math.min(tableTotal, Math.round(heap * (1 + indexShare)));
   }
@@ -59,15 +63,16 @@ export async function measurePostgresLedger(pool: pg.Pool): Promise<LedgerSize> 
 }
 
 /** The stored bytes of a table's live rows: summed exactly when small, else sampled and scaled. */
-async function liveRowBytes(pool: pg.Pool, table: string, liveEstimate: number): Promise<number> {
+async function liveRowBytes(pool: pg.Pool, table: string, liveEstimate: number, exactBelow: number): Promise<number> {
   const name = `"${table}"`;
-  if (liveEstimate < EXACT_BELOW_ROWS) {
+  if (liveEstimate < exactBelow || liveEstimate === 0) {
     const { rows } = await pool.query<{ bytes: string }>(
       `SELECT coalesce(sum(pg_column_size(t.*)), 0) AS bytes FROM ${name} t`,
     );
     return Number(rows[0].bytes);
   }
-  for (let percent = Math.max(0.0001, (100 * SAMPLE_ROWS) / liveEstimate); ; percent = Math.min(100, percent * 10)) {
+  const first = Math.min(100, Math.max(0.0001, (100 * SAMPLE_ROWS) / liveEstimate));
+  for (let percent = first; ; percent = Math.min(100, percent * 10)) {
     const { rows } = await pool.query<{ n: string; bytes: string }>(
       `SELECT count(*) AS n, coalesce(sum(pg_column_size(t.*)), 0) AS bytes FROM ${name} t TABLESAMPLE SYSTEM ($1)`,
       [percent],
