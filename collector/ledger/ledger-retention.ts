@@ -185,11 +185,12 @@ export interface LedgerRetention {
   }): Promise<{ subjects: number; tally: PruneTally }>;
 
   /**
-   * Gives up to `maxBytes` of the space pruning freed back to the file system, in one step
-   * (SQLite: incremental vacuum). `incremental` is false when the store cannot do it: PostgreSQL
-   * (autovacuum makes the space reusable), or an SQLite file created without incremental vacuum.
+   * Gives space pruning freed back to the file system, in one step of at most `maxBytes` (SQLite:
+   * incremental vacuum), keeping `keepFreeBytes` free for new data (default none). `incremental`
+   * is false when the store cannot do it: PostgreSQL (autovacuum makes the space reusable), or an
+   * SQLite file created without incremental vacuum.
    */
-  reclaimSpace(query: { maxBytes: number }): Promise<{ bytes: number; incremental: boolean }>;
+  reclaimSpace(query: { maxBytes: number; keepFreeBytes?: number }): Promise<{ bytes: number; incremental: boolean }>;
 
   /**
    * SQLite only: rewrites the ledger file (VACUUM) with incremental vacuum on, giving every free

@@ -10,7 +10,8 @@
  *    `SIZE_TARGET_RATIO` of it (a margin, so that a pass is not needed for every new interaction).
  *    When nothing prunable is left and it is still over, the oldest kept evaluations go too: the
  *    size is the hard limit (reported, `evaluationsForSize`).
- * 4. **Space**: free pages go back to the file system in steps (SQLite incremental vacuum).
+ * 4. **Space**: free pages beyond a reserve for new data go back to the file system in steps
+ *    (SQLite incremental vacuum).
  *
  * The store decides in its own transaction whether a unit is in use (ledger-retention.ts); this
  * pass asks the review store first (`OpenReviewCheck`). Units go to the store in small batches, so
@@ -35,6 +36,12 @@ export const FIRST_SIZE_BATCH_UNITS = 10;
 export const SIZE_TARGET_RATIO = 0.95;
 /** Space given back per step (one short writer transaction each on SQLite). */
 export const RECLAIM_STEP_BYTES = 4 * 1024 * 1024;
+/**
+ * Free space kept for new data rather than given back: under steady ingest, what one pass frees
+ * the next minutes fill, and giving it back only to grow the file again costs writes. With
+ * `max_size`, never more than its margin above `SIZE_TARGET_RATIO`, so that the file stays under it.
+ */
+export const FREE_RESERVE_BYTES = 64 * 1024 * 1024;
 
 export interface PrunePassOptions {
   store: LedgerRetention;
@@ -49,6 +56,8 @@ export interface PrunePassOptions {
   stopped?: () => boolean;
   /** Each batch's tally once the store pruned it (the pruner's counters). */
   onPruned?: (tally: PruneTally) => void;
+  /** Free space kept rather than given back (default `FREE_RESERVE_BYTES`, within max_size's margin). */
+  keepFreeBytes?: number;
 }
 
 export interface PassReport {
@@ -198,13 +207,20 @@ export async function runPrunePass(options: PrunePassOptions): Promise<PassRepor
       ? { usedBytes: Math.max(0, used), freeBytes: before.freeBytes + (before.usedBytes - used) }
       : await store.measureLedgerSize();
   }
-  if (!dryRun && !stopped()) await reclaim(store, report, stopped);
+  const margin = policy.maxSizeBytes !== undefined ? policy.maxSizeBytes * (1 - SIZE_TARGET_RATIO) : Infinity;
+  const keepFreeBytes = options.keepFreeBytes ?? Math.min(FREE_RESERVE_BYTES, margin);
+  if (!dryRun && !stopped()) await reclaim(store, report, keepFreeBytes, stopped);
   return report;
 }
 
-async function reclaim(store: LedgerRetention, report: PassReport, stopped: () => boolean): Promise<void> {
+async function reclaim(
+  store: LedgerRetention,
+  report: PassReport,
+  keepFreeBytes: number,
+  stopped: () => boolean,
+): Promise<void> {
   for (;;) {
-    const step = await store.reclaimSpace({ maxBytes: RECLAIM_STEP_BYTES });
+    const step = await store.reclaimSpace({ maxBytes: RECLAIM_STEP_BYTES, keepFreeBytes });
     report.incrementalVacuum = step.incremental;
     report.reclaimedBytes += step.bytes;
     if (step.bytes < RECLAIM_STEP_BYTES || stopped()) return;

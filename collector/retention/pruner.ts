@@ -25,6 +25,11 @@ import { type PassReport, runPrunePass } from './prune-pass.ts';
 
 /** How often a pass runs: a pass with nothing to do costs two indexed reads. */
 export const DEFAULT_PRUNE_INTERVAL_MS = 5_000;
+/**
+ * The next pass's delay after one that found the ledger above `max_size`: under sustained ingest
+ * the ledger grows by the interval's worth of data between two passes, so they follow closely.
+ */
+export const UNDER_PRESSURE_INTERVAL_MS = 500;
 
 export interface LedgerPrunerOptions {
   store: LedgerRetention;
@@ -106,16 +111,19 @@ export function createLedgerPruner(options: LedgerPrunerOptions): LedgerPruner {
     }
   }
 
-  function schedule(): void {
+  function schedule(last?: PassReport): void {
     if (stopping) return;
-    timer = setTimeout(() => {
-      running = pass()
-        .catch((error: unknown) => {
+    const pressed = last?.sizeBefore !== undefined && last.sizeBefore.usedBytes > (policy.maxSizeBytes ?? Infinity);
+    timer = setTimeout(
+      () => {
+        running = pass().catch((error: unknown) => {
           logger.error(`retention: a prune pass failed: ${(error as Error).message ?? String(error)} (retrying)`);
           return undefined;
-        })
-        .finally(schedule);
-    }, intervalMs);
+        });
+        void running.then(schedule);
+      },
+      pressed ? Math.min(intervalMs, UNDER_PRESSURE_INTERVAL_MS) : intervalMs,
+    );
     timer.unref();
   }
 

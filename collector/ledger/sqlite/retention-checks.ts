@@ -64,9 +64,7 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     SELECT EXISTS (
       SELECT 1 FROM conversation_revisions WHERE conversation_id = ? AND agent_id = ? AND awaiting_intake = 1)
       AS awaiting`);
-  const queuedAny = db.prepare(
-    'SELECT EXISTS (SELECT 1 FROM evaluation_queue WHERE interaction_id IN (SELECT value FROM json_each(?))) AS queued',
-  );
+  const queued = db.prepare('SELECT EXISTS (SELECT 1 FROM evaluation_queue WHERE interaction_id = ?) AS queued');
   const selectTurns = db.prepare(`
     SELECT i.interaction_id, i.trace_id, i.agent_id, i.end_time_ms, length(CAST(i.record AS BLOB)) AS bytes
     FROM conversation_turns t JOIN interactions i ON i.interaction_id = t.interaction_id
@@ -74,9 +72,10 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
   const lateOf = db.prepare(
     'SELECT count(*) AS n, coalesce(sum(length(span)), 0) AS bytes FROM late_spans WHERE interaction_id = ?',
   );
+  // One subject key at a time: the unique key's index, where json_each would cost a scan of its own.
   const evaluationsOf = db.prepare(`
     SELECT count(*) AS n, coalesce(sum(length(CAST(record AS BLOB))), 0) AS bytes FROM evaluations
-    WHERE interaction_id IN (SELECT value FROM json_each(?))`);
+    WHERE interaction_id = ?`);
 
   const flag = (row: unknown, column: string) => Number((row as Row)[column]) === 1;
   const counted = (row: unknown) => ({ count: Number((row as Row).n), bytes: Number((row as Row).bytes) });
@@ -88,7 +87,7 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     const tally = emptyTally();
     tally.interactions = { count: 1, bytes: Number(row.bytes) };
     tally.late_spans = counted(lateOf.get(interactionId));
-    tally.evaluations = counted(evaluationsOf.get(JSON.stringify([interactionId])));
+    tally.evaluations = counted(evaluationsOf.get(interactionId));
     return {
       interaction: {
         interactionId,
@@ -135,7 +134,7 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     if (flag(state, 'open')) return { status: 'in-use' };
     const keys = conversationEvaluationKeys(conversationId, agentId, Number(state.revision));
     if (flag(revisionAwaiting.get(conversationId, agentId), 'awaiting')) return { status: 'in-use' };
-    if (flag(queuedAny.get(JSON.stringify(keys)), 'queued')) return { status: 'in-use' };
+    if (keys.some((key) => flag(queued.get(key), 'queued'))) return { status: 'in-use' };
     const interactions: DoomedInteraction[] = [];
     const parts: PruneTally[] = [];
     for (const row of selectTurns.all(conversationId, agentId) as Row[]) {
@@ -145,7 +144,11 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
       parts.push(found.tally);
     }
     const own = emptyTally();
-    own.evaluations = counted(evaluationsOf.get(JSON.stringify(keys)));
+    for (const key of keys) {
+      const found = counted(evaluationsOf.get(key));
+      own.evaluations.count += found.count;
+      own.evaluations.bytes += found.bytes;
+    }
     parts.push(own);
     return {
       status: 'prunable',

@@ -49,14 +49,15 @@ export function createRetentionStoreMethods(
     WHERE (end_time_ms, interaction_id) > (?, ?) AND end_time_ms < ?
       AND NOT EXISTS (SELECT 1 FROM conversation_turns t WHERE t.interaction_id = i.interaction_id)
     ORDER BY end_time_ms, interaction_id LIMIT ?`);
+  // The page's conversations with their turns in one read (a row per turn, none for a turnless one).
   const selectConversations = db.prepare(`
-    SELECT conversation_id, agent_id, last_activity_ms FROM conversations
-    WHERE (last_activity_ms, conversation_id, agent_id) > (?, ?, ?) AND last_activity_ms < ?
-      AND open = 0 AND pruned_at_ms IS NULL
-    ORDER BY last_activity_ms, conversation_id, agent_id LIMIT ?`);
-  const selectTurnIds = db.prepare(`
-    SELECT interaction_id FROM conversation_turns WHERE conversation_id = ? AND agent_id = ?
-    ORDER BY start_time_ms, interaction_id`);
+    SELECT c.conversation_id, c.agent_id, c.last_activity_ms, t.interaction_id FROM (
+      SELECT conversation_id, agent_id, last_activity_ms FROM conversations
+      WHERE (last_activity_ms, conversation_id, agent_id) > (?, ?, ?) AND last_activity_ms < ?
+        AND open = 0 AND pruned_at_ms IS NULL
+      ORDER BY last_activity_ms, conversation_id, agent_id LIMIT ?) c
+    LEFT JOIN conversation_turns t ON t.conversation_id = c.conversation_id AND t.agent_id = c.agent_id
+    ORDER BY c.last_activity_ms, c.conversation_id, c.agent_id, t.start_time_ms, t.interaction_id`);
   const selectTombstone = db.prepare(
     'SELECT trace_id, agent_id, end_time_ms, pruned_at_ms FROM pruned_interactions WHERE interaction_id = ?',
   );
@@ -100,8 +101,12 @@ export function createRetentionStoreMethods(
       const conversations: StreamRows['conversations'] = [];
       for (const row of selectConversations.all(...conversationAfter(q.cursor), q.beforeMs, q.limit) as Row[]) {
         const [conversationId, agentId] = [String(row.conversation_id), String(row.agent_id)];
-        const ids = (selectTurnIds.all(conversationId, agentId) as Row[]).map((turn) => String(turn.interaction_id));
-        conversations.push({ conversationId, agentId, endMs: Number(row.last_activity_ms), interactionIds: ids });
+        let last = conversations.at(-1);
+        if (last?.conversationId !== conversationId || last.agentId !== agentId) {
+          last = { conversationId, agentId, endMs: Number(row.last_activity_ms), interactionIds: [] };
+          conversations.push(last);
+        }
+        if (row.interaction_id !== null) last.interactionIds.push(String(row.interaction_id));
       }
       return mergePage({ interactions, conversations }, q);
     },
@@ -136,10 +141,12 @@ export function createRetentionStoreMethods(
       return (query.dryRun ? dryRun(request) : await writer.write(request)) as { subjects: number; tally: PruneTally };
     },
 
-    async reclaimSpace({ maxBytes }) {
+    async reclaimSpace({ maxBytes, keepFreeBytes = 0 }) {
       ensureOpen();
-      const maxPages = Math.floor(maxBytes / pragma('page_size'));
-      const result = (await writer.write({ op: 'reclaimSpace', maxPages })) as ReclaimResult;
+      const pageSize = pragma('page_size');
+      const maxPages = Math.floor(maxBytes / pageSize);
+      const keepPages = Math.ceil(keepFreeBytes / pageSize);
+      const result = (await writer.write({ op: 'reclaimSpace', maxPages, keepPages })) as ReclaimResult;
       return { bytes: result.pages * result.pageSize, incremental: result.incremental };
     },
 

@@ -25,7 +25,7 @@ export type RetentionWriteRequest =
       dryRun?: boolean;
     }
   | { op: 'pruneEvaluations'; beforeMs: number; limit: number; dryRun?: boolean }
-  | { op: 'reclaimSpace'; maxPages: number };
+  | { op: 'reclaimSpace'; maxPages: number; keepPages: number };
 
 /** `pruneUnits` answers the indexes of the units pruned and kept, and how many it reached (the rest wait). */
 export interface PruneUnitsResult {
@@ -49,6 +49,7 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
   const evaluationsIn = 'interaction_id IN (SELECT value FROM json_each(?))';
   const deleteLate = db.prepare('DELETE FROM late_spans WHERE interaction_id = ?');
   const deleteEvaluations = db.prepare(`DELETE FROM evaluations WHERE ${evaluationsIn}`);
+  const deleteEvaluationsOf = db.prepare('DELETE FROM evaluations WHERE interaction_id = ?');
   const insertTombstone = db.prepare(`
     INSERT OR REPLACE INTO pruned_interactions (interaction_id, trace_id, agent_id, end_time_ms, pruned_at_ms)
     VALUES (?, ?, ?, ?, ?)`);
@@ -86,7 +87,6 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
       result.pruned.push(index);
       if (request.dryRun) continue;
       for (const interaction of found.interactions) {
-        const ids = JSON.stringify([interaction.interactionId]);
         if (keep && interaction.evaluated) {
           insertTombstone.run(
             interaction.interactionId,
@@ -95,7 +95,7 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
             interaction.endMs,
             request.atMs,
           );
-        } else if (!keep) deleteEvaluations.run(ids);
+        } else if (!keep && interaction.evaluated) deleteEvaluationsOf.run(interaction.interactionId);
         deleteLate.run(interaction.interactionId);
         deleteInteraction.run(interaction.interactionId);
       }
@@ -104,7 +104,7 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
         deleteRevisions.run(unit.conversationId, unit.agentId);
         if (keep && found.conversation.evaluated) markPruned.run(request.atMs, unit.conversationId, unit.agentId);
         else {
-          deleteEvaluations.run(JSON.stringify(found.conversation.keys));
+          if (found.conversation.evaluated) for (const key of found.conversation.keys) deleteEvaluationsOf.run(key);
           deleteConversation.run(unit.conversationId, unit.agentId);
         }
       }
@@ -144,12 +144,12 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
     return { subjects: subjects.length, tally };
   }
 
-  function reclaimSpace(maxPages: number): ReclaimResult {
+  function reclaimSpace(maxPages: number, keepPages: number): ReclaimResult {
     const pageSize = Number((db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size);
     const mode = Number((db.prepare('PRAGMA auto_vacuum').get() as { auto_vacuum: number }).auto_vacuum);
     if (mode !== INCREMENTAL) return { pages: 0, pageSize, incremental: false };
     const free = Number((db.prepare('PRAGMA freelist_count').get() as { freelist_count: number }).freelist_count);
-    const pages = Math.min(free, Math.max(0, Math.floor(maxPages)));
+    const pages = Math.min(Math.max(0, free - keepPages), Math.max(0, Math.floor(maxPages)));
     if (pages > 0) db.exec(`PRAGMA incremental_vacuum(${pages})`);
     return { pages, pageSize, incremental: true };
   }
@@ -161,7 +161,7 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
       case 'pruneEvaluations':
         return pruneEvaluations(request);
       case 'reclaimSpace':
-        return reclaimSpace(request.maxPages);
+        return reclaimSpace(request.maxPages, request.keepPages);
     }
   };
 }
