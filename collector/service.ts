@@ -11,7 +11,6 @@ import { secretsOf } from './config/secrets.ts';
 import type { HostPort } from './config/values.ts';
 import { createBuiltInEvaluators, type JudgeEnvironment } from './evaluators/index.ts';
 import { createForwardingConsumer, createTelemetryExporters } from './exporter/index.ts';
-import { openReviewCheckOf, type OpenReviewCheck } from './ledger/ledger-retention.ts';
 import { openLedgerStore } from './ledger/open-store.ts';
 import type { LedgerStore } from './ledger/store.ts';
 import { TlsFileError } from './security/tls-files.ts';
@@ -20,6 +19,7 @@ import type { Lifecycle } from './pipeline/consumer.ts';
 import type { EvaluationProcessor } from './processor/evaluation/evaluation-processor.ts';
 import type { EvaluatorRegistry } from './processor/evaluation/evaluator-registry.ts';
 import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-modules.ts';
+import { agreementBody } from './api/agreement-body.ts';
 import { createInteractionsFanOut } from './processor/interactions/fan-out.ts';
 import type { InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
 import { prunes } from './retention/config.ts';
@@ -162,7 +162,8 @@ function createComponents(
         policy: retention,
         logger,
         ...(settings.clock ? { clock: settings.clock } : {}),
-        ...withReviews(openReviewCheckOf(store)),
+        // The ledger's review role answers whether a subject is under an open review.
+        reviews: store,
       })
     : undefined;
   // The gauges and observed counters read the components built below, at each collection after startup.
@@ -179,6 +180,7 @@ function createComponents(
       refusedSpans: () => otlp?.refusedSpans() ?? [],
       evaluationQueueSize: () => store.countQueuedEvaluations(),
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
+      agreement: () => evaluationProcessor.agreement.report(),
       judgeCircuits: () => evaluationProcessor.runtime.judgeCircuits(),
       ledgerSize: () => store.measureLedgerSize(),
       ledgerPruned: () => pruner?.pruned() ?? [],
@@ -226,6 +228,9 @@ function createComponents(
                 interactionsProcessor.ready()
                   ? true
                   : { ready: false, reason: 'recovering pending spans or shutting down' },
+              // A reviewer's verdict resumes its evaluation here at once.
+              wakeEvaluations: () => evaluationProcessor.runtime.wake(),
+              agreement: () => agreementBody(evaluationProcessor.agreement.report()),
               stats: () => ({
                 ...interactionsProcessor.stats,
                 pendingTraces: interactionsProcessor.assembler.pendingTraces(),
@@ -247,11 +252,6 @@ function createComponents(
     throw error;
   }
   return { telemetry, interactionsProcessor, evaluationProcessor, otlp, api, pruner };
-}
-
-/** Subjects under an open human review are kept, once the store's review role answers for them. */
-function withReviews(reviews: OpenReviewCheck | undefined): { reviews?: OpenReviewCheck } {
-  return reviews ? { reviews } : {};
 }
 
 function memoryMiB(): Record<string, number> {

@@ -1,7 +1,7 @@
 /**
  * The Evalon dashboard, as code (Grafana Foundation SDK): verdicts by agent and evaluator,
- * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health, and the
- * verdicts on whole conversations (`subject="conversation"`). Every query
+ * scores, verdict lag, non-passing outcomes, judge tokens, ingest and queue health, the verdicts on
+ * whole conversations (`subject="conversation"`), and agreement between evaluator entries. Every query
  * reads the Prometheus names of docs/metrics.md; `agent` and `evaluator` filter every panel
  * that has those labels. `npm run dashboards` writes it to dashboards/json/.
  */
@@ -320,6 +320,19 @@ function buildPanels(): dashboard.Dashboard {
         .stacking(new common.StackingConfigBuilder().mode(common.StackingMode.Normal))
         .fillOpacity(80)
         .gridPos({ h: 9, w: 10, x: 14, y: 63 }),
+    )
+
+    .withRow(new dashboard.RowBuilder('Agreement'))
+    .withPanel(
+      timeseriesPanel(
+        'Agreement between entries',
+        'For each pair of evaluator entries in processors.evaluation.agreement (a judge and human review, two ' +
+          "judge versions): raw agreement (rate), Cohen's kappa (1 perfect, 0 chance) and the mean absolute score " +
+          'difference (score_mae) over the last window of subjects both judged. Kappa is absent while undefined ' +
+          '(both gave every subject one class). A pair with a routed review entry compares a biased sample.',
+        'short',
+        [query('max by (a, b, statistic) (evalon_evaluation_agreement)', '{{a}} ~ {{b}}: {{statistic}}')],
+      ).gridPos({ h: 9, w: 24, x: 0, y: 73 }),
     )
     .build();
 }

@@ -2,26 +2,35 @@
  * The collector's HTTP API (README.md here) on node:http, or node:https with `tls`: health,
  * readiness, the interaction ledger read-only (`/api/v1/interactions`,
  * `/api/v1/interactions/{interactionId}`, `/api/v1/interactions/{interactionId}/evaluations`),
- * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` is the one
- * write), the collector's counters (`/api/v1/stats`) and its pages under `/ui/`. An interaction (or
- * conversation) pruned by retention while its evaluations are kept answers 410. Bodies are JSON;
- * records use exactly the record type names. A failing handler answers 500, never crashes the
- * collector. With a bearer token, the token gate answers 401 before any route but the health
- * checks is reached (token-gate.ts).
+ * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` requests an
+ * end), the collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`,
+ * reviews-routes.ts, whose POSTs claim reviews and submit verdicts), agreement between entries
+ * (`/api/v1/agreement`) and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON (a
+ * POST that reads one refuses any other Content-Type with 415); records use exactly the record
+ * type names. A failing handler answers 500, never crashes the collector. With a bearer token, the
+ * token gate answers 401 before any route but the health checks and the page's sign-in
+ * (`/ui/session`, ui/page-session.ts) is reached without the token or the page's session cookie
+ * (token-gate.ts). An interaction (or conversation) pruned by retention while its evaluations are
+ * kept answers 410.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../security/http-server.ts';
 import type { ServerTlsOptions } from '../security/tls-files.ts';
 import type { ConversationStore } from '../ledger/conversation-store.ts';
+import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
 import type { LedgerRetention, PrunedInteraction } from '../ledger/ledger-retention.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
+import type { ReviewStore } from '../ledger/review-store.ts';
 import { conversationRoutes } from './conversation-routes.ts';
+import { BodyTooLargeError, isJsonContentType, readBody } from './request-body.ts';
+import { reviewRoutes } from './reviews-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 import { createTokenGate } from './token-gate.ts';
-import { UI_INDEX_HTML } from './ui-index.ts';
+import { createPageSession } from './ui/page-session.ts';
+import { uiRoutes } from './ui/ui-routes.ts';
 
 /** How long an idle keep-alive connection stays open. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5000;
@@ -37,7 +46,9 @@ export interface ApiServerOptions {
   store: InteractionStore &
     RecordedEvaluations &
     ConversationStore &
-    Pick<LedgerRetention, 'getPrunedInteraction' | 'getPrunedConversation'>;
+    Pick<LedgerRetention, 'getPrunedInteraction' | 'getPrunedConversation'> &
+    ReviewStore &
+    Pick<EvaluationWaits, 'deliverSignal'>;
   /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
   conversationEndGraceMs?: number;
   /** Asked at every `GET /readyz`. */
@@ -46,10 +57,16 @@ export interface ApiServerOptions {
   now?: () => number;
   /** Counters of the running collector, served at `GET /api/v1/stats`. */
   stats?: () => Record<string, unknown>;
-  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it. */
+  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it (or the page's session cookie). */
   bearerToken?: string;
   /** Serve HTTPS (the TLS files as read at startup). */
   tls?: ServerTlsOptions;
+  /** Resumes the evaluations due now (a verdict was just delivered): the evaluation runtime's `wake`. */
+  wakeEvaluations?: () => void;
+  /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
+  agreement?: () => unknown;
+  /** How long a verdict's submission waits for its record before answering 202. */
+  recordWaitMs?: number;
 }
 
 export interface ApiServer {
@@ -82,7 +99,11 @@ function gone(pruned: PrunedInteraction): JsonReply {
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
   const now = options.now ?? Date.now;
-  const tokenGate = createTokenGate(options.bearerToken);
+  // The session cookie is `Secure` when the API is served over TLS: a browser then never sends it in clear.
+  const pageSession = options.bearerToken
+    ? createPageSession(options.bearerToken, { secure: options.tls !== undefined })
+    : undefined;
+  const tokenGate = createTokenGate(options.bearerToken, pageSession);
 
   const routes: Route[] = [
     { path: /^\/healthz$/, get: () => ({ status: 200, body: { status: 'ok' } }) },
@@ -118,7 +139,22 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
         return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
-    { path: /^\/ui$/, get: () => ({ status: 200, body: UI_INDEX_HTML, contentType: 'text/html; charset=utf-8' }) },
+    {
+      path: /^\/api\/v1\/agreement$/,
+      get: () =>
+        options.agreement
+          ? { status: 200, body: options.agreement() }
+          : error(404, 'no agreement in this collector (the evaluation processor is not running)'),
+    },
+    ...reviewRoutes({
+      store,
+      now,
+      ...(options.wakeEvaluations ? { wake: options.wakeEvaluations } : {}),
+      ...(options.recordWaitMs !== undefined ? { recordWaitMs: options.recordWaitMs } : {}),
+    }),
+    // Before the page's files: `/ui/session` is no file.
+    ...(pageSession ? pageSession.routes : []),
+    ...uiRoutes(),
     {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
@@ -137,6 +173,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
 
   async function reply(request: IncomingMessage): Promise<JsonReply & { allow?: string }> {
     const method = request.method ?? 'GET';
+    let body: string;
+    try {
+      body = await readBody(request);
+    } catch (cause) {
+      if (cause instanceof BodyTooLargeError) return error(413, cause.message, { field: 'body' });
+      throw cause;
+    }
     let url: URL;
     try {
       url = new URL(request.url ?? '/', 'http://api.local');
@@ -155,8 +198,13 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           allow: match.allow,
         };
       case 'handler':
+        if (match.json && !isJsonContentType(request.headers['content-type'])) {
+          return error(415, 'the request body must be JSON: send Content-Type: application/json', {
+            field: 'content-type',
+          });
+        }
         try {
-          return await match.handler(match.params, url);
+          return await match.handler(match.params, url, body);
         } catch (cause) {
           if (cause instanceof ApiQueryError) return error(400, cause.message, { parameter: cause.parameter });
           return error(500, `internal error: ${cause instanceof Error ? cause.message : String(cause)}`);
@@ -183,11 +231,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      // Request bodies are not read by any route (POST …/end takes none); drain them so keep-alive
-      // connections stay usable.
-      request.resume();
-      const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
-      if (refusal) return send(response, refusal);
+      const refusal = tokenGate({
+        method: request.method ?? 'GET',
+        pathname: (request.url ?? '/').split('?')[0]!,
+        headers: request.headers,
+      });
+      if (refusal) {
+        // The body is not read: drain it so that the keep-alive connection stays usable.
+        request.resume();
+        return send(response, refusal);
+      }
       reply(request).then(
         (result) => send(response, result),
         (cause: unknown) => send(response, error(500, `internal error: ${String(cause)}`)),

@@ -15,6 +15,10 @@ export interface ApiExtensionSettings extends ComponentSettings {
   ready: () => Readiness;
   /** The running collector's counters, served at `GET /api/v1/stats`. */
   stats: () => Record<string, unknown>;
+  /** Resumes evaluations due now (a reviewer's verdict was just delivered). */
+  wakeEvaluations?: () => void;
+  /** Agreement between evaluator entries, served at `GET /api/v1/agreement`. */
+  agreement?: () => unknown;
   /** How long after `POST /api/v1/conversations/{id}/end` the conversation may close (the settle window). */
   conversationEndGraceMs?: number;
   /** The collector's clock (tests inject one): end requests and relative `since` count from it. */
@@ -35,6 +39,8 @@ export const apiExtensionFactory = {
       store: settings.store,
       ready: settings.ready,
       stats: settings.stats,
+      ...(settings.wakeEvaluations ? { wakeEvaluations: settings.wakeEvaluations } : {}),
+      ...(settings.agreement ? { agreement: settings.agreement } : {}),
       ...(config.bearerToken !== undefined ? { bearerToken: config.bearerToken } : {}),
       ...(tls ? { tls } : {}),
       ...(settings.clock ? { now: settings.clock } : {}),

@@ -100,15 +100,47 @@ export function apiAccess(options: { token?: string; caFile?: string }, where: s
  * GETs JSON; `explain` may turn an error status (and its body) into the line to print (exit 1), or
  * into a failure of its own.
  */
-export async function getJson(
+export function getJson(
   url: URL,
   where: string,
   explain: (status: number, body: unknown) => string | CommandFailure | undefined,
   access: ApiAccess = apiAccess({}, where),
 ): Promise<unknown> {
+  return requestJson(url, where, explain, access);
+}
+
+/**
+ * POSTs `body` as JSON; answers `{ status, body }` for a 2xx, or for a status in `accept` (a 409
+ * the command shows as it is); other statuses fail as with `getJson`.
+ */
+export async function postJson(
+  url: URL,
+  body: unknown,
+  where: string,
+  explain: (status: number, body: unknown) => string | CommandFailure | undefined,
+  access: ApiAccess,
+  accept: readonly number[] = [],
+): Promise<{ status: number; body: unknown }> {
+  let status = 0;
+  const answer = await requestJson(url, where, explain, access, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    accept,
+    status: (code) => (status = code),
+  });
+  return { status, body: answer };
+}
+
+async function requestJson(
+  url: URL,
+  where: string,
+  explain: (status: number, body: unknown) => string | CommandFailure | undefined,
+  access: ApiAccess,
+  post?: { method: 'POST'; body: string; accept: readonly number[]; status(code: number): void },
+): Promise<unknown> {
   let response: { status: number; text: string };
   try {
-    response = await get(url, access);
+    response = await send(url, access, post?.body);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== undefined && UNTRUSTED.has(code)) {
@@ -147,7 +179,8 @@ export async function getJson(
       1,
     );
   }
-  if (status >= 200 && status < 300) return body;
+  post?.status(status);
+  if ((status >= 200 && status < 300) || post?.accept.includes(status)) return body;
   const message = (body as { error?: unknown })?.error;
   const explained = explain(status, body);
   if (explained instanceof CommandFailure) throw explained;
@@ -156,11 +189,22 @@ export async function getJson(
   throw new CommandFailure(`${where}: the API at ${url.origin} answered ${status}: ${String(message ?? text)}`, 1);
 }
 
-/** One GET over node:http(s), which takes extra CAs (fetch does not, without another client). */
-function get(url: URL, access: ApiAccess): Promise<{ status: number; text: string }> {
+/**
+ * One GET (or, with a body, a POST of JSON) over node:http(s), which takes extra CAs (fetch does
+ * not, without another client).
+ */
+function send(url: URL, access: ApiAccess, body?: string): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (access.token !== undefined) headers.authorization = `Bearer ${access.token}`;
-  const options = { headers, signal: AbortSignal.timeout(API_TIMEOUT_MS) };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  const options = {
+    headers,
+    signal: AbortSignal.timeout(API_TIMEOUT_MS),
+    ...(body !== undefined ? { method: 'POST' } : {}),
+  };
   return new Promise((resolve, reject) => {
     const onResponse = (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
@@ -184,7 +228,7 @@ function get(url: URL, access: ApiAccess): Promise<{ status: number; text: strin
           )
         : httpRequest(url, options, onResponse);
     sent.on('error', (error: Error) => reject(error.name === 'AbortError' ? timeoutError(error) : error));
-    sent.end();
+    sent.end(body);
   });
 }
 

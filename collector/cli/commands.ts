@@ -37,6 +37,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./ledger-command.ts')).ledgerCommand,
   },
   {
+    name: 'review',
+    summary: 'work the human review queue through the API: review list, show, submit',
+    load: async () => (await import('./review-command.ts')).reviewCommand,
+  },
+  {
     name: 'backfill',
     summary: 'evaluate stored interactions (or conversations that are over) again, once per evaluator version',
     load: async () => (await import('./backfill-command.ts')).backfillCommand,

@@ -273,7 +273,7 @@ function printTranscriptEntry(entry: TranscriptEntry, n: number, io: CliIo): voi
   else if (entry.result !== undefined) block(io, `${indent}result: `, value(entry.result));
 }
 
-function printRecord(r: InteractionRecord, io: CliIo): void {
+export function printRecord(r: InteractionRecord, io: CliIo): void {
   const field = (name: string, text: string) => io.out(`${name.padEnd(14)}${text}`);
   field('Interaction', r.interactionId);
   field('Agent', r.agentName && r.agentName !== r.agentId ? `${r.agentId} (${r.agentName})` : r.agentId);

@@ -43,7 +43,7 @@ export async function runPruneCommand(args: string[], io: CliIo): Promise<void> 
     const release = dryRun ? async () => {} : await takeLedger(store, ledger);
     try {
       // A maintenance run gives every free page back: nothing is being ingested meanwhile.
-      const report = await runPrunePass({ store, policy, now: Date.now(), dryRun, keepFreeBytes: 0 });
+      const report = await runPrunePass({ store, policy, now: Date.now(), dryRun, keepFreeBytes: 0, reviews: store });
       const compacted = !dryRun && report.incrementalVacuum === false ? await compact(store, io) : undefined;
       if (values.json) io.out(JSON.stringify({ dryRun, ...report, ...(compacted ? { compacted } : {}) }, null, 2));
       else print(io, { ledger, dryRun, report, compacted });

@@ -79,8 +79,8 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     io.out(
       `evalon demo: collector on ${demo.otlpUrl} (OTLP) and ${apiUrl} (API); evaluators: ` +
         'interaction-quality-evaluator, reply-length, tool-call-required, contains, regex, ' +
-        'llm-judge (its scripted judge garbles one verdict), criteria-judge (durable); per conversation: ' +
-        'repeated-question-evaluator',
+        'llm-judge (its scripted judge garbles one verdict), criteria-judge (durable), human-review/audit (answered ' +
+        'by the demo reviewer through the API); per conversation: repeated-question-evaluator',
     );
     io.out(`agent: support-agent (Anthropic SDK tool runner) against a scripted model at ${demo.modelUrl}\n`);
     for (let round = 0; round < rounds && !interrupted; round++) {
@@ -96,12 +96,14 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
     // Every interaction of the demo, the failed one included (its caller got an error, not an id),
     // then each round's conversation (both its revisions).
     const interactions = await demoInteractions(apiUrl, rounds * DEMO_QUESTIONS.length);
+    // The demo's reviewer answers the human reviews meanwhile: their verdicts print too.
     const sources = [
       ...interactions.map(({ interactionId, question }) => interactionSource(interactionId, question)),
       ...Array.from({ length: rounds }, (_, round) => conversationSource(demoConversationId(round), DEMO_AGENT_ID)),
     ];
     const seen = await printVerdicts(apiUrl, sources, io, { timeoutMs: 20_000 });
     summarize(seen, io);
+    await printAgreement(apiUrl, io);
 
     io.out(`\nwhere to look:`);
     io.out(`  ledger:      npx evalon ledger list --api ${apiUrl}   (or GET ${apiUrl}/api/v1/interactions)`);
@@ -110,6 +112,7 @@ export async function runDemoCommand(args: string[], io: CliIo): Promise<number>
       `  conversations: npx evalon ledger conversations --api ${apiUrl}   ` +
         `(or GET ${apiUrl}/api/v1/conversations/${demoConversationId(0)}/evaluations)`,
     );
+    io.out(`  reviews:     ${apiUrl}/ui/ in a browser, or npx evalon review list --status done --api ${apiUrl}`);
     if (collector.prometheusAddress)
       io.out(`  metrics:     http://${collector.prometheusAddress.host}:${collector.prometheusAddress.port}/metrics`);
     io.out(
@@ -155,6 +158,24 @@ function questionOf(record: InteractionRecord): string {
     for (const part of message.parts) if (part.type === 'text' && typeof part.content === 'string') return part.content;
   }
   return record.interactionId;
+}
+
+/** The agreement between the LLM judge and the demo's reviewer, once their verdicts are counted. */
+async function printAgreement(apiUrl: string, io: CliIo): Promise<void> {
+  type Pair = { a: string; b: string; count: number; rate: number | null; kappa: number | null };
+  let pairs: Pair[] = [];
+  // The agreement counts a verdict just after it is recorded: a moment for the last ones.
+  for (const deadline = Date.now() + 3_000; Date.now() < deadline; ) {
+    ({ pairs } = (await (await fetch(`${apiUrl}/api/v1/agreement`)).json()) as { pairs: Pair[] });
+    if (pairs.every((pair) => pair.count > 0)) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  for (const pair of pairs) {
+    const figure = (value: number | null) => (value === null ? 'undefined' : value.toFixed(2));
+    io.out(
+      `agreement ${pair.a} ~ ${pair.b}: ${pair.count} subjects, rate ${figure(pair.rate)}, kappa ${figure(pair.kappa)}`,
+    );
+  }
 }
 
 function summarize(evaluations: EvaluationView[], io: CliIo): void {

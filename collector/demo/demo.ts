@@ -1,7 +1,8 @@
 /**
  * The running demo: a collector with evaluators bound to the example support agent, the agent
  * (Anthropic SDK tool runner, instrumented with `evalon/instrumentation`) on a scripted model that
- * also plays the LLM judge. `evalon demo` drives it; the dashboard test uses it as traffic.
+ * also plays the LLM judge, and a reviewer answering the human reviews through the API. `evalon
+ * demo` drives it; the dashboard test uses it as traffic.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { createScriptedModel } from '../../src/testing/scripted-model.ts';
 import { createSupportAgent } from '../../examples/support-agent/support-agent.ts';
 import { demoConfigYaml, type DemoPorts } from './demo-config.ts';
 import { demoModelReply } from './demo-model.ts';
+import { startDemoReviewer, type DemoReviewer } from './demo-reviewer.ts';
 
 /**
  * Questions of the demo: some answers pass every evaluator, some fail one, one call fails. Each
@@ -61,9 +63,11 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
   process.env.ANTHROPIC_API_KEY = 'demo';
   let collector: RunningCollector | undefined;
   let telemetry: ReturnType<typeof register> | undefined;
+  let reviewer: DemoReviewer | undefined;
   let closed: Promise<void> | undefined;
   const close = () =>
     (closed ??= (async () => {
+      await reviewer?.stop();
       await telemetry?.shutdown();
       await collector?.shutdown();
       await model.close();
@@ -82,6 +86,8 @@ export async function startDemo(ports: DemoPorts): Promise<Demo> {
   }
   const otlpUrl = `http://${collector.otlpAddress!.host}:${collector.otlpAddress!.port}`;
   const apiUrl = `http://${collector.apiAddress!.host}:${collector.apiAddress!.port}`;
+  // A person's verdicts: the demo's reviewer answers every review through the API.
+  reviewer = startDemoReviewer(apiUrl);
 
   // One question's model call fails (HTTP 500): that interaction is recorded as failed.
   const failingCalls = new Set<number>();

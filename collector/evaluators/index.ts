@@ -6,6 +6,7 @@
 import type { EvaluatorDefinition } from '../../src/evaluation/evaluator.ts';
 import { containsEvaluator } from './contains.ts';
 import { createCriteriaJudgeEvaluator, criteriaJudgeEvaluator } from './criteria-judge.ts';
+import { humanReviewEvaluator } from './human-review.ts';
 import { jsonSchemaEvaluator } from './json-schema.ts';
 import { createLlmJudgeEvaluator, llmJudgeEvaluator } from './llm-judge.ts';
 import { regexEvaluator } from './regex.ts';
@@ -20,6 +21,7 @@ export const BUILT_IN_EVALUATORS: readonly EvaluatorDefinition[] = [
   regexEvaluator,
   llmJudgeEvaluator,
   criteriaJudgeEvaluator,
+  humanReviewEvaluator,
 ];
 
 /** The environment a judge evaluator reads its model settings from (`ANTHROPIC_BASE_URL`, ...), by evaluator id. */
@@ -42,6 +44,7 @@ export function createBuiltInEvaluators(options: { judgeEnv?: JudgeEnvironment }
 export {
   containsEvaluator,
   criteriaJudgeEvaluator,
+  humanReviewEvaluator,
   jsonSchemaEvaluator,
   llmJudgeEvaluator,
   regexEvaluator,

@@ -14,7 +14,10 @@ import {
   GEN_AI_REQUEST_MODEL,
   GEN_AI_TOKEN_TYPE,
   METRIC_AGENT,
+  METRIC_AGREEMENT_A,
+  METRIC_AGREEMENT_B,
   METRIC_EVALUATOR,
+  METRIC_STATISTIC,
   METRIC_FAILED,
   METRIC_EXPORTER,
   METRIC_KIND,
@@ -55,6 +58,14 @@ export interface CollectorMetricSources {
   ledgerSize?(): Promise<{ usedBytes: number; freeBytes: number }>;
   /** Rows retention pruned so far, by kind (monotonic counts). */
   ledgerPruned?(): ReadonlyArray<{ kind: string; count: number }>;
+  /** Agreement between pairs of evaluator entries (a statistic that is null has no value). */
+  agreement?(): ReadonlyArray<{
+    a: string;
+    b: string;
+    rate: number | null;
+    kappa: number | null;
+    scoreMae: number | null;
+  }>;
 }
 
 /** Token usage of an evaluator's model calls (`gen_ai.client.token.usage`). */
@@ -201,6 +212,25 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
     })
     .addCallback((result) => {
       for (const { kind, count } of sources.ledgerPruned?.() ?? []) result.observe(count, { [METRIC_KIND]: kind });
+    });
+  meter
+    .createObservableGauge(METRICS.agreement.name, {
+      unit: METRICS.agreement.unit,
+      description: METRICS.agreement.description,
+      valueType: ValueType.DOUBLE,
+    })
+    .addCallback((result) => {
+      for (const pair of sources.agreement?.() ?? []) {
+        const statistics = { rate: pair.rate, kappa: pair.kappa, score_mae: pair.scoreMae };
+        for (const [statistic, value] of Object.entries(statistics)) {
+          if (value === null || !Number.isFinite(value)) continue;
+          result.observe(value, {
+            [METRIC_AGREEMENT_A]: pair.a,
+            [METRIC_AGREEMENT_B]: pair.b,
+            [METRIC_STATISTIC]: statistic,
+          });
+        }
+      }
     });
 
   const agentLabel = createAgentLabels(MAX_AGENT_LABELS);

@@ -15,6 +15,7 @@ import {
   EVALON_EVALUATION_LAG_METRIC,
   EVALON_EVALUATION_QUEUE_SIZE_METRIC,
   EVALON_EVALUATION_RUNNING_METRIC,
+  EVALON_EVALUATION_AGREEMENT_METRIC,
   EVALON_EVALUATION_SCORE_METRIC,
   EVALON_INTERACTIONS_METRIC,
   EVALON_PENDING_SPANS_METRIC,
@@ -138,6 +139,13 @@ export const METRICS = {
     unit: '{evaluation}',
     description: 'Evaluations running now.',
   },
+  agreement: {
+    name: EVALON_EVALUATION_AGREEMENT_METRIC,
+    unit: '1',
+    description:
+      "Agreement between two evaluator entries over their last window of subjects judged by both: raw rate, Cohen's " +
+      'kappa, mean absolute score difference (statistic).',
+  },
   refusedSpans: {
     name: EVALON_RECEIVER_REFUSED_SPANS_METRIC,
     unit: '{span}',
@@ -172,6 +180,6 @@ export const METRICS = {
     name: EVALON_LEDGER_PRUNED_METRIC,
     unit: '{row}',
     description:
-      'What ledger retention pruned, by kind (interactions, late_spans, conversations, evaluations), in rows.',
+      'What ledger retention pruned, by kind (interactions, late_spans, conversations, evaluations, reviews), in rows.',
   },
 } as const;

@@ -16,6 +16,7 @@ import {
   EVALON_EVALUATION_SHADOW,
   EVALON_EVALUATOR_VERSION,
   EVALON_INTERACTION_ID,
+  EVALON_REVIEWER,
   EVALUATION_ID_ATTRIBUTE,
   GEN_AI_AGENT_ID,
   GEN_AI_CONVERSATION_ID,
@@ -88,6 +89,7 @@ export function verdictAttributes(record: EvaluationRecord): VerdictAttributes {
     attributes[GEN_AI_EVALUATION_EVALUATOR_TYPE] = provenance.evaluatorType;
     if (provenance.model !== undefined) attributes[GEN_AI_REQUEST_MODEL] = provenance.model;
     if (provenance.configHash !== undefined) attributes[EVALON_EVALUATION_CONFIG_HASH] = provenance.configHash;
+    if (provenance.reviewer !== undefined) attributes[EVALON_REVIEWER] = provenance.reviewer;
   }
   if (record.shadow === true) attributes[EVALON_EVALUATION_SHADOW] = true;
   return attributes;

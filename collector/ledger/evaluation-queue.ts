@@ -50,7 +50,31 @@ export interface QueuedEvaluation {
   seq?: number;
   /** A durable evaluation's position, once its first step completed. Set by the store. */
   progress?: DurableProgress;
+  /** Why it was queued, when not by a binding's trigger: routed from another entry's outcome. */
+  cause?: EvaluationCause;
+  /** A signal delivered to it (evaluation-waits.ts). Set by the store. */
+  signal?: DeliveredSignal;
 }
+
+/** A signal delivered to a queued evaluation (evaluation-waits.ts). */
+export interface DeliveredSignal {
+  signal: string;
+  payload: unknown;
+  /** ISO-8601. */
+  receivedAt: string;
+}
+
+/**
+ * Why an evaluation was queued besides its binding: `routed` after another evaluator entry
+ * recorded a matching outcome for the same subject (`after`, `when`, `score_below`).
+ */
+export type EvaluationCause = {
+  kind: 'routed';
+  /** The entry whose outcome routed it. */
+  after: string;
+  /** That entry's record. */
+  record: EvaluationRecord;
+};
 
 export interface EvaluationStart {
   /** The queued evaluation's `seq`. */
@@ -138,7 +162,20 @@ export interface EvaluationQueue {
   /**
    * Records outcomes and removes their evaluations from the queue, in one transaction. At most one
    * record per (subject, evaluator, evaluator version): a record whose key is already recorded is
-   * dropped. Resolves with the ids of the records written.
+   * dropped. Resolves with the ids of the records written. A review's status follows its
+   * evaluation's record in the same transaction (review-store.ts).
    */
   recordEvaluations(records: EvaluationRecord[]): Promise<string[]>;
+
+  /**
+   * `recordEvaluations`, and in the same transaction the evaluations routed from these records
+   * (`followUps`, each naming its record in `cause.record`): a follow-up is queued when the record
+   * it follows is written by this call, and skipped, as by `enqueueEvaluations`, when its key is
+   * queued or recorded already. A routed evaluation is so never lost between its cause's record and
+   * its queuing. Resolves with the records written and the follow-ups queued (`seq` set).
+   */
+  recordEvaluationsWithFollowUps(
+    records: EvaluationRecord[],
+    followUps: QueuedEvaluation[],
+  ): Promise<{ written: string[]; queued: QueuedEvaluation[] }>;
 }

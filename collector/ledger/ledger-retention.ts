@@ -19,17 +19,21 @@
  * - a conversation that is open, has a revision awaiting intake or a queued evaluation of any
  *   revision, or whose turns are in use as above.
  * Open human reviews are the review store's to answer (`OpenReviewCheck`); the pruner asks it
- * before it hands units to `pruneUnits`.
+ * before it hands units to `pruneUnits` (whose queue check covers them too: a review's evaluation
+ * stays queued, parked, until its verdict is recorded).
  *
- * **Evaluations.** Without `keepEvaluations`, a unit's evaluation records go with it. With it, they
- * stay, and so does a tombstone: a row naming a pruned interaction that has evaluations (its
- * agent, end and when it was pruned), or, for a conversation with evaluations, its conversation
- * row marked pruned (its revision count names its evaluations). `pruneEvaluations` removes them
- * later, with the tombstones.
+ * **Evaluations.** Without `keepEvaluations`, a unit's evaluation records go with it, and its closed
+ * human reviews (the review queue's rows of its subjects). With it, they stay, and so does a
+ * tombstone: a row naming a pruned interaction that has evaluations or reviews (its agent, end and
+ * when it was pruned), or, for a conversation with its own, its conversation row marked pruned
+ * (its revision count names its evaluations). `pruneEvaluations` removes them later, with the
+ * tombstones.
  */
 
+import type { ReviewedSubject, ReviewStore } from './review-store.ts';
+
 /** What the `evalon.ledger.pruned` counter's `kind` names, and what a dry run counts. */
-export const PRUNED_KINDS = ['interactions', 'late_spans', 'conversations', 'evaluations'] as const;
+export const PRUNED_KINDS = ['interactions', 'late_spans', 'conversations', 'evaluations', 'reviews'] as const;
 export type PrunedKind = (typeof PRUNED_KINDS)[number];
 
 /** Rows removed (or, in a dry run, that would be) and their stored bytes, by kind. */
@@ -41,6 +45,7 @@ export function emptyTally(): PruneTally {
     late_spans: { count: 0, bytes: 0 },
     conversations: { count: 0, bytes: 0 },
     evaluations: { count: 0, bytes: 0 },
+    reviews: { count: 0, bytes: 0 },
   };
 }
 
@@ -131,27 +136,15 @@ export interface PrunedConversation {
   prunedAt: string;
 }
 
-/** A subject the pruner asks the review store about (shaped as the review store names them). */
-export type RetainedSubject =
-  | { kind: 'interaction'; interactionId: string }
-  | { kind: 'conversation'; conversationId: string; agentId: string };
+/** A subject the pruner asks the review store about. */
+export type RetainedSubject = ReviewedSubject;
 
 /**
- * The hook the review store implements: a subject under an open human review is never pruned. The
- * pruner asks it about every unit (a conversation, and each of its turns) before pruning it.
+ * The review store's hook (`ReviewStore.isUnderOpenReview`): a subject under an open human review
+ * is never pruned. The pruner asks it about every unit (a conversation, and each of its turns)
+ * before pruning it; the service hands it the ledger store itself.
  */
-export interface OpenReviewCheck {
-  isUnderOpenReview(subject: RetainedSubject): Promise<boolean>;
-}
-
-/**
- * The store's own check, once a role of it (the review store) implements `isUnderOpenReview`:
- * the service hands it to the pruner, so the review store needs no other wiring.
- */
-export function openReviewCheckOf(store: object): OpenReviewCheck | undefined {
-  const check = (store as Partial<OpenReviewCheck>).isUnderOpenReview;
-  return typeof check === 'function' ? { isUnderOpenReview: (subject) => check.call(store, subject) } : undefined;
-}
+export type OpenReviewCheck = Pick<ReviewStore, 'isUnderOpenReview'>;
 
 /** Held by the one process pruning a ledger at a time (replicas sharing PostgreSQL take turns). */
 export interface PruningLock {

@@ -6,10 +6,12 @@
  */
 import type { ConversationStore } from './conversation-store.ts';
 import type { EvaluationQueue } from './evaluation-queue.ts';
+import type { EvaluationWaits } from './evaluation-waits.ts';
 import type { InteractionStore } from './interaction-store.ts';
 import type { LedgerRetention } from './ledger-retention.ts';
 import type { RecordedEvaluations } from './recorded-evaluations.ts';
 import type { ReplicaStore } from './replica-store.ts';
+import type { ReviewStore } from './review-store.ts';
 import type { SpanStore } from './span-store.ts';
 
 // The roles' types, so that one import gives the whole contract.
@@ -24,12 +26,25 @@ export type {
 } from './conversation-store.ts';
 export type {
   DurableProgress,
+  EvaluationCause,
   EvaluationLease,
   EvaluationQueue,
   EvaluationStart,
   QueuedConversationSubject,
   QueuedEvaluation,
 } from './evaluation-queue.ts';
+export type { DeliveredSignal, EvaluationWaits, SignalDelivery, SignalDeliveryResult } from './evaluation-waits.ts';
+export type {
+  ClaimResult,
+  OpenReview,
+  ReviewClaim,
+  ReviewedSubject,
+  ReviewQuery,
+  ReviewReason,
+  ReviewRecord,
+  ReviewStatus,
+  ReviewStore,
+} from './review-store.ts';
 export type { AgentSummary, InteractionPageQuery, InteractionQuery, InteractionStore } from './interaction-store.ts';
 export type {
   LedgerRetention,
@@ -55,7 +70,9 @@ export interface LedgerStore
     InteractionStore,
     ConversationStore,
     EvaluationQueue,
+    EvaluationWaits,
     RecordedEvaluations,
+    ReviewStore,
     ReplicaStore,
     LedgerRetention {
   /** Safe twice; calls after it reject with "the store is closed". */

@@ -4,7 +4,10 @@
  * - `transitionTo(step)`, optionally `.withInput(value)`, optionally preceded by
  *   `updateState(state)`: continue with `step`;
  * - `complete(evaluation)`: record the verdict and remove the instance;
- * - `inconclusive(reason)`: record that no verdict was reached and remove the instance.
+ * - `inconclusive(reason)`: record that no verdict was reached and remove the instance;
+ * - `awaitSignal(signal, { timeout, resumeWith })`, optionally preceded by `updateState(state)`:
+ *   park the evaluation until the signal arrives or the timeout passes (signal-wait.ts), then
+ *   continue with the `resumeWith` step, which receives the `SignalArrival`.
  *
  * `updateState` alone is not a final effect, and a step that completed cannot transition further:
  * both are `DurableEffectError`s. A step is one declared in the evaluator's `steps()`, given by
@@ -13,6 +16,7 @@
 import { effects as plainEffects, type Effect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
 import { DurableEffectError } from './errors.ts';
+import { checkSignalWait, type AwaitSignalOptions } from './signal-wait.ts';
 
 const DURABLE_EFFECT = Symbol.for('evalon.evaluation.durable-effect');
 
@@ -31,15 +35,27 @@ export interface Transition {
   withInput(input: unknown): Transition;
 }
 
+/** Park until `signal` arrives or `timeoutMs` passes, then continue with `step` (signal-wait.ts). */
+export interface SignalWaitEffect {
+  readonly kind: 'await-signal';
+  readonly signal: string;
+  readonly timeoutMs: number;
+  readonly step: StepReference;
+  readonly hasState: boolean;
+  readonly state?: unknown;
+}
+
 export interface StateUpdate<State = unknown> {
   readonly kind: 'update-state';
   readonly state: State;
   /** Continue with `step`, which reads the new state with `currentState()`. */
   transitionTo(step: StepReference): Transition;
+  /** Park with the new state until the signal arrives or the timeout passes. */
+  awaitSignal(signal: string, options: AwaitSignalOptions<StepReference>): SignalWaitEffect;
 }
 
 /** What `onEvaluation` and each step return. */
-export type DurableEffect = Transition | Effect;
+export type DurableEffect = Transition | SignalWaitEffect | Effect;
 
 export interface DurableEffects<State> {
   transitionTo(step: StepReference): Transition;
@@ -47,6 +63,11 @@ export interface DurableEffects<State> {
   updateState(state: State): StateUpdate<State>;
   complete(evaluation: Evaluation): Effect;
   inconclusive(reason: string): Effect;
+  /**
+   * Parks the evaluation, holding no run slot, until `signal` is delivered or `timeout` passes;
+   * then `resumeWith` runs with the `SignalArrival` as its parameter.
+   */
+  awaitSignal(signal: string, options: AwaitSignalOptions<StepReference>): SignalWaitEffect;
 }
 
 /** How far the current step has gone: a step that finished the evaluation cannot transition. */
@@ -83,6 +104,28 @@ export function createDurableEffects<State>(scope: EffectScope): DurableEffects<
       [DURABLE_EFFECT]: true,
     });
   };
+  const wait = (
+    signal: string,
+    options: AwaitSignalOptions<StepReference>,
+    state: { hasState: boolean; state?: unknown },
+  ): SignalWaitEffect => {
+    refuseAfterFinish('awaitSignal');
+    if (typeof options !== 'object' || options === null) {
+      throw new DurableEffectError(
+        `${scope.where}: awaitSignal("${String(signal)}") needs its options: { timeout: '7d', resumeWith: this.step }`,
+      );
+    }
+    const { timeoutMs } = checkSignalWait(signal, options.timeout, scope.where);
+    checkReference(options.resumeWith, scope.where);
+    return Object.freeze({
+      kind: 'await-signal' as const,
+      signal,
+      timeoutMs,
+      step: options.resumeWith,
+      ...state,
+      [DURABLE_EFFECT]: true,
+    });
+  };
   const finish = (effect: Effect): Effect => {
     scope.finished ??= effect.kind;
     // A JavaScript caller chaining .transitionTo on a finished effect gets the reason, not "not a function".
@@ -106,23 +149,27 @@ export function createDurableEffects<State>(scope: EffectScope): DurableEffects<
           refuseAfterFinish('transitionTo');
           return transition(step, { hasState: true, state }, { hasInput: false });
         },
+        awaitSignal(signal: string, options: AwaitSignalOptions<StepReference>) {
+          return wait(signal, options, { hasState: true, state });
+        },
         [DURABLE_EFFECT]: true,
       });
     },
+    awaitSignal: (signal, options) => wait(signal, options, { hasState: false }),
     complete: (evaluation) => finish({ ...plainEffects.complete(evaluation) } as Effect),
     inconclusive: (reason) => finish({ ...plainEffects.inconclusive(reason) } as Effect),
   };
 }
 
-/** A transition or a state update made by `createDurableEffects` (possibly another copy of this module). */
-export function isDurableEffect(value: unknown): value is Transition | StateUpdate {
+/** A transition, a signal wait or a state update made by `createDurableEffects` (maybe another copy of this module). */
+export function isDurableEffect(value: unknown): value is Transition | SignalWaitEffect | StateUpdate {
   return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DURABLE_EFFECT] === true;
 }
 
 function checkReference(step: unknown, where: string): void {
   if (typeof step === 'function' || (typeof step === 'string' && step !== '')) return;
   throw new DurableEffectError(
-    `${where}: transitionTo expects a declared step, its method (this.judge) or its id ('judge'), got ` +
+    `${where}: transitionTo and resumeWith expect a declared step, its method (this.judge) or its id ('judge'), got ` +
       `${step === '' ? 'an empty string' : typeof step}`,
   );
 }

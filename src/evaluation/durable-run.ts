@@ -8,13 +8,16 @@
  * At least once per step: a step that was running when the process died runs again at the
  * restart (its side effects may happen twice); a completed step never runs again.
  *
+ * A step may park the evaluation (`awaitSignal`): in the collector the run then ends `parked` with
+ * the progress to keep (the runtime stores it with its deadline) and resumes later from that
+ * progress with the signal's `arrival`; in memory (`awaitSignal` option) it goes on at once with
+ * what the option answers. Time parked is added to `waitedMs` and extends the evaluation timeout.
+ *
  * Shared by the collector's runtime (progress saved in the ledger, a run slot held per step) and
  * by `runEvaluator` / `EvaluatorTestKit` (in memory). Internal to Evalon.
  */
-import type { DurableProgress } from '../model/records.ts';
-import { isEffect } from './effect.ts';
-import { isDurableEffect, type Transition } from './durable-effect.ts';
-import { jsonCopy } from './durable-json.ts';
+import type { DurableProgress, SignalWaitProgress } from '../model/records.ts';
+import { type Position, readStepEffect, type StepAttempt } from './durable-step-effect.ts';
 import type { DurableSettings } from './durable-settings.ts';
 import {
   createStepTable,
@@ -30,6 +33,7 @@ import type { Evaluation } from './evaluation.ts';
 import type { EvaluationContext } from './evaluation-context.ts';
 import type { EvaluationOutcome } from '../model/records.ts';
 import { DurableEffectError, EvaluatorFailedError, failureAttributes } from './errors.ts';
+import type { SignalArrival } from './signal-wait.ts';
 
 export interface DurableRunOptions {
   evaluatorId: string;
@@ -49,30 +53,29 @@ export interface DurableRunOptions {
   /** Stops the run from outside (the collector shutting down): the running step is aborted. */
   signal?: AbortSignal;
   clock?: () => number;
+  /**
+   * Resuming progress parked on a signal: what arrived (the signal, or its deadline). Without it,
+   * parked progress ends the run `parked` again, nothing run.
+   */
+  arrival?: SignalArrival;
+  /**
+   * Runs signal waits in place (in memory): the run goes on with the arrival it answers. Without
+   * it, a wait ends the run `parked` (the collector stores it and resumes it later).
+   */
+  awaitSignal?(wait: SignalWaitProgress): Promise<SignalArrival>;
 }
 
 export type DurableRunResult =
   | { stopped: true }
-  | { stopped: false; outcome: EvaluationOutcome; evaluation?: Evaluation; error?: unknown; completedSteps: number };
-
-interface Position {
-  step: string;
-  hasInput: boolean;
-  input?: unknown;
-  hasState: boolean;
-  state?: unknown;
-  completedSteps: number;
-}
-
-type StepAttempt =
+  | { stopped: false; parked: DurableProgress; completedSteps: number; outcome?: undefined }
   | {
-      ok: true;
-      effect:
-        | { kind: 'complete'; evaluation: Evaluation }
-        | { kind: 'inconclusive'; reason: string }
-        | { kind: 'transition'; next: Position };
-    }
-  | { ok: false; error: unknown; retry: boolean };
+      stopped: false;
+      parked?: undefined;
+      outcome: EvaluationOutcome;
+      evaluation?: Evaluation;
+      error?: unknown;
+      completedSteps: number;
+    };
 
 export async function runDurableEvaluation(options: DurableRunOptions): Promise<DurableRunResult> {
   const { evaluator, evaluatorId } = options;
@@ -93,7 +96,6 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
   const evaluationTimeoutMs = settings.evaluationTimeoutMs ?? options.defaultTimeoutMs;
   const defaultStepTimeoutMs = settings.defaultStepTimeoutMs ?? options.defaultTimeoutMs;
   const firstStartedAt = options.progress?.firstStartedAt ?? new Date(options.startedAtMs).toISOString();
-  const deadline = Date.parse(firstStartedAt) + evaluationTimeoutMs;
   const saved = options.progress;
   let position: Position = saved
     ? {
@@ -103,8 +105,12 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         hasState: 'state' in saved,
         state: saved.state,
         completedSteps: saved.completedSteps,
+        waitedMs: saved.waitedMs ?? 0,
       }
-    : { step: ON_EVALUATION, hasInput: false, hasState: false, completedSteps: 0 };
+    : { step: ON_EVALUATION, hasInput: false, hasState: false, completedSteps: 0, waitedMs: 0 };
+  // The evaluation timeout counts running time from the first start: time parked moves it on.
+  const deadlineOf = (at: Position) => Date.parse(firstStartedAt) + evaluationTimeoutMs + at.waitedMs;
+  let deadline = deadlineOf(position);
   if (saved) {
     // Saved by an earlier version: the id may be gone, or (saved before steps had ids) be a method's name.
     const step = table.forProgress(saved.step);
@@ -118,6 +124,11 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       return failed(saved.completedSteps, error, error.message);
     }
     position = { ...position, step: step.id };
+    if (saved.awaiting) {
+      if (!options.arrival) return { stopped: false, parked: saved, completedSteps: saved.completedSteps };
+      position = resumed(position, saved.awaiting, options.arrival);
+      deadline = deadlineOf(position);
+    }
   }
   const holdSlot = options.holdSlot ?? ((run) => run());
 
@@ -168,8 +179,33 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         outcome: { type: 'inconclusive', reason: effect.reason },
         completedSteps: position.completedSteps + 1,
       };
+    if (effect.kind === 'await') {
+      const since = clock();
+      const wait: SignalWaitProgress = {
+        signal: effect.signal,
+        since: new Date(since).toISOString(),
+        deadline: new Date(since + effect.timeoutMs).toISOString(),
+      };
+      if (!options.awaitSignal) {
+        return {
+          stopped: false,
+          parked: { ...progressOf(effect.next, firstStartedAt), awaiting: wait },
+          completedSteps: effect.next.completedSteps,
+        };
+      }
+      const arrival = await options.awaitSignal(wait);
+      position = resumed(effect.next, wait, arrival);
+      deadline = deadlineOf(position);
+      continue;
+    }
     position = effect.next;
     await options.save(progressOf(position, firstStartedAt));
+  }
+
+  /** The position after a wait: the resume step, the arrival as its input, the time parked counted. */
+  function resumed(at: Position, wait: SignalWaitProgress, arrival: SignalArrival): Position {
+    const waited = Math.max(0, clock() - Date.parse(wait.since));
+    return { ...at, hasInput: true, input: arrival, waitedMs: at.waitedMs + (Number.isFinite(waited) ? waited : 0) };
   }
 
   async function runStep(at: Position, step: DeclaredStep | undefined): Promise<StepAttempt> {
@@ -222,7 +258,7 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
         })(),
         aborted,
       ]);
-      return { ok: true, effect: interpret(returned, at, stepWhere) };
+      return { ok: true, effect: readStepEffect(returned, at, stepWhere, table) };
     } catch (error) {
       // A transition to a step that does not exist fails at once: running the step again cannot fix it.
       // Nor does a step stopped by the evaluation timeout get another run.
@@ -233,48 +269,6 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       if (onStop) options.signal?.removeEventListener('abort', onStop);
       evaluator[ENTER_STEP](undefined);
     }
-  }
-
-  function interpret(returned: unknown, at: Position, stepWhere: string): Extract<StepAttempt, { ok: true }>['effect'] {
-    if (isDurableEffect(returned)) {
-      if (returned.kind !== 'transition') {
-        throw new DurableEffectError(
-          `${stepWhere}: returned updateState(…) without a transition (follow it with .transitionTo(step); a state ` +
-            'alone does not end a step)',
-        );
-      }
-      const transition = returned as Transition;
-      const step = table.forTransition(transition.step, stepWhere).id;
-      let state = { hasState: at.hasState, state: at.state };
-      if (transition.hasState) {
-        const copy = jsonCopy(transition.state, 'state');
-        if (!copy.ok)
-          throw new DurableEffectError(
-            `${stepWhere}: the new state is not JSON: ${copy.problem} (state is saved as JSON after every step)`,
-          );
-        state = { hasState: copy.value !== undefined, state: copy.value };
-      }
-      let input: { hasInput: boolean; input?: unknown } = { hasInput: false };
-      if (transition.hasInput) {
-        const copy = jsonCopy(transition.input, 'input');
-        if (!copy.ok)
-          throw new DurableEffectError(
-            `${stepWhere}: the input of step "${step}" is not JSON: ` +
-              `${copy.problem} (it is saved as JSON with the progress)`,
-          );
-        input = copy.value === undefined ? { hasInput: false } : { hasInput: true, input: copy.value };
-      }
-      return { kind: 'transition', next: { step, ...input, ...state, completedSteps: at.completedSteps + 1 } };
-    }
-    if (isEffect(returned))
-      return returned.kind === 'complete'
-        ? { kind: 'complete', evaluation: returned.evaluation }
-        : { kind: 'inconclusive', reason: returned.reason };
-    throw new EvaluatorFailedError(
-      `${stepWhere} returned ${describe(returned)} (return this.effects().transitionTo(step), .complete(evaluation) ` +
-        'or .inconclusive(reason))',
-      { cause: returned },
-    );
   }
 
   function timedOut(at: Position, when: string): DurableRunResult {
@@ -305,6 +299,7 @@ function progressOf(position: Position, firstStartedAt: string): DurableProgress
     ...(position.hasState ? { state: position.state } : {}),
     completedSteps: position.completedSteps,
     firstStartedAt,
+    ...(position.waitedMs > 0 ? { waitedMs: position.waitedMs } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * interaction, or a whole conversation) and gives the evaluation id, the configuration and the
  * ledger.
  */
+import type { EvaluationRecord } from '../model/records.ts';
 import type { EvaluatorConfig } from './evaluator-config.ts';
 import type { LedgerClient } from './ledger-client.ts';
 
@@ -72,6 +73,13 @@ export const Subject = {
   },
 };
 
+/**
+ * Why the evaluation runs: a binding triggered it (the subject was sampled, or evaluated in full),
+ * or it was routed after another evaluator entry recorded an outcome for the same subject
+ * (`after`, `when`, `score_below` on the entry), that entry's `record` given.
+ */
+export type EvaluationTrigger = { kind: 'binding' } | { kind: 'routed'; after: string; record: EvaluationRecord };
+
 export interface EvaluationContext {
   readonly subject: Subject;
   /** Unique per evaluation and stable across its retries: derive judge session ids from it. */
@@ -89,4 +97,6 @@ export interface EvaluationContext {
    * also at the step timeout): pass it to fetches and SDK calls.
    */
   readonly signal: AbortSignal;
+  /** Why it runs; absent where nothing says (a test kit): read it as `{ kind: 'binding' }`. */
+  readonly trigger?: EvaluationTrigger;
 }

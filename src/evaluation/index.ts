@@ -25,11 +25,20 @@ export {
   Subject,
   type ConversationSubject,
   type EvaluationContext,
+  type EvaluationTrigger,
   type InteractionSubject,
   type SubjectKind,
 } from './evaluation-context.ts';
 export { DurableEvaluator, isDurableEvaluator } from './durable-evaluator.ts';
-export type { DurableEffect, DurableEffects, StateUpdate, StepReference, Transition } from './durable-effect.ts';
+export type {
+  DurableEffect,
+  DurableEffects,
+  SignalWaitEffect,
+  StateUpdate,
+  StepReference,
+  Transition,
+} from './durable-effect.ts';
+export { isSignalArrival, type AwaitSignalOptions, type SignalArrival } from './signal-wait.ts';
 export { DurableSettings } from './durable-settings.ts';
 export type { StepDeclaration, StepDeclarations, StepMethod } from './durable-steps.ts';
 export type { RetryPolicy } from './retry-policy.ts';
@@ -52,6 +61,7 @@ export type {
   EvaluationOutcome,
   EvaluationOutcomeType,
   EvaluationRecord,
+  SignalWaitProgress,
   EvaluatorType,
 } from '../model/records.ts';
 export {

@@ -10,7 +10,7 @@ import { isDurableEvaluator } from './durable-evaluator.ts';
 import { runDurableInMemory } from './durable-in-memory.ts';
 import { isEffect } from './effect.ts';
 import type { Evaluation } from './evaluation.ts';
-import type { EvaluationContext, Subject } from './evaluation-context.ts';
+import type { EvaluationContext, EvaluationTrigger, Subject } from './evaluation-context.ts';
 import type { DurableProgress, EvaluationOutcome } from '../model/records.ts';
 import type { Evaluator } from './evaluator.ts';
 import { EvaluatorConfig } from './evaluator-config.ts';
@@ -31,6 +31,10 @@ export interface EvaluationAttempt {
   signal?: AbortSignal;
   /** For a durable evaluator: resume from this saved progress instead of starting with `onEvaluation`. */
   progress?: DurableProgress;
+  /** For a durable evaluator: the payload each awaited signal receives at once (others time out). */
+  signals?: Readonly<Record<string, unknown>>;
+  /** Why it runs (`context.trigger`). */
+  trigger?: EvaluationTrigger;
 }
 
 export interface AttemptResult {
@@ -57,6 +61,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
       evaluatorId: attempt.evaluatorId,
       timeoutMs: attempt.timeoutMs,
       ...(attempt.progress ? { progress: attempt.progress } : {}),
+      ...(attempt.signals ? { signals: attempt.signals } : {}),
       context: {
         subject: frozenSubject(attempt.subject),
         evaluationId: attempt.evaluationId,
@@ -64,6 +69,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
         config: () => config,
         ledger: attempt.ledger,
         ...(attempt.signal ? { signal: attempt.signal } : {}),
+        ...(attempt.trigger ? { trigger: attempt.trigger } : {}),
       },
     });
   }
@@ -98,6 +104,7 @@ export async function runEvaluator(attempt: EvaluationAttempt): Promise<AttemptR
     config: () => config,
     ledger: attempt.ledger,
     signal: controller.signal,
+    ...(attempt.trigger ? { trigger: attempt.trigger } : {}),
   };
   try {
     const effect = await Promise.race([

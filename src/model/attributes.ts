@@ -104,6 +104,8 @@ export const EVALON_EVALUATION_OUTCOME = 'evalon.evaluation.outcome';
 export const EVALON_INTERACTION_ID = 'evalon.interaction.id';
 /** The evaluator entry's `control-id`, when it sets one. */
 export const EVALON_CONTROL_ID = 'evalon.control.id';
+/** Who gave a human verdict (the `human-review` evaluator's reviewer). */
+export const EVALON_REVIEWER = 'evalon.reviewer';
 /** What an evaluation judged: `interaction` or `conversation` (verdict events and evaluation spans). */
 export const EVALON_EVALUATION_SUBJECT = 'evalon.evaluation.subject';
 /**
@@ -143,6 +145,10 @@ export const EVALON_SIMULATION_RESPOND_IN = 'evalon.simulation.respond_in';
 export const METRIC_EVALUATOR = 'evaluator';
 export const METRIC_AGENT = 'agent';
 export const METRIC_OUTCOME = 'outcome';
+/** The agreement gauge's pair of evaluator entries, and which statistic. */
+export const METRIC_AGREEMENT_A = 'a';
+export const METRIC_AGREEMENT_B = 'b';
+export const METRIC_STATISTIC = 'statistic';
 /** `true` or `false`: whether a recorded interaction failed. */
 export const METRIC_FAILED = 'failed';
 /** `interaction` or `conversation`: what an evaluation judged. */
@@ -162,7 +168,7 @@ export const METRIC_PROTOCOL = 'protocol';
 export const METRIC_EXPORTER = 'exporter';
 /** The signal an export carried: `traces`, `logs` or `metrics`. */
 export const METRIC_SIGNAL = 'signal';
-/** What retention pruned: `interactions`, `late_spans`, `conversations`, `evaluations`. */
+/** What retention pruned: `interactions`, `late_spans`, `conversations`, `evaluations`, `reviews`. */
 export const METRIC_KIND = 'kind';
 /** `used` or `free`: the ledger's bytes holding data, and those it holds without using them. */
 export const METRIC_STATE = 'state';

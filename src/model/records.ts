@@ -175,6 +175,20 @@ export interface DurableProgress {
   completedSteps: number;
   /** When the evaluation's first attempt started (ISO-8601): its timeout counts from here, across restarts. */
   firstStartedAt: string;
+  /** Set while the evaluation is parked waiting for a signal; `step` is the step that resumes it. */
+  awaiting?: SignalWaitProgress;
+  /** Milliseconds spent parked so far: the evaluation timeout does not count them. */
+  waitedMs?: number;
+}
+
+/** A durable evaluation parked until a signal arrives or its deadline passes (`awaitSignal`). */
+export interface SignalWaitProgress {
+  /** The signal's name (`review`). */
+  signal: string;
+  /** ISO-8601: when it parked. */
+  since: string;
+  /** ISO-8601: when it resumes as timed out if no signal arrived. */
+  deadline: string;
 }
 
 // Conversations ---------------------------------------------------------------------------------

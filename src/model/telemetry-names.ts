@@ -41,6 +41,8 @@ export const EVALON_PENDING_TRACES_METRIC = 'evalon.pending.traces';
 export const EVALON_PENDING_SPANS_METRIC = 'evalon.pending.spans';
 export const EVALON_EVALUATION_QUEUE_SIZE_METRIC = 'evalon.evaluation.queue.size';
 export const EVALON_EVALUATION_RUNNING_METRIC = 'evalon.evaluation.running';
+/** Agreement between two evaluator entries (`a`, `b`), by `statistic`: rate, kappa, score_mae. */
+export const EVALON_EVALUATION_AGREEMENT_METRIC = 'evalon.evaluation.agreement';
 /** The collector's own health: what it refused, evicted, received late, failed to export. */
 export const EVALON_RECEIVER_REFUSED_SPANS_METRIC = 'evalon.receiver.refused_spans';
 export const EVALON_TRACES_EVICTED_METRIC = 'evalon.traces.evicted';

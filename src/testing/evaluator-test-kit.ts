@@ -11,6 +11,8 @@
  * ```
  * A durable evaluator runs every step in memory; `withProgress` resumes it from saved progress, as
  * a collector does after a restart (to check that progress an earlier version saved still resumes).
+ * A step that waits for a signal (`awaitSignal`) gets at once the payload `withSignal` gave that
+ * signal, else a timed-out arrival: no one can send a signal to an evaluation in memory.
  */
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
@@ -34,6 +36,7 @@ interface KitSettings {
   ledger: LedgerClient;
   timeoutMs: number;
   progress?: DurableProgress;
+  signals?: Record<string, unknown>;
 }
 
 export class EvaluatorTestKit {
@@ -125,6 +128,17 @@ export class EvaluatorTestKit {
   }
 
   /**
+   * For a durable evaluator that waits for `signal` (`awaitSignal`): the payload it receives, as
+   * if sent at once (`withSignal('review', { passed: true, … })`). Without it the wait times out.
+   */
+  withSignal(signal: string, payload: unknown): EvaluatorTestKit {
+    if (typeof signal !== 'string' || signal === '')
+      throw new TypeError('EvaluatorTestKit.withSignal: the signal is a non-empty name, such as "review"');
+    const signals = { ...this.#settings.signals, [signal]: structuredClone(payload) };
+    return new EvaluatorTestKit({ ...this.#settings, signals });
+  }
+
+  /**
    * Runs one evaluation of `subject`: `Subject.interaction(…)` (an object without `kind` is an
    * interaction), or `Subject.conversation(…)`. Never rejects: a throw becomes a failed result.
    */
@@ -142,6 +156,7 @@ export class EvaluatorTestKit {
       ledger: settings.ledger,
       timeoutMs: settings.timeoutMs,
       ...(settings.progress ? { progress: settings.progress } : {}),
+      ...(settings.signals ? { signals: settings.signals } : {}),
     });
     return new EvaluatorResult(result);
   }

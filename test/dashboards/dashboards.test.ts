@@ -64,6 +64,7 @@ describe('the committed dashboards', () => {
         'Conversation pass rate',
         'Conversation pass rate by agent and evaluator',
         'Conversation verdicts by outcome',
+        'Agreement between entries',
       ]),
     );
     const ids = dashboard.panels.map((panel) => panel.id);
@@ -87,6 +88,7 @@ describe('the dashboard queries against a real scrape', () => {
       pendingSpans: () => 2,
       evaluationQueueSize: () => 0,
       evaluationsRunning: () => 0,
+      agreement: () => [{ a: 'llm-judge', b: 'human-review', rate: 0.8, kappa: 0.55, scoreMae: 0.1 }],
     });
     for (const record of Object.values(OUTCOMES)) telemetry.verdicts.record(record as EvaluationRecord);
     telemetry.verdicts.record(CONVERSATION_VERDICT as EvaluationRecord);

@@ -99,8 +99,8 @@ service:
       });
     const verdicts = await evaluationsOf(old);
 
-    const report = await running.collector.pruner!.pruneNow();
-    expect(report).toMatchObject({ units: 1 });
+    // A pass now (the pruner's own, every 5 s, may have come first: the end is the same).
+    await running.collector.pruner!.pruneNow();
     const gone = await get(`/api/v1/interactions/${old}`);
     expect(gone.status).toBe(410);
     expect(gone.body).toMatchObject({ interactionId: old, agentId: 'support-agent' });

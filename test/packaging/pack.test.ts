@@ -107,7 +107,12 @@ describe('the npm tarball', () => {
       expect(files).toEqual(
         expect.arrayContaining(['dist/collector/cli/main.js', 'dist/collector/ledger/sqlite/writer-thread.js']),
       );
-      for (const file of files.filter((name) => name.endsWith('.js') && name.startsWith('dist/'))) {
+      // The review page's scripts are served to browsers as they are: plain JS, no declarations.
+      const page = 'dist/collector/api/ui/static/';
+      expect(files).toEqual(expect.arrayContaining([`${page}index.html`, `${page}app.js`, `${page}style.css`]));
+      for (const file of files.filter(
+        (name) => name.endsWith('.js') && name.startsWith('dist/') && !name.startsWith(page),
+      )) {
         expect(files, `${file} has its declarations`).toContain(file.replace(/\.js$/, '.d.ts'));
       }
     },
@@ -277,6 +282,11 @@ service:
         { timeoutMs: 20_000, what: 'the interaction in the ledger' },
       );
       expect(record).toMatchObject({ agentId: 'packaged-agent', finalResponseText: 'Your order has shipped.' });
+      // The review page's files ship in the package (the build copies them into dist/).
+      for (const file of ['', 'app.js', 'style.css']) {
+        const page = await fetch(`${apiUrl}/ui/${file}`);
+        expect(page.status, `/ui/${file}`).toBe(200);
+      }
     } finally {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');

@@ -120,7 +120,14 @@ export interface QueuedEvaluationRow {
 
 export function queueRow(evaluation: QueuedEvaluation, where: string): QueuedEvaluationRow {
   const id = requireText(evaluation?.evaluationId, 'evaluationId', '', where);
-  const { attempts: _attempts, startedAt: _startedAt, seq: _seq, progress: _progress, ...task } = evaluation;
+  const {
+    attempts: _attempts,
+    startedAt: _startedAt,
+    seq: _seq,
+    progress: _progress,
+    signal: _signal,
+    ...task
+  } = evaluation;
   requireText(evaluation.interactionId, 'interactionId', id, where);
   return {
     evaluationId: id,
@@ -130,6 +137,13 @@ export function queueRow(evaluation: QueuedEvaluation, where: string): QueuedEva
     triggeredAtMs: isoMs(evaluation.triggeredAt, 'triggeredAt', id, where),
     json: JSON.stringify(task),
   };
+}
+
+/** A routed evaluation's row, with the evaluation id of the record it follows (`cause.record`). */
+export function followUpRow(evaluation: QueuedEvaluation, where: string): QueuedEvaluationRow & { after: string } {
+  const row = queueRow(evaluation, where);
+  const after = evaluation.cause?.record?.evaluationId;
+  return { ...row, after: requireText(after, 'cause.record.evaluationId', row.evaluationId, where) };
 }
 
 export interface EvaluationRecordRow {

@@ -13,10 +13,11 @@ import type { Run } from './evaluation-store.ts';
 /** Recorded evaluations read per page by `loadRecentEvaluations`. */
 const RECENT_PAGE = 1000;
 
-// Only what never started, and what no other owner ($2) holds a live lease on at $3 (ms).
+// Only what never started (a parked evaluation started: its attempts count afresh from its wait),
+// and what no other owner ($2) holds a live lease on at $3 (ms).
 const DROP = `
   DELETE FROM evaluation_queue
-  WHERE seq = ANY($1::bigint[]) AND attempts = 0
+  WHERE seq = ANY($1::bigint[]) AND attempts = 0 AND awaiting_signal IS NULL
     AND (lease_owner IS NULL OR lease_owner = $2::text OR lease_until <= to_timestamp($3::bigint / 1000.0))
   RETURNING seq`;
 // Newest written first; the record only for the entries asked about (the others are read for their time).

@@ -13,12 +13,14 @@
  */
 import type pg from 'pg';
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import { closedStatus } from '../core/review-rows.ts';
+import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { type InteractionFilters, normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
 import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
+import { LedgerQueryError } from '../errors.ts';
 import { takeIn } from './conversation-writes.ts';
 
 export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
@@ -77,10 +79,22 @@ const RELEASE = `
   UPDATE evaluation_queue SET lease_owner = NULL, lease_until = NULL
   WHERE seq = ANY($1::bigint[]) AND lease_owner = $2::text`;
 const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
+// A step after a wait: the wait is over, and the signal it resumed with is consumed (one delivered
+// before any wait stays for the wait to come).
 const SAVE_PROGRESS = `
-  UPDATE evaluation_queue q SET progress = u.progress::json
+  UPDATE evaluation_queue q SET progress = u.progress::json,
+    signal_name = CASE WHEN q.awaiting_signal IS NULL THEN q.signal_name END,
+    signal_payload = CASE WHEN q.awaiting_signal IS NULL THEN q.signal_payload END,
+    signal_at_ms = CASE WHEN q.awaiting_signal IS NULL THEN q.signal_at_ms END,
+    awaiting_signal = NULL, wake_at_ms = NULL
   FROM unnest($1::bigint[], $2::text[]) AS u(seq, progress)
   WHERE q.seq = u.seq`;
+// The review of an evaluation follows its record (review-store.ts).
+const CLOSE_REVIEWS = `
+  UPDATE reviews r SET status = u.status, completed_at_ms = u.completed_at_ms, sort_ms = u.completed_at_ms,
+    record = u.record::json, claimed_by = NULL, claimed_until_ms = NULL
+  FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS u(review_id, status, completed_at_ms, record)
+  WHERE r.review_id = u.review_id AND r.status = 'open'`;
 
 /**
  * `where` names the ledger in messages; `run(what, body)` checks the store is open and turns a
@@ -99,6 +113,64 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
       conditions.push(`end_time_ms >= $${params.length}`);
     }
     return conditions;
+  }
+
+  async function recordWithFollowUps(
+    records: EvaluationRecord[],
+    followUps: QueuedEvaluation[],
+  ): Promise<{ written: string[]; queued: QueuedEvaluation[] }> {
+    return run('recordEvaluations', async () => {
+      if (records.length === 0) return { written: [], queued: [] };
+      const checked = records.map((record) => recordRow(record, where));
+      const routed = followUps.map((followUp) => followUpRow(followUp, where));
+      return inTransaction(pool, async (client) => {
+        const { rows } = await client.query<{ evaluation_id: string }>(RECORD, [
+          checked.map((r) => r.evaluationId),
+          checked.map((r) => r.interactionId),
+          checked.map((r) => r.evaluatorId),
+          checked.map((r) => r.evaluatorVersion),
+          checked.map((r) => r.agentId),
+          checked.map((r) => r.outcome),
+          checked.map((r) => r.completedAtMs),
+          checked.map((r) => r.json),
+        ]);
+        await client.query(DEQUEUE, [
+          checked.map((r) => r.interactionId),
+          checked.map((r) => r.evaluatorId),
+          checked.map((r) => r.evaluatorVersion),
+        ]);
+        const written = new Set(rows.map((row) => row.evaluation_id));
+        const closing = checked.filter((r) => written.has(r.evaluationId));
+        if (closing.length > 0) {
+          await client.query(CLOSE_REVIEWS, [
+            closing.map((r) => r.evaluationId),
+            closing.map((r) => closedStatus(r.outcome)),
+            closing.map((r) => r.completedAtMs),
+            closing.map((r) => r.json),
+          ]);
+        }
+        const following = routed.filter((r) => written.has(r.after));
+        const seqs = new Map<string, number>();
+        if (following.length > 0) {
+          const { rows: queued } = await client.query<{ evaluation_id: string; seq: string }>(ENQUEUE, [
+            following.map((r) => r.evaluationId),
+            following.map((r) => r.interactionId),
+            following.map((r) => r.evaluatorId),
+            following.map((r) => r.evaluatorVersion),
+            following.map((r) => r.triggeredAtMs),
+            following.map((r) => r.json),
+          ]);
+          for (const row of queued) seqs.set(row.evaluation_id, Number(row.seq));
+        }
+        return {
+          written: [...new Set(checked.map((r) => r.evaluationId))].filter((id) => written.has(id)),
+          queued: followUps.flatMap((followUp) => {
+            const seq = seqs.get(followUp.evaluationId);
+            return seq === undefined ? [] : [{ ...followUp, attempts: 0, seq }];
+          }),
+        };
+      });
+    });
   }
 
   return {
@@ -153,10 +225,11 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
         }>(
           claimable
             ? `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
-               WHERE seq > $1
+               WHERE seq > $1 AND awaiting_signal IS NULL
                  AND (lease_owner IS NULL OR lease_owner = $3::text OR lease_until <= to_timestamp($4::bigint / 1000.0))
                ORDER BY seq LIMIT $2`
-            : `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > $1 ORDER BY seq LIMIT $2`,
+            : `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
+               WHERE seq > $1 AND awaiting_signal IS NULL ORDER BY seq LIMIT $2`,
           [
             options.afterSeq ?? 0,
             options.limit ?? DEFAULT_QUEUE_PAGE,
@@ -181,7 +254,9 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
     async countQueuedEvaluations() {
       return run('countQueuedEvaluations', async () => {
-        const { rows } = await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM evaluation_queue');
+        const { rows } = await pool.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM evaluation_queue WHERE awaiting_signal IS NULL',
+        );
         return rows[0].n;
       });
     },
@@ -236,30 +311,10 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     },
 
     async recordEvaluations(records) {
-      return run('recordEvaluations', async () => {
-        if (records.length === 0) return [];
-        const checked = records.map((record) => recordRow(record, where));
-        return inTransaction(pool, async (client) => {
-          const { rows } = await client.query<{ evaluation_id: string }>(RECORD, [
-            checked.map((r) => r.evaluationId),
-            checked.map((r) => r.interactionId),
-            checked.map((r) => r.evaluatorId),
-            checked.map((r) => r.evaluatorVersion),
-            checked.map((r) => r.agentId),
-            checked.map((r) => r.outcome),
-            checked.map((r) => r.completedAtMs),
-            checked.map((r) => r.json),
-          ]);
-          await client.query(DEQUEUE, [
-            checked.map((r) => r.interactionId),
-            checked.map((r) => r.evaluatorId),
-            checked.map((r) => r.evaluatorVersion),
-          ]);
-          const written = new Set(rows.map((row) => row.evaluation_id));
-          return [...new Set(checked.map((r) => r.evaluationId))].filter((id) => written.has(id));
-        });
-      });
+      return (await recordWithFollowUps(records, [])).written;
     },
+
+    recordEvaluationsWithFollowUps: recordWithFollowUps,
 
     async getEvaluations(interactionId) {
       return run('getEvaluations', async () => {
@@ -268,6 +323,22 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           [interactionId],
         );
         return rows.map((row) => row.record);
+      });
+    },
+
+    async pageEntryEvaluations(query) {
+      return run('pageEntryEvaluations', async () => {
+        if (query.before !== undefined && !/^\d+$/.test(query.before))
+          throw new LedgerQueryError(
+            'before',
+            `ledger query: before ${JSON.stringify(query.before)} is not one this store gave`,
+          );
+        const { rows } = await pool.query<{ id: string; record: EvaluationRecord }>(
+          `SELECT id, record FROM evaluations WHERE evaluator_id = $1 AND id < $2::bigint ORDER BY id DESC LIMIT $3`,
+          [query.evaluatorId, query.before ?? '9223372036854775807', query.limit],
+        );
+        const records = rows.map((row) => row.record);
+        return rows.length === query.limit ? { records, next: rows[rows.length - 1]!.id } : { records };
       });
     },
 

@@ -26,6 +26,7 @@ import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, inTransaction, ledgerError, redactUrl } from './connection.ts';
 import { createConversationStoreMethods } from './conversation-store.ts';
 import { recordTurns } from './conversation-writes.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
@@ -129,6 +130,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
   return {
     ...createEvaluationStoreMethods(pool, where, run),
     ...createConversationStoreMethods(pool, where, run),
+    ...createWaitAndReviewMethods(pool, where, run),
     ...createEvaluationSkipMethods(pool, where, run),
     ...createRetentionStoreMethods(pool, where, run),
     replicaId,

@@ -56,6 +56,19 @@ const LATE_OF = `
 const EVALUATIONS_OF = `
   SELECT interaction_id, count(*) AS n, coalesce(sum(pg_column_size(record)), 0) AS bytes
   FROM evaluations WHERE interaction_id = ANY($1::text[]) GROUP BY interaction_id`;
+/** The review queue's rows of the units' subjects: an interaction's (no conversation), a conversation's. */
+const REVIEWS_OF = `
+  SELECT CASE WHEN conversation_id IS NULL THEN interaction_id END AS interaction_id, conversation_id,
+    CASE WHEN conversation_id IS NOT NULL THEN agent_id END AS agent_id, count(*) AS n,
+    coalesce(sum(pg_column_size(review) + coalesce(pg_column_size(record), 0)), 0) AS bytes
+  FROM reviews
+  WHERE (conversation_id IS NULL AND interaction_id = ANY($1::text[]))
+    OR (conversation_id, agent_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))
+  GROUP BY 1, 2, 3`;
+const DELETE_REVIEWS = `
+  DELETE FROM reviews
+  WHERE (conversation_id IS NULL AND interaction_id = ANY($1::text[]))
+    OR (conversation_id, agent_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`;
 const INSERT_TOMBSTONES = `
   INSERT INTO pruned_interactions (interaction_id, trace_id, agent_id, end_time_ms, pruned_at_ms)
   SELECT interaction_id, trace_id, agent_id, end_time_ms, $2 FROM interactions WHERE interaction_id = ANY($1::text[])
@@ -132,20 +145,40 @@ export async function pruneUnitsInTransaction(
   const conversationKeys = [...doomed.keys()].flatMap((unit) => keysOf.get(unit) ?? []);
   const late = await counted(client, LATE_OF, interactionIds);
   const evaluations = await counted(client, EVALUATIONS_OF, [...interactionIds, ...conversationKeys]);
+  const doomedConversations = [...doomed.keys()].filter((unit) => unit.kind === 'conversation');
+  const doomedPairs = [doomedConversations.map((u) => u.conversationId), doomedConversations.map((u) => u.agentId)];
+  const reviews = new Map<string, { count: number; bytes: number }>();
+  if (doomed.size > 0)
+    for (const row of (await client.query<Row>(REVIEWS_OF, [interactionIds, ...doomedPairs])).rows)
+      reviews.set(
+        row.conversation_id === null ? String(row.interaction_id) : `${row.conversation_id}\u0000${row.agent_id}`,
+        { count: Number(row.n), bytes: Number(row.bytes) },
+      );
+  const reviewsOf = (unit: PruneUnit, interactionId?: string) =>
+    reviews.get(interactionId ?? (unit.kind === 'conversation' ? `${unit.conversationId}\u0000${unit.agentId}` : ''));
   const keep = options.keepEvaluations;
   const keptConversations: PruneUnit[] = [];
   for (const [unit, interactions] of doomed) {
     result.pruned.push(unit);
     addUnit(result.tally, unit, interactions, late, evaluations, keep ? [] : (keysOf.get(unit) ?? []), keep);
-    if (keep && (keysOf.get(unit) ?? []).some((key) => evaluations.has(key))) keptConversations.push(unit);
+    if (!keep) {
+      for (const found of [reviewsOf(unit), ...interactions.map((i) => reviewsOf(unit, i.interactionId))]) {
+        result.tally.reviews.count += found?.count ?? 0;
+        result.tally.reviews.bytes += found?.bytes ?? 0;
+      }
+    }
+    const evaluated = (keysOf.get(unit) ?? []).some((key) => evaluations.has(key)) || reviewsOf(unit) !== undefined;
+    if (keep && evaluated) keptConversations.push(unit);
   }
   if (lock && doomed.size > 0) {
-    const evaluated = interactionIds.filter((id) => evaluations.has(id));
+    const evaluated = interactionIds.filter((id) => evaluations.has(id) || reviews.has(id));
     if (keep) await client.query(INSERT_TOMBSTONES, [evaluated, options.atMs]);
-    else
+    else {
       await client.query('DELETE FROM evaluations WHERE interaction_id = ANY($1::text[])', [
         [...interactionIds, ...conversationKeys],
       ]);
+      await client.query(DELETE_REVIEWS, [interactionIds, ...doomedPairs]);
+    }
     await client.query('DELETE FROM late_spans WHERE interaction_id = ANY($1::text[])', [interactionIds]);
     await client.query('DELETE FROM interactions WHERE interaction_id = ANY($1::text[])', [interactionIds]);
     await removeConversations(client, [...doomed.keys()], keptConversations, options.atMs);

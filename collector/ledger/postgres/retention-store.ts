@@ -48,6 +48,13 @@ const OLD_CONVERSATIONS = `
   SELECT conversation_id, agent_id, revision, last_activity_ms FROM conversations
   WHERE pruned_at_ms IS NOT NULL AND last_activity_ms < $1
   ORDER BY last_activity_ms, conversation_id, agent_id LIMIT $2`;
+const REVIEWS_OF_SUBJECTS = `
+  FROM reviews WHERE (conversation_id IS NULL AND interaction_id = ANY($1::text[]))
+    OR (conversation_id, agent_id) IN (SELECT * FROM unnest($2::text[], $3::text[]))`;
+const COUNT_REVIEWS = `
+  SELECT count(*) AS n, coalesce(sum(pg_column_size(review) + coalesce(pg_column_size(record), 0)), 0) AS bytes
+  ${REVIEWS_OF_SUBJECTS}`;
+const DELETE_REVIEWS = `DELETE ${REVIEWS_OF_SUBJECTS}`;
 const COUNT_EVALUATIONS = `
   SELECT count(*) AS n, coalesce(sum(pg_column_size(record)), 0) AS bytes
   FROM evaluations WHERE interaction_id = ANY($1::text[])`;
@@ -123,6 +130,7 @@ export function createRetentionStoreMethods(pool: pg.Pool, where: string, run: R
           const tombstones = (await client.query<Row>(OLD_TOMBSTONES, [beforeMs, query.limit])).rows.map((row) => ({
             endMs: Number(row.end_time_ms),
             keys: [String(row.interaction_id)],
+            conversation: undefined as { conversationId: string; agentId: string } | undefined,
             remove: (c: pg.ClientBase) =>
               c.query('DELETE FROM pruned_interactions WHERE interaction_id = $1', [row.interaction_id]),
           }));
@@ -132,6 +140,7 @@ export function createRetentionStoreMethods(pool: pg.Pool, where: string, run: R
             (row) => ({
               endMs: Number(row.last_activity_ms),
               keys: conversationEvaluationKeys(String(row.conversation_id), String(row.agent_id), Number(row.revision)),
+              conversation: { conversationId: String(row.conversation_id), agentId: String(row.agent_id) },
               remove: (c: pg.ClientBase) =>
                 c.query('DELETE FROM conversations WHERE conversation_id = $1 AND agent_id = $2', [
                   row.conversation_id,
@@ -144,7 +153,16 @@ export function createRetentionStoreMethods(pool: pg.Pool, where: string, run: R
           const tally = emptyTally();
           const { rows } = await client.query<{ n: string; bytes: string }>(COUNT_EVALUATIONS, [keys]);
           tally.evaluations = { count: Number(rows[0].n), bytes: Number(rows[0].bytes) };
+          // Their reviews: a tombstone's interaction's, a conversation's.
+          const reviewed = [
+            subjects.flatMap((s) => (s.conversation ? [] : s.keys)),
+            subjects.flatMap((s) => (s.conversation ? [s.conversation.conversationId] : [])),
+            subjects.flatMap((s) => (s.conversation ? [s.conversation.agentId] : [])),
+          ];
+          const found = (await client.query<{ n: string; bytes: string }>(COUNT_REVIEWS, reviewed)).rows[0];
+          tally.reviews = { count: Number(found.n), bytes: Number(found.bytes) };
           if (!query.dryRun && subjects.length > 0) {
+            await client.query(DELETE_REVIEWS, reviewed);
             await client.query('DELETE FROM evaluations WHERE interaction_id = ANY($1::text[])', [keys]);
             for (const subject of subjects) await subject.remove(client);
             if (await canFlush()) await client.query('SELECT pg_stat_force_next_flush()');

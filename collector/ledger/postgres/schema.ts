@@ -204,6 +204,51 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
+    description: 'signal waits, reviews, evaluations by evaluator',
+    sql: `
+      -- Durable evaluations parked on a signal (awaiting_signal, due at wake_at_ms: the deadline,
+      -- or the delivery of the signal), and the signal delivered to an evaluation (one at most).
+      ALTER TABLE evaluation_queue
+        ADD COLUMN awaiting_signal text,
+        ADD COLUMN wake_at_ms bigint,
+        ADD COLUMN signal_name text,
+        ADD COLUMN signal_payload json,
+        ADD COLUMN signal_at_ms bigint;
+      CREATE INDEX evaluation_queue_by_evaluation ON evaluation_queue (evaluation_id);
+      -- What is due reads only the parked rows; the queue read skips them by its own index.
+      CREATE INDEX evaluation_queue_wake ON evaluation_queue (wake_at_ms) WHERE awaiting_signal IS NOT NULL;
+      CREATE INDEX evaluation_queue_runnable ON evaluation_queue (seq) WHERE awaiting_signal IS NULL;
+
+      -- The human review queue: one row per review evaluation (review_id is its evaluation id).
+      -- status is open, done or expired (claimed is an open review with a live claim); sort_ms
+      -- orders the lists: the creation time while open, the completion time after.
+      CREATE TABLE reviews (
+        review_id text PRIMARY KEY,
+        entry_id text NOT NULL,
+        agent_id text NOT NULL,
+        interaction_id text NOT NULL,
+        conversation_id text,
+        status text NOT NULL,
+        created_at_ms bigint NOT NULL,
+        due_at_ms bigint,
+        sort_ms bigint NOT NULL,
+        claimed_by text,
+        claimed_until_ms bigint,
+        completed_at_ms bigint,
+        review json NOT NULL,
+        record json
+      );
+      CREATE INDEX reviews_by_status ON reviews (status, sort_ms, review_id);
+      CREATE INDEX reviews_by_agent ON reviews (agent_id, status, sort_ms, review_id);
+      CREATE INDEX reviews_open_by_interaction ON reviews (interaction_id) WHERE status = 'open';
+      CREATE INDEX reviews_open_by_conversation ON reviews (conversation_id, agent_id) WHERE status = 'open';
+
+      -- An entry's latest outcomes, newest first (agreement between entries, rebuilt at start).
+      CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
+    `,
+  },
+  {
+    version: 4,
     description: 'retention: tombstones of pruned interactions and conversations, turns by interaction',
     sql: `
       -- Interactions pruned while their evaluations are kept (retention keep_evaluations): the API

@@ -85,7 +85,7 @@ export interface ConversationWrites {
 }
 
 /**
- * Saving a conversation's state clears its pruned mark (migration 6): only a turn saves a
+ * Saving a conversation's state clears its pruned mark (migration 7): only a turn saves a
  * conversation that is over, and a new turn means it is back.
  */
 export function createConversationWrites(db: DatabaseSync): ConversationWrites {

@@ -5,13 +5,14 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
-import { isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
+import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
 import type { InteractionStore } from '../interaction-store.ts';
 import { RECENT_EVALUATIONS_SLACK_MS, type RecordedEvaluations } from '../recorded-evaluations.ts';
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
+import { LedgerQueryError } from '../errors.ts';
 
 export type EvaluationStoreMethods = EvaluationQueue &
   RecordedEvaluations &
@@ -31,11 +32,18 @@ export function createEvaluationStoreMethods(
     SELECT record FROM interactions
     WHERE rowid > (SELECT through_rowid FROM evaluation_intake WHERE id = 1) ORDER BY rowid LIMIT ?`);
   const QUEUED_COLUMNS = 'seq, task, attempts, started_at_ms, progress';
-  const selectQueued = db.prepare(`SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? ORDER BY seq LIMIT ?`);
+  // Parked evaluations (evaluation-waits.ts) are not queued work: loadDueEvaluations reads them.
+  const selectQueued = db.prepare(
+    `SELECT ${QUEUED_COLUMNS} FROM evaluation_queue WHERE seq > ? AND awaiting_signal IS NULL ORDER BY seq LIMIT ?`,
+  );
   const selectClaimable = db.prepare(`
     SELECT ${QUEUED_COLUMNS} FROM evaluation_queue
-    WHERE seq > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?) ORDER BY seq LIMIT ?`);
-  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue');
+    WHERE seq > ? AND awaiting_signal IS NULL AND (lease_owner IS NULL OR lease_owner = ? OR lease_until_ms <= ?)
+    ORDER BY seq LIMIT ?`);
+  const countQueued = db.prepare('SELECT count(*) AS n FROM evaluation_queue WHERE awaiting_signal IS NULL');
+  const selectEntryPage = db.prepare(
+    'SELECT id, record FROM evaluations WHERE evaluator_id = ? AND id < ? ORDER BY id DESC LIMIT ?',
+  );
   // Newest written first; the record only for the entries asked about (the others are read for their time).
   const selectRecent = db.prepare(`
     SELECT id, completed_at_ms,
@@ -176,10 +184,29 @@ export function createEvaluationStoreMethods(
     async recordEvaluations(records) {
       ensureOpen();
       if (records.length === 0) return [];
-      return (await writer.write({
+      const result = (await writer.write({
         op: 'recordEvaluations',
         rows: records.map((record) => recordRow(record, path)),
       })) as RecordResult;
+      return result.written;
+    },
+
+    async recordEvaluationsWithFollowUps(records, followUps) {
+      ensureOpen();
+      if (records.length === 0) return { written: [], queued: [] };
+      const result = (await writer.write({
+        op: 'recordEvaluations',
+        rows: records.map((record) => recordRow(record, path)),
+        followUps: followUps.map((followUp) => followUpRow(followUp, path)),
+      })) as RecordResult;
+      const seqs = new Map(result.queued);
+      return {
+        written: result.written,
+        queued: followUps.flatMap((followUp) => {
+          const seq = seqs.get(followUp.evaluationId);
+          return seq === undefined ? [] : [{ ...followUp, attempts: 0, seq }];
+        }),
+      };
     },
 
     async dropEvaluations(seqs, options) {
@@ -221,6 +248,22 @@ export function createEvaluationStoreMethods(
       return (selectEvaluations.all(interactionId) as { record: string }[]).map(
         (row) => JSON.parse(row.record) as EvaluationRecord,
       );
+    },
+
+    async pageEntryEvaluations(query) {
+      ensureOpen();
+      const before = query.before === undefined ? Number.MAX_SAFE_INTEGER : Number(query.before);
+      if (!Number.isSafeInteger(before))
+        throw new LedgerQueryError(
+          'before',
+          `ledger query: before ${JSON.stringify(query.before)} is not one this store gave`,
+        );
+      const rows = selectEntryPage.all(query.evaluatorId, before, query.limit) as unknown as {
+        id: number;
+        record: string;
+      }[];
+      const records = rows.map((row) => JSON.parse(row.record) as EvaluationRecord);
+      return rows.length === query.limit ? { records, next: String(rows[rows.length - 1]!.id) } : { records };
     },
 
     async pageInteractions(query) {

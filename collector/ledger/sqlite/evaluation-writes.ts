@@ -9,6 +9,7 @@
  * the key from the queue in the same transaction.
  */
 import type { DatabaseSync } from 'node:sqlite';
+import { closedStatus } from '../core/review-rows.ts';
 import type { ConversationRevisionKey } from '../conversation-store.ts';
 import type { EvaluationRecordRow, QueuedEvaluationRow } from '../core/rows.ts';
 import type { ConversationWrites } from './conversation-writes.ts';
@@ -30,13 +31,18 @@ export type EvaluationWriteRequest =
   | { op: 'renewEvaluationLeases'; lease: { owner: string; untilMs: number }; seqs: number[] }
   | { op: 'releaseEvaluationLeases'; owner: string; seqs: number[] }
   | { op: 'dropEvaluations'; seqs: number[]; atMs: number; owner: string | null }
-  | { op: 'recordEvaluations'; rows: EvaluationRecordRow[] }
+  | { op: 'recordEvaluations'; rows: EvaluationRecordRow[]; followUps?: FollowUpRow[] }
   | { op: 'saveEvaluationProgress'; updates: { seq: number; json: string }[] };
+
+/** An evaluation routed from a record: queued when that record (`after`, its evaluation id) is written. */
+export interface FollowUpRow extends QueuedEvaluationRow {
+  after: string;
+}
 
 /** `enqueueEvaluations` answers the queued evaluations' ids with their `seq`. */
 export type EnqueueResult = Array<[evaluationId: string, seq: number]>;
-/** `recordEvaluations` answers the ids of the records written. */
-export type RecordResult = string[];
+/** `recordEvaluations` answers the ids of the records written, and the follow-ups queued. */
+export type RecordResult = { written: string[]; queued: EnqueueResult };
 
 export function createEvaluationWrites(
   db: DatabaseSync,
@@ -62,11 +68,26 @@ export function createEvaluationWrites(
   const release = db.prepare(
     'UPDATE evaluation_queue SET lease_owner = NULL, lease_until_ms = NULL WHERE seq = ? AND lease_owner = ?',
   );
-  // Only what never started, and what no other owner holds a live lease on.
+  // A step after a wait: the wait is over, and the signal it resumed with is consumed (one
+  // delivered before any wait stays for the wait to come).
+  const saveProgress = db.prepare(`
+    UPDATE evaluation_queue SET progress = ?,
+      signal_name = CASE WHEN awaiting_signal IS NULL THEN signal_name END,
+      signal_payload = CASE WHEN awaiting_signal IS NULL THEN signal_payload END,
+      signal_at_ms = CASE WHEN awaiting_signal IS NULL THEN signal_at_ms END,
+      awaiting_signal = NULL, wake_at_ms = NULL
+    WHERE seq = ?`);
+  // The review of an evaluation follows its record (review-store.ts).
+  const closeReview = db.prepare(`
+    UPDATE reviews SET status = ?, completed_at_ms = ?, sort_ms = ?, record = ?, claimed_by = NULL,
+      claimed_until_ms = NULL
+    WHERE review_id = ? AND status = 'open'`);
+  // Only what never started (a parked evaluation started: its attempts count afresh from its wait),
+  // and what no other owner holds a live lease on.
   const drop = db.prepare(`
     DELETE FROM evaluation_queue
-    WHERE seq = ? AND attempts = 0 AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
-  const saveProgress = db.prepare('UPDATE evaluation_queue SET progress = ? WHERE seq = ?');
+    WHERE seq = ? AND attempts = 0 AND awaiting_signal IS NULL
+      AND (lease_owner IS NULL OR lease_owner IS ? OR lease_until_ms <= ?)`);
   const record = db.prepare(`
     INSERT OR IGNORE INTO evaluations
       (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
@@ -120,7 +141,7 @@ export function createEvaluationWrites(
         for (const u of request.updates) saveProgress.run(u.json, u.seq);
         return undefined;
       case 'recordEvaluations': {
-        const written: RecordResult = [];
+        const written: string[] = [];
         for (const r of request.rows) {
           const result = record.run(
             r.evaluationId,
@@ -132,10 +153,31 @@ export function createEvaluationWrites(
             r.completedAtMs,
             r.json,
           );
-          if (Number(result.changes) === 1) written.push(r.evaluationId);
+          if (Number(result.changes) === 1) {
+            written.push(r.evaluationId);
+            closeReview.run(closedStatus(r.outcome), r.completedAtMs, r.completedAtMs, r.json, r.evaluationId);
+          }
           dequeue.run(r.interactionId, r.evaluatorId, r.evaluatorVersion);
         }
-        return written;
+        const writtenIds = new Set(written);
+        const queued: EnqueueResult = [];
+        for (const f of request.followUps ?? []) {
+          if (!writtenIds.has(f.after)) continue;
+          const result = enqueue.run(
+            f.evaluationId,
+            f.interactionId,
+            f.evaluatorId,
+            f.evaluatorVersion,
+            f.triggeredAtMs,
+            f.json,
+            f.interactionId,
+            f.evaluatorId,
+            f.evaluatorVersion,
+          );
+          if (Number(result.changes) === 1) queued.push([f.evaluationId, Number(result.lastInsertRowid)]);
+        }
+        const answer: RecordResult = { written, queued };
+        return answer;
       }
     }
   };

@@ -9,6 +9,7 @@ import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 import { createRetentionWrites, type RetentionWriteRequest } from './retention-writes.ts';
+import { createWaitAndReviewWrites, type WaitAndReviewWriteRequest } from './wait-and-review-writes.ts';
 
 export type { InteractionRow, SpanRow } from '../core/rows.ts';
 
@@ -28,7 +29,8 @@ export type WriteRequest =
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
   | ConversationWriteRequest
   | EvaluationWriteRequest
-  | RetentionWriteRequest;
+  | RetentionWriteRequest
+  | WaitAndReviewWriteRequest;
 
 export interface LedgerWriter {
   /**
@@ -54,6 +56,7 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const conversations = createConversationWrites(db);
   const applyEvaluationWrite = createEvaluationWrites(db, conversations);
   const applyRetentionWrite = createRetentionWrites(db);
+  const applyWaitOrReviewWrite = createWaitAndReviewWrites(db);
 
   function apply(request: WriteRequest): unknown {
     switch (request.op) {
@@ -91,6 +94,11 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'pruneEvaluations':
       case 'reclaimSpace':
         return applyRetentionWrite(request);
+      case 'parkEvaluations':
+      case 'deliverSignal':
+      case 'openReview':
+      case 'claimReview':
+        return applyWaitOrReviewWrite(request);
       default:
         return applyEvaluationWrite(request);
     }

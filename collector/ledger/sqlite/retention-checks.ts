@@ -17,7 +17,7 @@ export interface DoomedInteraction {
   traceId: string;
   agentId: string;
   endMs: number;
-  /** It has evaluation records. */
+  /** It has evaluation records (or reviews): with `keepEvaluations`, a tombstone keeps them readable. */
   evaluated: boolean;
 }
 
@@ -77,6 +77,13 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     SELECT count(*) AS n, coalesce(sum(length(CAST(record AS BLOB))), 0) AS bytes FROM evaluations
     WHERE interaction_id = ?`);
 
+  const reviewsOfInteraction = db.prepare(`
+    SELECT count(*) AS n, coalesce(sum(length(review) + coalesce(length(record), 0)), 0) AS bytes FROM reviews
+    WHERE interaction_id = ? AND conversation_id IS NULL`);
+  const reviewsOfConversation = db.prepare(`
+    SELECT count(*) AS n, coalesce(sum(length(review) + coalesce(length(record), 0)), 0) AS bytes FROM reviews
+    WHERE conversation_id = ? AND agent_id = ?`);
+
   const flag = (row: unknown, column: string) => Number((row as Row)[column]) === 1;
   const counted = (row: unknown) => ({ count: Number((row as Row).n), bytes: Number((row as Row).bytes) });
 
@@ -88,13 +95,14 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     tally.interactions = { count: 1, bytes: Number(row.bytes) };
     tally.late_spans = counted(lateOf.get(interactionId));
     tally.evaluations = counted(evaluationsOf.get(interactionId));
+    tally.reviews = counted(reviewsOfInteraction.get(interactionId));
     return {
       interaction: {
         interactionId,
         traceId,
         agentId: String(row.agent_id),
         endMs: Number(row.end_time_ms),
-        evaluated: tally.evaluations.count > 0,
+        evaluated: tally.evaluations.count + tally.reviews.count > 0,
       },
       tally,
     };
@@ -111,6 +119,8 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
         if (!keep) {
           tally.evaluations.count += part.evaluations.count;
           tally.evaluations.bytes += part.evaluations.bytes;
+          tally.reviews.count += part.reviews.count;
+          tally.reviews.bytes += part.reviews.bytes;
         }
       }
       tally.conversations.count = conversations;
@@ -149,11 +159,16 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
       own.evaluations.count += found.count;
       own.evaluations.bytes += found.bytes;
     }
+    own.reviews = counted(reviewsOfConversation.get(conversationId, agentId));
     parts.push(own);
     return {
       status: 'prunable',
       interactions,
-      conversation: { revision: Number(state.revision), evaluated: own.evaluations.count > 0, keys },
+      conversation: {
+        revision: Number(state.revision),
+        evaluated: own.evaluations.count + own.reviews.count > 0,
+        keys,
+      },
       tally: tallyOf(parts, 1),
     };
   }

@@ -50,6 +50,13 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
   const deleteLate = db.prepare('DELETE FROM late_spans WHERE interaction_id = ?');
   const deleteEvaluations = db.prepare(`DELETE FROM evaluations WHERE ${evaluationsIn}`);
   const deleteEvaluationsOf = db.prepare('DELETE FROM evaluations WHERE interaction_id = ?');
+  const deleteInteractionReviews = db.prepare(
+    'DELETE FROM reviews WHERE interaction_id = ? AND conversation_id IS NULL',
+  );
+  const deleteConversationReviews = db.prepare('DELETE FROM reviews WHERE conversation_id = ? AND agent_id = ?');
+  const countReviews = db.prepare(`
+    SELECT count(*) AS n, coalesce(sum(length(review) + coalesce(length(record), 0)), 0) AS bytes FROM reviews
+    WHERE (conversation_id IS NULL AND interaction_id = ?1) OR (conversation_id = ?2 AND agent_id = ?3)`);
   const insertTombstone = db.prepare(`
     INSERT OR REPLACE INTO pruned_interactions (interaction_id, trace_id, agent_id, end_time_ms, pruned_at_ms)
     VALUES (?, ?, ?, ?, ?)`);
@@ -95,7 +102,10 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
             interaction.endMs,
             request.atMs,
           );
-        } else if (!keep && interaction.evaluated) deleteEvaluationsOf.run(interaction.interactionId);
+        } else if (!keep && interaction.evaluated) {
+          deleteEvaluationsOf.run(interaction.interactionId);
+          deleteInteractionReviews.run(interaction.interactionId);
+        }
         deleteLate.run(interaction.interactionId);
         deleteInteraction.run(interaction.interactionId);
       }
@@ -104,7 +114,10 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
         deleteRevisions.run(unit.conversationId, unit.agentId);
         if (keep && found.conversation.evaluated) markPruned.run(request.atMs, unit.conversationId, unit.agentId);
         else {
-          if (found.conversation.evaluated) for (const key of found.conversation.keys) deleteEvaluationsOf.run(key);
+          if (found.conversation.evaluated) {
+            for (const key of found.conversation.keys) deleteEvaluationsOf.run(key);
+            deleteConversationReviews.run(unit.conversationId, unit.agentId);
+          }
           deleteConversation.run(unit.conversationId, unit.agentId);
         }
       }
@@ -115,18 +128,31 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
   /** Kept evaluations whose subject ended before `beforeMs`, oldest first, with their tombstones. */
   function pruneEvaluations(request: Extract<RetentionWriteRequest, { op: 'pruneEvaluations' }>) {
     const tally = emptyTally();
+    const rows = (statement: typeof oldTombstones) =>
+      statement.all(request.beforeMs, request.limit) as Record<string, unknown>[];
     const subjects = [
-      ...(oldTombstones.all(request.beforeMs, request.limit) as Record<string, unknown>[]).map((row) => ({
-        endMs: Number(row.end_time_ms),
-        keys: [String(row.interaction_id)],
-        remove: () => deleteTombstone.run(String(row.interaction_id)),
-      })),
-      ...(oldConversations.all(request.beforeMs, request.limit) as Record<string, unknown>[]).map((row) => {
+      ...rows(oldTombstones).map((row) => {
+        const interactionId = String(row.interaction_id);
+        return {
+          endMs: Number(row.end_time_ms),
+          keys: [interactionId],
+          reviews: [interactionId, null, null] as const,
+          remove: () => {
+            deleteInteractionReviews.run(interactionId);
+            deleteTombstone.run(interactionId);
+          },
+        };
+      }),
+      ...rows(oldConversations).map((row) => {
         const [conversationId, agentId] = [String(row.conversation_id), String(row.agent_id)];
         return {
           endMs: Number(row.last_activity_ms),
           keys: conversationEvaluationKeys(conversationId, agentId, Number(row.revision)),
-          remove: () => deleteConversation.run(conversationId, agentId),
+          reviews: [null, conversationId, agentId] as const,
+          remove: () => {
+            deleteConversationReviews.run(conversationId, agentId);
+            deleteConversation.run(conversationId, agentId);
+          },
         };
       }),
     ]
@@ -137,6 +163,9 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
       const found = countEvaluations.get(keys) as { n: number; bytes: number };
       tally.evaluations.count += Number(found.n);
       tally.evaluations.bytes += Number(found.bytes);
+      const reviews = countReviews.get(...subject.reviews) as { n: number; bytes: number };
+      tally.reviews.count += Number(reviews.n);
+      tally.reviews.bytes += Number(reviews.bytes);
       if (request.dryRun) continue;
       deleteEvaluations.run(keys);
       subject.remove();

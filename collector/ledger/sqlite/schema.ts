@@ -204,6 +204,50 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
+    description: 'signal waits, reviews, evaluations by evaluator',
+    sql: `
+      -- Durable evaluations parked on a signal (awaiting_signal, due at wake_at_ms: the deadline,
+      -- or the delivery of the signal), and the signal delivered to an evaluation (one at most).
+      ALTER TABLE evaluation_queue ADD COLUMN awaiting_signal TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN wake_at_ms INTEGER;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_name TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_payload TEXT;
+      ALTER TABLE evaluation_queue ADD COLUMN signal_at_ms INTEGER;
+      CREATE INDEX evaluation_queue_by_evaluation ON evaluation_queue (evaluation_id);
+      -- What is due reads only the parked rows; the queue read skips them by its own index.
+      CREATE INDEX evaluation_queue_wake ON evaluation_queue (wake_at_ms) WHERE awaiting_signal IS NOT NULL;
+      CREATE INDEX evaluation_queue_runnable ON evaluation_queue (seq) WHERE awaiting_signal IS NULL;
+
+      -- The human review queue: one row per review evaluation (review_id is its evaluation id).
+      -- status is open, done or expired (claimed is an open review with a live claim); sort_ms
+      -- orders the lists: the creation time while open, the completion time after.
+      CREATE TABLE reviews (
+        review_id TEXT PRIMARY KEY,
+        entry_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        interaction_id TEXT NOT NULL,
+        conversation_id TEXT,
+        status TEXT NOT NULL,
+        created_at_ms INTEGER NOT NULL,
+        due_at_ms INTEGER,
+        sort_ms INTEGER NOT NULL,
+        claimed_by TEXT,
+        claimed_until_ms INTEGER,
+        completed_at_ms INTEGER,
+        review TEXT NOT NULL,
+        record TEXT
+      );
+      CREATE INDEX reviews_by_status ON reviews (status, sort_ms, review_id);
+      CREATE INDEX reviews_by_agent ON reviews (agent_id, status, sort_ms, review_id);
+      CREATE INDEX reviews_open_by_interaction ON reviews (interaction_id) WHERE status = 'open';
+      CREATE INDEX reviews_open_by_conversation ON reviews (conversation_id, agent_id) WHERE status = 'open';
+
+      -- An entry's latest outcomes, newest first (agreement between entries, rebuilt at start).
+      CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
+    `,
+  },
+  {
+    version: 7,
     description: 'retention: tombstones of pruned interactions and conversations, turns by interaction',
     sql: `
       -- Interactions pruned while their evaluations are kept (retention keep_evaluations): the API

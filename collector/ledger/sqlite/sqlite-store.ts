@@ -20,6 +20,7 @@ import { LedgerStoreError } from '../errors.ts';
 import { createConversationStoreMethods } from './conversation-store.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
+import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { openDatabase, type Synchronous } from './open-database.ts';
@@ -105,6 +106,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
     ...createConversationStoreMethods(db, path, writer, ensureOpen),
     ...createRetentionStoreMethods(db, path, writer, ensureOpen, inline),
+    ...createWaitAndReviewMethods(db, path, writer, ensureOpen),
 
     async appendSpans(spans) {
       ensureOpen();

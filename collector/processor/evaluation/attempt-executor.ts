@@ -10,21 +10,26 @@ import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { Evaluator } from '../../../src/evaluation/evaluator.ts';
 import { failedOutcome, runEvaluator, type AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { CircuitBreakers } from '../../../src/judge/circuit-breaker.ts';
+import type { HumanReviewDependencies, ReviewOpener } from '../../evaluators/human-review-dependencies.ts';
 import type { JudgeCallRecorder, JudgeDependencies } from '../../evaluators/judge-calls.ts';
 import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import { isoTime, type Clock } from './clock.ts';
-import { executeDurable, type StepSlot } from './durable-execution.ts';
+import { executeDurable, triggerOf, type StepSlot } from './durable-execution.ts';
 import { attemptRecord } from './evaluation-outcomes.ts';
 import { subjectOf, unsupportedSubject } from './evaluation-subject.ts';
 import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import type { RunSettings } from './run-settings.ts';
 import type { CachingLedgerClient } from './store-ledger-client.ts';
 
-export interface Executed {
-  record: EvaluationRecord;
-  /** What made a failed outcome fail. */
-  error?: unknown;
-}
+export type Executed =
+  | {
+      record: EvaluationRecord;
+      /** What made a failed outcome fail. */
+      error?: unknown;
+      parked?: undefined;
+    }
+  /** A durable evaluation waiting for a signal: the progress to park it with. */
+  | { parked: DurableProgress; record?: undefined };
 
 export type AttemptExecutor = (
   evaluation: QueuedEvaluation,
@@ -49,12 +54,15 @@ export function createAttemptExecutor(options: {
   judgeCalls?: JudgeCallRecorder;
   /** The runtime's circuit breakers in front of the judge models (given to every evaluator's `create`). */
   circuitBreakers?: CircuitBreakers;
+  /** Where review evaluations open their reviews (given to every evaluator's `create`). */
+  reviews?: ReviewOpener;
 }): AttemptExecutor {
   const { registry, ledger, resolve, saveProgress, signal, clock } = options;
-  const dependencies: JudgeDependencies = {
+  const dependencies: JudgeDependencies & HumanReviewDependencies = {
     ledger,
     ...(options.judgeCalls ? { judgeCalls: options.judgeCalls } : {}),
     ...(options.circuitBreakers ? { circuitBreakers: options.circuitBreakers } : {}),
+    ...(options.reviews ? { reviews: options.reviews, now: () => options.clock.now() } : {}),
   };
   return async function execute(evaluation, startedAt, slot, markDurable) {
     const settings = resolve(evaluation);
@@ -87,6 +95,7 @@ export function createAttemptExecutor(options: {
         clock,
       });
       if (!outcome) return undefined;
+      if ('parked' in outcome) return { parked: outcome.parked };
       // The control id, shadow and provenance as configured when the evaluation finished.
       const record = attemptRecord(
         evaluation,
@@ -118,6 +127,7 @@ export function createAttemptExecutor(options: {
         ledger,
         timeoutMs: definition.timeoutMs,
         signal: signal,
+        trigger: triggerOf(evaluation),
       });
     }
     if (signal.aborted && result.outcome.type === 'failed') return undefined;

@@ -8,6 +8,7 @@
  */
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
 import type { ConversationStore } from '../../ledger/conversation-store.ts';
+import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
@@ -25,7 +26,7 @@ const PAGE = 500;
 const MAX_WAITING = 2_000;
 
 export interface BackfillOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations & ConversationStore;
+  store: EvaluationQueue & EvaluationWaits & InteractionStore & RecordedEvaluations & ConversationStore;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'>;
   registry: EvaluatorRegistry;
   evaluatorId: string;

@@ -30,6 +30,8 @@ export const DEFAULT_TRIGGER = 'interaction';
 /** What a binding triggers its evaluator on: each interaction, or each conversation once it is over. */
 export const TRIGGERS = ['interaction', 'conversation'] as const;
 export type Trigger = (typeof TRIGGERS)[number];
+/** Pairs of verdicts an agreement statistic is computed over, per pair of entries. */
+export const DEFAULT_AGREEMENT_WINDOW = 500;
 
 export type LedgerConfig = (
   | { kind: 'sqlite'; path: string }
@@ -111,6 +113,8 @@ export interface EvaluationProcessorConfig {
   modules: string[];
   defaults: EvaluationDefaultsConfig;
   evaluators: Record<string, EvaluatorEntryConfig>;
+  /** `agreement`: pairs of entries whose verdicts are compared (rate, Cohen's kappa, score MAE). */
+  agreement: Array<{ a: string; b: string; window: number }>;
 }
 
 /** Keys the runtime reads; never passed to an evaluator as properties. */
@@ -332,20 +336,53 @@ export const evaluationProcessorSchema = section({
   modules: emptyAsList(z.array(text())),
   defaults: defaultsSchema,
   evaluators: evaluatorsSchema,
-}).transform(
-  (processor): EvaluationProcessorConfig => ({
-    ledger: processor.ledger,
-    concurrency: processor.concurrency,
-    modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
-    leaseDurationMs: processor.lease_duration,
-    modules: processor.modules,
-    defaults: {
-      evaluator: { enabled: processor.defaults.evaluator.enabled },
-      agent: {
-        samplingRatio: processor.defaults.agent['sampling-ratio'],
-        triggerOnFailure: processor.defaults.agent['trigger-on-failure'],
-      },
+  agreement: emptyAsList(
+    z.array(
+      section({
+        between: z.tuple([text(), text()], { error: 'must be a list of two evaluator entry ids, [a, b]' }),
+        window: count(1).default(DEFAULT_AGREEMENT_WINDOW),
+      }),
+    ),
+  ),
+})
+  .superRefine(
+    (processor, context) => {
+      const ids = Object.keys(processor.evaluators);
+      processor.agreement.forEach((pair, index) => {
+        const [a, b] = pair.between;
+        if (a === b)
+          context.addIssue({
+            code: 'custom',
+            path: ['agreement', index, 'between'],
+            message: `pairs ${a} with itself`,
+          });
+        for (const [at, id] of [a, b].entries()) {
+          if (!ids.includes(id))
+            context.addIssue({
+              code: 'custom',
+              path: ['agreement', index, 'between', at],
+              message: `names "${id}", which is not an evaluator entry (configured: ${ids.join(', ') || 'none'})`,
+            });
+        }
+      });
     },
-    evaluators: processor.evaluators,
-  }),
-);
+    whenRead('agreement', 'evaluators'),
+  )
+  .transform(
+    (processor): EvaluationProcessorConfig => ({
+      ledger: processor.ledger,
+      concurrency: processor.concurrency,
+      modelUnavailableRetryForMs: processor.model_unavailable_retry_for,
+      leaseDurationMs: processor.lease_duration,
+      modules: processor.modules,
+      defaults: {
+        evaluator: { enabled: processor.defaults.evaluator.enabled },
+        agent: {
+          samplingRatio: processor.defaults.agent['sampling-ratio'],
+          triggerOnFailure: processor.defaults.agent['trigger-on-failure'],
+        },
+      },
+      evaluators: processor.evaluators,
+      agreement: processor.agreement.map((pair) => ({ a: pair.between[0], b: pair.between[1], window: pair.window })),
+    }),
+  );

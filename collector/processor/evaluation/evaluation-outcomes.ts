@@ -3,7 +3,7 @@
  * attempts died with the collector, and the rate-limited log line of failed evaluations.
  */
 import type { EvaluationOutcome, EvaluationProvenance, EvaluationRecord } from '../../../src/model/records.ts';
-import { GEN_AI_REQUEST_MODEL } from '../../../src/model/attributes.ts';
+import { EVALON_REVIEWER, GEN_AI_REQUEST_MODEL } from '../../../src/model/attributes.ts';
 import type { EvaluatorDefinition } from '../../../src/evaluation/evaluator.ts';
 import type { AttemptResult } from '../../../src/evaluation/run-evaluator.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
@@ -48,7 +48,8 @@ export function attemptRecord(
 /**
  * Where a verdict came from: the evaluator's kind (`custom` for a module evaluator that declares
  * none), the model a judge reported (`gen_ai.request.model` among its outcome's attributes), the
- * hash of the entry's effective properties and the binding used.
+ * reviewer of a human verdict (`evalon.reviewer` among them), the hash of the entry's effective
+ * properties and the binding used.
  */
 export function provenanceOf(context: RecordContext, outcome: EvaluationOutcome | undefined): EvaluationProvenance {
   const { configHash, binding } = context.settings;
@@ -59,9 +60,11 @@ export function provenanceOf(context: RecordContext, outcome: EvaluationOutcome 
         ? outcome.attributes
         : undefined;
   const model = attributes?.[GEN_AI_REQUEST_MODEL];
+  const reviewer = attributes?.[EVALON_REVIEWER];
   return {
     evaluatorType: context.definition?.type ?? 'custom',
     ...(typeof model === 'string' && model !== '' ? { model } : {}),
+    ...(typeof reviewer === 'string' && reviewer !== '' ? { reviewer } : {}),
     ...(configHash !== undefined ? { configHash } : {}),
     ...(binding !== undefined ? { binding } : {}),
   };

@@ -22,6 +22,7 @@ import type { TracerProvider } from '@opentelemetry/api';
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationProcessorConfig } from '../../config/evalon-config.ts';
 import type { ConversationRevision, ConversationStore } from '../../ledger/conversation-store.ts';
+import type { EvaluationWaits } from '../../ledger/evaluation-waits.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
@@ -36,10 +37,13 @@ import type { EvaluatorRegistry } from './evaluator-registry.ts';
 import { isInsideEvaluation } from './loop-safety.ts';
 import { createStoreLedgerClient } from './store-ledger-client.ts';
 import { createLoadGovernor, type LoadGovernor } from './load-governor.ts';
+import { createAgreementTracker, type AgreementTracker } from './agreement.ts';
+import { createRoutingTable } from './routing.ts';
 import { createRunSettings } from './run-settings.ts';
 import type { SkippedEvaluation } from './budget-skips.ts';
 import { createEvaluationBudgets } from './evaluation-budgets.ts';
 import { createBindingTable, queuedEvaluation, triggerVerdict, type BindingTable } from './triggers.ts';
+import type { ReviewStore } from '../../ledger/review-store.ts';
 
 /** Interactions (or conversation revisions) read per page when catching up on what was not taken in. */
 const CATCH_UP_PAGE = 500;
@@ -82,14 +86,21 @@ export interface EvaluationProcessor extends InteractionsConsumer, Lifecycle {
   consumeConversations(revisions: ConversationRevision[]): Promise<void>;
   readonly stats: EvaluationProcessorStats;
   readonly runtime: EvaluationRuntime;
+  /** Agreement between the entries `agreement` pairs, kept as outcomes are recorded. */
+  readonly agreement: AgreementTracker;
   /** Resolves when every queued evaluation has been recorded (tests, backfill). */
   idle(): Promise<void>;
 }
 
 export interface EvaluationProcessorOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations & ConversationStore;
+  store: EvaluationQueue &
+    EvaluationWaits &
+    InteractionStore &
+    RecordedEvaluations &
+    ConversationStore &
+    Partial<ReviewStore>;
   config: Pick<EvaluationProcessorConfig, 'concurrency' | 'defaults' | 'evaluators'> &
-    Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs'>>;
+    Partial<Pick<EvaluationProcessorConfig, 'modelUnavailableRetryForMs' | 'agreement'>>;
   registry: EvaluatorRegistry;
   /**
    * Time and timers of the processor and its runtime, created once (default: the system clock).
@@ -116,6 +127,8 @@ export interface EvaluationProcessorOptions {
   shutdownGraceMs?: number;
   /** Wait before running an evaluation again after a model outage (tests shorten it). */
   unavailableBackoff?: { baseMs: number; maxMs: number };
+  /** How often the ledger is read for signal waits that are due (default 1 s). */
+  duePollMs?: number;
   /** Evaluation leases, when replicas share the ledger (see `EvaluationRuntimeOptions.lease`). */
   lease?: { owner: string; durationMs: number; rescanMs?: number };
 }
@@ -124,6 +137,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
   const { store, config, registry, logger } = options;
   const clock = clockFrom(options.clock);
   const bindings: BindingTable = createBindingTable(config.evaluators, config.defaults);
+  const routing = createRoutingTable({ bindings, registry, evaluators: config.evaluators });
+  const agreement = createAgreementTracker({
+    pairs: config.agreement ?? [],
+    store,
+    routed: routing.routedEntries(),
+    logger,
+  });
   const ledger = createStoreLedgerClient(store);
   const governor = options.yieldToIngest === false ? undefined : (options.governor ?? createLoadGovernor({ clock }));
   const budgets = createEvaluationBudgets({ evaluators: config.evaluators, defaults: config.defaults, clock, logger });
@@ -141,10 +161,17 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     clock,
     logger,
     resolve: createRunSettings(config.evaluators, config.defaults),
-    ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    onRecorded(record) {
+      agreement.observe(record);
+      options.onRecorded?.(record);
+    },
     ...(budgets ? { budgets } : {}),
     ...(options.onSkipped ? { onSkipped: options.onSkipped } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+    // Review evaluations open their reviews in the ledger's review queue.
+    ...(store.openReview ? { reviews: { openReview: store.openReview.bind(store) } } : {}),
+    followUps: (record, evaluation) => routing.followUps(record, evaluation, new Date(clock.now()).toISOString()),
+    ...(options.duePollMs !== undefined ? { duePollMs: options.duePollMs } : {}),
     ...(options.maxInMemory !== undefined ? { maxInMemory: options.maxInMemory } : {}),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}),
@@ -312,6 +339,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       return { ...runtime.stats, ...counters, intakeDeferred: deferredIntakes };
     },
     runtime,
+    agreement,
     async consumeConversations() {
       if (!started) throw new Error('evaluation: consumeConversations called before start');
       if (stopped) return;
@@ -337,6 +365,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
     },
     async start() {
       if (started) return;
+      await agreement.start();
       await runtime.start();
       await catchUp();
       started = true;
@@ -348,6 +377,7 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
       while (resumeCheck && !stopped) await sleep(clock, RESUME_CHECK_MS);
       await serial;
       await runtime.idle();
+      await agreement.idle();
     },
     async shutdown() {
       stopped = true;

@@ -13,128 +13,34 @@
  * This module wires the parts, each with one job and its own counters (`stats` gathers them):
  * the queue in memory with read-back from the ledger (run-queue.ts), claims and run slots
  * (run-scheduler.ts), one attempt (attempt-executor.ts, durable-execution.ts), model-outage waits
- * (model-outage.ts), leases (evaluation-leases.ts), outcome recording (outcome-recording.ts) and
- * shutdown (runtime-shutdown.ts). Every part reads the time and waits through one clock.
+ * (model-outage.ts), leases (evaluation-leases.ts), outcome recording (outcome-recording.ts), waits
+ * for signals (due-waits.ts) and shutdown (runtime-shutdown.ts). Every part reads the time and
+ * waits through one clock. Its options, counters and interface: evaluation-runtime-types.ts.
  */
-import type { TracerProvider } from '@opentelemetry/api';
-import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { DEFAULT_UNAVAILABLE_RETRY_FOR_MS } from './config.ts';
 import { createJudgeCallSpans } from './judge-call-spans.ts';
-import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import { createJudgeCircuits } from './judge-circuits.ts';
-import type { JudgeCircuitStats } from './judge-circuits.ts';
-import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
-import type { InteractionStore } from '../../ledger/interaction-store.ts';
-import type { RecordedEvaluations } from '../../ledger/recorded-evaluations.ts';
-import type { Logger } from '../../logger.ts';
+import type { DurableProgress, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
+import { createDueWaits } from './due-waits.ts';
 import { createAttemptExecutor, type Executed } from './attempt-executor.ts';
-import { clockFrom, type Clock } from './clock.ts';
-import { createEvaluationLeases, type LeaseOption } from './evaluation-leases.ts';
-import type { BudgetStats, EvaluationBudgets } from './evaluation-budgets.ts';
-import { createBudgetSkips, type SkippedEvaluation } from './budget-skips.ts';
-import { createRunQueue, type QueueStats } from './run-queue.ts';
-import type { EvaluatorRegistry } from './evaluator-registry.ts';
+import { clockFrom } from './clock.ts';
+import { createEvaluationLeases } from './evaluation-leases.ts';
+import { createBudgetSkips } from './budget-skips.ts';
+import { createRunQueue } from './run-queue.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
-import { UNLIMITED, type LoadGovernor } from './load-governor.ts';
+import { UNLIMITED } from './load-governor.ts';
 import { createOutageDeferrals } from './model-outage.ts';
-import { createOutcomeRecording, type OutcomeStats } from './outcome-recording.ts';
-import { createRunScheduler, type SchedulerStats } from './run-scheduler.ts';
+import { createOutcomeRecording } from './outcome-recording.ts';
+import { createRunScheduler } from './run-scheduler.ts';
 import { DEFAULT_SHUTDOWN_GRACE_MS, shutDownRuntime } from './runtime-shutdown.ts';
-import { createStoreLedgerClient, type CachingLedgerClient } from './store-ledger-client.ts';
-import type { RunSettings } from './run-settings.ts';
+import { createStoreLedgerClient } from './store-ledger-client.ts';
+import type { EvaluationRuntime, EvaluationRuntimeOptions, RuntimeStats } from './evaluation-runtime-types.ts';
+
+export type { EvaluationRuntime, EvaluationRuntimeOptions, RuntimeStats } from './evaluation-runtime-types.ts';
 
 export { DEFAULT_SHUTDOWN_GRACE_MS };
 export const DEFAULT_MAX_ATTEMPTS = 3;
 export const DEFAULT_MAX_IN_MEMORY = 20_000;
-
-export interface RuntimeStats extends QueueStats, SchedulerStats, OutcomeStats {
-  /** Evaluations waiting to run again because their model was unavailable (an outage, not a verdict). */
-  deferred: number;
-  /** Leases lost to another replica while held here (this replica stalled longer than a lease). */
-  leasesLost: number;
-  /** Evaluations not started because a token budget was spent (dropped from the queue, not recorded). */
-  skipped: number;
-  /** Each token budget: spent, limit, window, skipped (none without budgets). */
-  budgets: BudgetStats[];
-  /** The circuit breaker of each judge model endpoint used so far. */
-  judgeCircuits: JudgeCircuitStats[];
-}
-
-export interface EvaluationRuntimeOptions {
-  store: EvaluationQueue & InteractionStore & RecordedEvaluations & ConversationStore;
-  registry: EvaluatorRegistry;
-  /**
-   * `config()`, `control-id`, shadow and provenance for an evaluation, resolved from the running
-   * configuration (run-settings.ts). Called again before every step of a durable evaluation, so
-   * later steps see a changed configuration.
-   */
-  resolve(evaluation: QueuedEvaluation): RunSettings;
-  concurrency: number;
-  maxAttempts?: number;
-  /**
-   * Queued evaluations held in memory at most; beyond, they are read back from the ledger as the
-   * runtime catches up.
-   */
-  maxInMemory?: number;
-  shutdownGraceMs?: number;
-  /**
-   * How long an evaluation keeps being run again while its model is unavailable (a model call that
-   * failed with a retryable error after its own retries: 429, 5xx, 529, a connection error) before
-   * it is recorded as failed. Default 1 hour. A durable evaluation is also bounded by its evaluation timeout.
-   */
-  unavailableRetryForMs?: number;
-  /** Wait before such a run again: doubling from `baseMs` up to `maxMs` (default 1 s to 30 s). */
-  unavailableBackoff?: { baseMs: number; maxMs: number };
-  /**
-   * Replicas sharing the ledger's queue (PostgreSQL): every start takes a lease for `owner` that
-   * lasts `durationMs`, renewed while the evaluation is held here and released at shutdown; every
-   * `rescanMs` (default `durationMs`) the queue is read again for evaluations no live replica
-   * holds (queued by another, or left by one that died), which this runtime then starts.
-   */
-  lease?: LeaseOption;
-  /** Time and timers (default: the system clock); a function is the time of day, with real timers. */
-  clock?: Clock | (() => number);
-  logger: Logger;
-  /** Called with each outcome once it is recorded (not for duplicates). */
-  onRecorded?(record: EvaluationRecord): void;
-  /** What evaluators read the ledger through (default: the store, with a record cache). */
-  ledger?: CachingLedgerClient;
-  /**
-   * Which queued evaluations read back from the ledger this runtime runs (default: all). A
-   * backfill runs only its own; the collector runs every one, backfills left unfinished included.
-   */
-  accept?(evaluation: QueuedEvaluation): boolean;
-  /** Limits evaluation starts while the event loop is saturated (default: no limit). */
-  governor?: LoadGovernor;
-  /**
-   * Token budgets (evaluation-budgets.ts): an evaluation whose budget is spent is dropped from the
-   * queue instead of started. Default: none (a backfill runs without).
-   */
-  budgets?: EvaluationBudgets;
-  /** Called with each evaluation dropped because its budget was spent (the skipped-evaluations metric). */
-  onSkipped?(skip: SkippedEvaluation): void;
-  /**
-   * Where LLM judges' model calls become `chat <model>` spans, children of their evaluation's
-   * `evaluate` span (default: none, the calls are not traced). This runtime's own: two runtimes
-   * in one process never mix their judges' calls.
-   */
-  tracerProvider?: TracerProvider;
-}
-
-export interface EvaluationRuntime {
-  /** Reads the ledger's queue (evaluations left by a previous run) and starts running. */
-  start(): Promise<void>;
-  /** Runs evaluations that are already durable in the ledger's queue. */
-  submit(evaluations: readonly QueuedEvaluation[]): void;
-  /** Resolves when nothing is waiting, running or being written. */
-  idle(): Promise<void>;
-  /** Stops claiming, gives claimed and running evaluations a grace period, then stops them. Safe twice. */
-  shutdown(): Promise<void>;
-  /** A snapshot of every part's counters. */
-  readonly stats: RuntimeStats;
-  /** Each judge model's circuit state (0 closed, 1 open, 2 half-open), for the gauge. */
-  judgeCircuits(): Array<{ model: string; state: number }>;
-}
 
 export function createEvaluationRuntime(options: EvaluationRuntimeOptions): EvaluationRuntime {
   const { store, registry, logger } = options;
@@ -173,6 +79,11 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     clock,
     logger,
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
+    ...(options.followUps ? { followUps: options.followUps } : {}),
+    onQueued(queued) {
+      queue.submit(queued);
+      pump();
+    },
     onSettled(evaluationId) {
       queue.release(evaluationId);
       leases.done(evaluationId);
@@ -197,6 +108,18 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     signal: stopAll.signal,
     clock,
     ...(options.tracerProvider ? { judgeCalls: createJudgeCallSpans(options.tracerProvider, () => clock.now()) } : {}),
+    ...(options.reviews ? { reviews: options.reviews } : {}),
+  });
+  const waits = createDueWaits({
+    store,
+    clock,
+    logger,
+    claimableNow: () => leases.claimableNow(),
+    resume(due) {
+      queue.submitFirst(due);
+      pump();
+    },
+    ...(options.duePollMs !== undefined ? { pollMs: options.duePollMs } : {}),
   });
   const outages = createOutageDeferrals({
     retryForMs: options.unavailableRetryForMs ?? DEFAULT_UNAVAILABLE_RETRY_FOR_MS,
@@ -262,10 +185,25 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       queue.release(evaluation.evaluationId);
       return;
     }
+    if (executed.parked) {
+      // It leaves the runtime once the ledger holds it parked, not before: until then a read of the
+      // queue would find it runnable and start it again.
+      const parked = waits.park(evaluation, executed.parked).then(
+        () => leases.done(evaluation.evaluationId),
+        (error: unknown) =>
+          logger.error(
+            `evaluation ${evaluation.evaluationId}: parking it to wait for a signal failed: ` +
+              `${error instanceof Error ? error.message : String(error)} (it resumes from its last saved step at the ` +
+              'next start)',
+          ),
+      );
+      track(parked.finally(() => queue.release(evaluation.evaluationId)));
+      return;
+    }
     if (executed.record.outcome.type === 'failed' && !stopping && outages.defer(evaluation, executed.error)) return;
     outages.forget(evaluation.evaluationId);
     options.budgets?.spend(executed.record);
-    track(outcomes.recordAttempt(executed.record));
+    track(outcomes.recordAttempt(executed.record, evaluation));
   }
 
   function pump(): void {
@@ -303,7 +241,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
   }
 
   async function writesDone(): Promise<void> {
-    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), skips?.idle()]);
+    await Promise.all([attempts.idle(), progressSaves.idle(), outcomes.idle(), waits.idle(), skips?.idle()]);
   }
 
   let stopped: Promise<void> | undefined;
@@ -315,6 +253,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
         ...outcomes.stats(),
         deferred: outages.waiting(),
         ...leases.stats(),
+        ...waits.stats(),
         skipped: skips?.count() ?? 0,
         budgets: options.budgets?.stats() ?? [],
         judgeCircuits: circuits.stats(),
@@ -329,10 +268,14 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
       queue.readFromStart();
       pump();
       leases.start(() => queue.rescan());
+      waits.start();
     },
     submit(evaluations) {
       queue.submit(evaluations);
       pump();
+    },
+    wake() {
+      if (started && !stopping) waits.wake();
     },
     idle() {
       return new Promise<void>((resolve) => {
@@ -343,6 +286,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     shutdown() {
       stopped ??= (async () => {
         stopping = true;
+        await waits.stop();
         await shutDownRuntime({
           clock,
           graceMs: options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,

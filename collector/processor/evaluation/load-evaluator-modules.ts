@@ -24,6 +24,7 @@ import {
 } from './evaluator-registry.ts';
 import { entryType, parseEntryId } from './entry-id.ts';
 import { checkEvaluatorProperties } from './property-checks.ts';
+import { checkRoutes } from './route-checks.ts';
 
 const MODULES_PATH = 'processors::evaluation::modules';
 const EVALUATORS_PATH = 'processors::evaluation::evaluators';
@@ -117,6 +118,7 @@ export async function loadEvaluatorRegistry(options: LoadEvaluatorsOptions): Pro
         definitionOf: (id) => byId.get(entryType(id))?.definition,
         ...(options.locate ? { locate: options.locate } : {}),
       }),
+      ...checkRoutes({ evaluators: options.evaluators, ...(options.locate ? { locate: options.locate } : {}) }),
     );
     const definitions = unique.map((registered) => registered.definition);
     problems.push(

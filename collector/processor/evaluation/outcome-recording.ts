@@ -3,7 +3,8 @@
  * (group commit), which also removes its evaluation from the queue; it is counted, and handed to
  * telemetry (`onRecorded`) once written. An outcome the ledger already had for its key is a
  * duplicate: counted, not handed on. Failed evaluations are logged, at most one line per
- * evaluator a minute.
+ * evaluator a minute. The evaluations an outcome routes (`followUps`) are queued in the same
+ * transaction as the outcome, and handed to the runtime (`onQueued`).
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
@@ -23,18 +24,23 @@ export interface OutcomeStats {
 }
 
 export interface OutcomeRecordingOptions {
-  store: Pick<EvaluationQueue, 'recordEvaluations'>;
+  /** `recordEvaluationsWithFollowUps` is needed only with `followUps`. */
+  store: Pick<EvaluationQueue, 'recordEvaluations'> & Partial<Pick<EvaluationQueue, 'recordEvaluationsWithFollowUps'>>;
   clock: Clock;
   logger: Logger;
   /** Called with each outcome once it is recorded (not for duplicates). */
   onRecorded?(record: EvaluationRecord): void;
   /** The evaluation has left the runtime: recorded, or (its write failed) it runs at the next start. */
   onSettled(evaluationId: string): void;
+  /** The evaluations an outcome routes (none by default). */
+  followUps?(record: EvaluationRecord, evaluation: QueuedEvaluation): QueuedEvaluation[];
+  /** Routed evaluations queued with the outcomes they follow. */
+  onQueued?(queued: QueuedEvaluation[]): void;
 }
 
 export interface OutcomeRecording {
   /** Records an attempt's outcome (logging it when failed). Never rejects. */
-  recordAttempt(record: EvaluationRecord): Promise<void>;
+  recordAttempt(record: EvaluationRecord, evaluation?: QueuedEvaluation): Promise<void>;
   /** Records as failed an evaluation whose attempts all died with their collector. Never rejects. */
   recordAbandoned(evaluation: QueuedEvaluation, context: RecordContext): Promise<void>;
   /** Resolves when no write is waiting or under way. */
@@ -46,10 +52,21 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
   const { store, clock, logger } = options;
   const logFailure = createFailureLog(logger, () => clock.now());
   const stats: OutcomeStats = { recorded: 0, verdicts: 0, passed: 0, inconclusive: 0, failed: 0, duplicates: 0 };
-  const outcomes = createGroupCommit<EvaluationRecord, boolean>(async (records) => {
-    const written = new Set(await store.recordEvaluations(records));
-    return records.map((record) => written.has(record.evaluationId));
-  }, MAX_WRITE_BATCH);
+  const outcomes = createGroupCommit<{ record: EvaluationRecord; followUps: QueuedEvaluation[] }, boolean>(
+    async (items) => {
+      const records = items.map((item) => item.record);
+      const followUps = items.flatMap((item) => item.followUps);
+      if (followUps.length === 0 || !store.recordEvaluationsWithFollowUps) {
+        const written = new Set(await store.recordEvaluations(records));
+        return records.map((record) => written.has(record.evaluationId));
+      }
+      const result = await store.recordEvaluationsWithFollowUps(records, followUps);
+      if (result.queued.length > 0) options.onQueued?.(result.queued);
+      const written = new Set(result.written);
+      return records.map((record) => written.has(record.evaluationId));
+    },
+    MAX_WRITE_BATCH,
+  );
 
   function count(record: EvaluationRecord): void {
     stats.recorded++;
@@ -61,11 +78,17 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
     else stats.failed++;
   }
 
-  async function record(record: EvaluationRecord): Promise<void> {
+  async function record(record: EvaluationRecord, evaluation: QueuedEvaluation | undefined): Promise<void> {
     try {
       let written: boolean;
       try {
-        written = await outcomes.add(record);
+        let followUps: QueuedEvaluation[] = [];
+        try {
+          followUps = evaluation ? (options.followUps?.(record, evaluation) ?? []) : [];
+        } catch (error) {
+          logger.error(`evaluation ${record.evaluationId}: routing its outcome failed: ${errorText(error)}`);
+        }
+        written = await outcomes.add({ record, followUps });
       } catch (error) {
         logger.error(
           `evaluation ${record.evaluationId}: recording its outcome ` +
@@ -89,9 +112,9 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
   }
 
   return {
-    recordAttempt(attempt) {
+    recordAttempt(attempt, evaluation) {
       if (attempt.outcome.type === 'failed') logFailure(attempt, attempt.outcome.error);
-      return record(attempt);
+      return record(attempt, evaluation);
     },
     recordAbandoned(evaluation, context) {
       const abandoned = abandonedRecord(evaluation, isoTime(clock.now()), context);
@@ -99,7 +122,7 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
         `evaluation ${evaluation.evaluationId} of interaction ${evaluation.interactionId}: ` +
           `${abandoned.outcome.type === 'failed' ? abandoned.outcome.error : ''}`,
       );
-      return record(abandoned);
+      return record(abandoned, evaluation);
     },
     idle: () => outcomes.idle(),
     stats: () => ({ ...stats }),

@@ -5,6 +5,9 @@
  * time, as the runtime catches up. Starting is the same catching up, from the beginning of the
  * queue, and so is a lease rescan (work no live replica holds).
  *
+ * Evaluations resumed after a signal wait (due-waits.ts) come first (`submitFirst`): they are few
+ * (a page per read), and a reviewer is waiting for the one their verdict woke.
+ *
  * It also knows every evaluation anywhere in the runtime, waiting or running or being recorded
  * (`held`), so neither a submit nor a read of the ledger takes one twice; the runtime releases an
  * evaluation when it leaves (recorded, stopped, or not this runtime's to run).
@@ -45,6 +48,11 @@ export interface RunQueueOptions {
 export interface RunQueue {
   /** Takes in evaluations already durable in the ledger (or notes that only the ledger has them). */
   submit(evaluations: readonly QueuedEvaluation[]): void;
+  /**
+   * Takes in resumed evaluations ahead of the others, whatever the memory bound (the ledger's queue
+   * read skips them, so they cannot wait there); one whose attempts are used up is abandoned.
+   */
+  submitFirst(evaluations: readonly QueuedEvaluation[]): void;
   /** The next waiting evaluation, which stays held. */
   next(): QueuedEvaluation | undefined;
   size(): number;
@@ -68,6 +76,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
   const maxInMemory = Math.max(1, options.maxInMemory);
   let waiting: QueuedEvaluation[] = [];
   let head = 0;
+  const first: QueuedEvaluation[] = [];
   const held = new Set<string>();
   let overflow = false;
   /** In overflow, the queue is read from after this seq; `highestSubmitted` is what it must reach. */
@@ -78,7 +87,7 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
   let readRetry: Timer | undefined;
   let stopped = false;
 
-  const size = () => waiting.length - head;
+  const size = () => waiting.length - head + first.length;
 
   function hold(evaluation: QueuedEvaluation): void {
     held.add(evaluation.evaluationId);
@@ -147,7 +156,16 @@ export function createRunQueue(options: RunQueueOptions): RunQueue {
         hold(evaluation);
       }
     },
+    submitFirst(evaluations) {
+      for (const evaluation of evaluations) {
+        if (held.has(evaluation.evaluationId)) continue;
+        held.add(evaluation.evaluationId);
+        if (evaluation.attempts >= options.maxAttempts) options.onAbandoned(evaluation);
+        else first.push(evaluation);
+      }
+    },
     next() {
+      if (first.length > 0) return first.shift();
       if (size() === 0) return undefined;
       const evaluation = waiting[head++];
       if (head > COMPACT_AFTER && head * 2 > waiting.length) {

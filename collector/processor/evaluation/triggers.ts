@@ -14,9 +14,10 @@ import type { ConversationRevision } from '../../ledger/conversation-store.ts';
 import type { QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { resolveBinding, type AgentIdentity, type ResolvedBinding } from './binding-resolution.ts';
+import { routeOf } from './route.ts';
 import { isConversationSampled, isSampled } from './sampling.ts';
 
-export type TriggerVerdict = 'triggered' | 'disabled' | 'failed-interaction' | 'not-sampled';
+export type TriggerVerdict = 'triggered' | 'disabled' | 'failed-interaction' | 'not-sampled' | 'routed';
 
 /** Resolutions kept before the cache is cleared (agents × role sets seen). */
 const MAX_CACHED_AGENTS = 10_000;
@@ -52,6 +53,7 @@ export function triggerVerdict(
 ): TriggerVerdict | 'other-trigger' {
   if (binding.trigger !== 'interaction') return 'other-trigger';
   if (!binding.enabled) return 'disabled';
+  if (routeOf(binding.config)) return 'routed';
   if (record.failed && !binding.triggerOnFailure) return 'failed-interaction';
   return isSampled(record.traceId, binding.samplingRatio) ? 'triggered' : 'not-sampled';
 }
@@ -63,6 +65,7 @@ export function conversationTriggerVerdict(
 ): TriggerVerdict | 'other-trigger' {
   if (binding.trigger !== 'conversation') return 'other-trigger';
   if (!binding.enabled) return 'disabled';
+  if (routeOf(binding.config)) return 'routed';
   if (revision.failed && !binding.triggerOnFailure) return 'failed-interaction';
   return isConversationSampled(revision.conversationId, revision.agentId, binding.samplingRatio)
     ? 'triggered'

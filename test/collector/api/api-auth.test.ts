@@ -1,7 +1,9 @@
 /**
- * `extensions.api.auth.bearer_token`: every path but the health checks answers 401 (JSON,
- * `WWW-Authenticate: Bearer`) without the token or with another, routes and unknown paths alike,
- * and answers as usual with it; `/healthz` and `/readyz` stay open for probes.
+ * `extensions.api.auth.bearer_token`: every path but the health checks answers 401
+ * (`WWW-Authenticate: Bearer`) without the token or with another, routes and unknown paths alike —
+ * in JSON, or for the review page under `/ui/` with its sign-in page — and answers as usual with
+ * it; `/healthz` and `/readyz` stay open for probes. Signing in and the session cookie:
+ * ui-session.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,8 +52,8 @@ describe('the API with a bearer token', () => {
     '/api/v1/interactions?agent=support-agent',
     '/api/v1/stats',
     '/api/v1/no-such-route',
-    '/ui/',
-    '/ui',
+    '/api/v1/reviews',
+    '/api/v1/agreement',
   ];
 
   it.each(protectedPaths)('answers %s 401 without the token, with a JSON error and WWW-Authenticate', async (path) => {
@@ -74,7 +76,27 @@ describe('the API with a bearer token', () => {
     expect((await get('/api/v1/interactions', authorization)).status).toBe(401);
   });
 
-  it('answers with the token as without auth: the ledger, the counters and the /ui/ index', async () => {
+  it.each(['/ui/', '/ui', '/ui/index.html', '/ui/app.js', '/ui/style.css', '/ui/no-such-file'])(
+    'answers %s 401 without the token, with the sign-in page in place of the review page',
+    async (path) => {
+      const response = await get(path);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const page = await response.text();
+      expect(page).toContain('<form method="post" action="/ui/session">');
+      expect(page).not.toContain('<script');
+      expect(page).not.toContain('<main id="main"');
+    },
+  );
+
+  it('answers the review page 401 with a wrong token too', async () => {
+    expect((await get('/ui/', 'Bearer api-token-7f3a9d')).status).toBe(401);
+    expect((await get('/ui/app.js', `Basic ${TOKEN}`)).status).toBe(401);
+  });
+
+  it('answers with the token as without auth: the ledger, the counters and the review page', async () => {
     const list = await get('/api/v1/interactions', `Bearer ${TOKEN}`);
     expect(list.status).toBe(200);
     expect(
@@ -86,7 +108,7 @@ describe('the API with a bearer token', () => {
     const ui = await get('/ui/', `Bearer ${TOKEN}`);
     expect(ui.status).toBe(200);
     expect(ui.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await ui.text()).toContain('<a href="../api/v1/interactions">');
+    expect(await ui.text()).toContain('<main id="main"');
     expect((await get('/api/v1/no-such-route', `Bearer ${TOKEN}`)).status).toBe(404);
   });
 

@@ -236,7 +236,7 @@ describe('evalon backfill', () => {
     expect(unknown.err).toMatch(
       new RegExp(
         /evalon backfill: evaluator "reply-lenght" is not defined /.source +
-          /\(known: contains, criteria-judge, interaction-quality-evaluator/.source,
+          /\(known: contains, criteria-judge, human-review, interaction-quality-evaluator/.source,
       ),
     );
     const unbound = await cli(['backfill', '--evaluator', 'regex', '--config', configFile]);

@@ -172,7 +172,7 @@ describe('evalon validate', () => {
       'processors::evaluation::evaluators::interaction-quality-evaluator::agents::support-agent: trigger ' +
         'conversation: evaluator "interaction-quality-evaluator" cannot judge a conversation (it judges ' +
         'interactions; use trigger: interaction, or an evaluator that judges conversations: contains, ' +
-        'criteria-judge, json-schema, llm-judge, regex, reply-length, tool-call-required)',
+        'criteria-judge, human-review, json-schema, llm-judge, regex, reply-length, tool-call-required)',
     ]);
   });
 

@@ -172,6 +172,7 @@ describe('loadConfig', () => {
       leaseDurationMs: 30_000,
       modules: [join(root, 'examples/evaluators/index.ts')],
       defaults: { evaluator: { enabled: true }, agent: { samplingRatio: 1, triggerOnFailure: false } },
+      agreement: [],
     });
     expect(Object.keys(evaluators)).toEqual(['interaction-quality-evaluator', 'reply-length-evaluator']);
     expect(config.extensions).toEqual({ api: { host: '127.0.0.1', port: 4319 } });

@@ -42,6 +42,9 @@ it('records interactions, evaluates them and prints passing ' +
   );
   expect(text).toMatch(/\d+ evaluations: [1-9]\d* pass, [1-9]\d* fail, [1-9]\d* inconclusive, [1-9]\d* error/);
   expect(text).toMatch(/metrics:\s+http:\/\/127\.0\.0\.1:\d+\/metrics/);
+  // The demo's reviewer answers the human reviews through the API; the judge's agreement with it shows.
+  expect(text).toMatch(/✓ human-review\/audit\s+pass/);
+  expect(text).toMatch(/agreement llm-judge ~ human-review\/audit: [1-9]\d* subjects, rate \d\.\d\d, kappa /);
 }, 60_000);
 
 it('runs a configuration that evalon validate accepts, evaluator properties included', async () => {
@@ -52,8 +55,9 @@ it('runs a configuration that evalon validate accepts, evaluator properties incl
   const err: string[] = [];
   const code = await runValidateCommand({ configFiles: [file] }, { out: (l) => out.push(l), err: (l) => err.push(l) });
   expect({ code, err }).toEqual({ code: 0, err: [] });
-  // Seven evaluators of interactions and one of conversations (repeated-question-evaluator).
-  expect(out).toEqual([`OK: ${file} (8 evaluators, 8 bindings, 1 module loaded)`]);
+  // Seven evaluators of interactions and one of conversations (repeated-question-evaluator), and
+  // human-review/audit.
+  expect(out).toEqual([`OK: ${file} (9 evaluators, 9 bindings, 1 module loaded)`]);
 });
 
 it('refuses a bad --rounds with a clear message', async () => {

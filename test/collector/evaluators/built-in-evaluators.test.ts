@@ -29,7 +29,7 @@ async function run(
     .evaluate(Subject.interaction(record.interactionId, record.agentId));
 }
 
-it('registers reply-length, tool-call-required, json-schema, contains, regex, llm-judge and criteria-judge', () => {
+it('registers reply-length, tool-call-required, json-schema, contains, regex, the two judges and human-review', () => {
   expect(BUILT_IN_EVALUATORS.map((d) => d.id)).toEqual([
     'reply-length',
     'tool-call-required',
@@ -38,6 +38,7 @@ it('registers reply-length, tool-call-required, json-schema, contains, regex, ll
     'regex',
     'llm-judge',
     'criteria-judge',
+    'human-review',
   ]);
 });
 

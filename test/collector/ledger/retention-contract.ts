@@ -214,6 +214,105 @@ export function describeRetentionContract(current: () => LedgerStore, sql: SqlRe
       },
     );
 
+    it('keeps the subject of an open human review; its closed review goes with its evaluations', async () => {
+      const [reviewed, kept, newest] = [ended(40), ended(40), ended(0)];
+      await recorded(current(), [reviewed, kept, newest]);
+      const verdicts: EvaluationRecord[] = [];
+      for (const record of [reviewed, kept]) {
+        const [evaluation] = await current().enqueueEvaluations([
+          {
+            evaluationId: `review-of-${record.interactionId}`,
+            interactionId: record.interactionId,
+            evaluatorId: 'human-review',
+            evaluatorVersion: '1',
+            agentId: record.agentId,
+            roles: [],
+            triggeredAt: record.endTime,
+            source: 'interaction',
+            attempts: 0,
+          },
+        ]);
+        await current().openReview({
+          reviewId: evaluation!.evaluationId,
+          entryId: 'human-review',
+          agentId: record.agentId,
+          interactionId: record.interactionId,
+          subject: { kind: 'interaction' },
+          reason: { kind: 'sampled' },
+          createdAt: record.endTime,
+        });
+        verdicts.push({
+          ...evaluation!,
+          outcome: { type: 'verdict', evaluation: { passed: true, explanation: 'right', attributes: {} } },
+          startedAt: record.endTime,
+          completedAt: record.endTime,
+          attempts: 1,
+        } as EvaluationRecord);
+      }
+      // The ledger's own review store answers the pruner, as in the collector.
+      const open = await runPrunePass({
+        store: current(),
+        policy: MAX_AGE_30D,
+        now: NOW,
+        reviews: current(),
+      });
+      expect(open).toMatchObject({ units: 0, keptForReview: 2 });
+      await current().recordEvaluations(verdicts);
+      // Closed: each goes with its verdict and its review.
+      const pruned = await runPrunePass({ store: current(), policy: MAX_AGE_30D, now: NOW });
+      expect(pruned.tally).toMatchObject({
+        interactions: { count: 2 },
+        evaluations: { count: 2 },
+        reviews: { count: 2 },
+      });
+      expect(await current().getReview(verdicts[0].evaluationId)).toBeUndefined();
+      await consistent();
+    });
+
+    it('keeps a closed review beside the tombstone with keep_evaluations, until the evaluations go', async () => {
+      const [reviewed, newest] = [ended(40), ended(0)];
+      await recorded(current(), [reviewed, newest]);
+      const [evaluation] = await current().enqueueEvaluations([
+        {
+          evaluationId: 'kept-review',
+          interactionId: reviewed.interactionId,
+          evaluatorId: 'human-review',
+          evaluatorVersion: '1',
+          agentId: reviewed.agentId,
+          roles: [],
+          triggeredAt: reviewed.endTime,
+          source: 'interaction',
+          attempts: 0,
+        },
+      ]);
+      await current().openReview({
+        reviewId: 'kept-review',
+        entryId: 'human-review',
+        agentId: reviewed.agentId,
+        interactionId: reviewed.interactionId,
+        subject: { kind: 'interaction' },
+        reason: { kind: 'sampled' },
+        createdAt: reviewed.endTime,
+      });
+      await current().recordEvaluations([
+        {
+          ...evaluation!,
+          outcome: { type: 'verdict', evaluation: { passed: false, explanation: 'wrong', attributes: {} } },
+          startedAt: reviewed.endTime,
+          completedAt: reviewed.endTime,
+          attempts: 1,
+        } as EvaluationRecord,
+      ]);
+      const policy = { ...MAX_AGE_30D, keepEvaluationsMs: 60 * DAY };
+      expect((await pass(policy)).tally.reviews.count).toBe(0);
+      expect(await current().getReview('kept-review')).toMatchObject({ status: 'done' });
+      await consistent();
+      const later = await pass(policy, { now: NOW + 25 * DAY });
+      expect(later.tally).toMatchObject({ evaluations: { count: 1 }, reviews: { count: 1 } });
+      expect(await current().getReview('kept-review')).toBeUndefined();
+      await consistent();
+    });
+
     it('keeps every interaction of a trace while one of them is in use', async () => {
       const parent = ended(40);
       const child = ended(41, { traceId: parent.traceId, spanId: 'c'.repeat(16), flowId: parent.interactionId });

@@ -13,6 +13,7 @@ import { describeEvaluationStoreContract } from './evaluation-store-contract.ts'
 import type { SqlReader } from './helpers/ledger-consistency.ts';
 import { describeRetentionContract } from './retention-contract.ts';
 import { describeRetentionConversationsContract } from './retention-conversations-contract.ts';
+import { describeWaitAndReviewContract } from './wait-and-review-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   store: S;
@@ -306,6 +307,7 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     });
 
     describeEvaluationStoreContract(() => store, reopen);
+    describeWaitAndReviewContract(() => store, reopen);
     describeConversationStoreContract(() => store, reopen);
     describeEvaluationSkipsContract(() => store, reopen);
     describeRetentionContract(

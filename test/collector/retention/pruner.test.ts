@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openReviewCheckOf, type RetainedSubject } from '../../../collector/ledger/ledger-retention.ts';
+import type { RetainedSubject } from '../../../collector/ledger/ledger-retention.ts';
 import { createSqliteStore, type SqliteLedgerStore } from '../../../collector/ledger/sqlite/sqlite-store.ts';
 import type { Logger } from '../../../collector/logger.ts';
 import { createLedgerPruner } from '../../../collector/retention/pruner.ts';
@@ -71,31 +71,31 @@ describe('ledger pruner', () => {
       { kind: 'late_spans', count: 0 },
       { kind: 'conversations', count: 0 },
       { kind: 'evaluations', count: 0 },
+      { kind: 'reviews', count: 0 },
     ]);
     await pruner.shutdown();
     await pruner.shutdown();
   });
 
-  it('asks the review store, through the hook it implements, before pruning a subject', async () => {
+  it("asks the review store's isUnderOpenReview before pruning a subject, and keeps it when it says so", async () => {
     const [reviewed, free, newest] = [ended(40), ended(40), ended(0)];
     await recorded(store, [reviewed, free, newest]);
     const asked: RetainedSubject[] = [];
-    // The review store adds `isUnderOpenReview` to the ledger store; the service hands it over as is.
-    const withReviews = {
+    // The ledger store's own isUnderOpenReview (its review role), watched, and answering yes for one.
+    const watched = {
       ...store,
       async isUnderOpenReview(subject: RetainedSubject) {
         asked.push(subject);
-        return subject.kind === 'interaction' && subject.interactionId === reviewed.interactionId;
+        if (subject.kind === 'interaction' && subject.interactionId === reviewed.interactionId) return true;
+        return store.isUnderOpenReview(subject);
       },
     };
-    expect(openReviewCheckOf(store)).toBeUndefined();
-    const reviews = openReviewCheckOf(withReviews);
     const pruner = createLedgerPruner({
       store,
       policy: { maxAgeMs: 30 * DAY },
       logger: recordingLogger(),
       clock: () => NOW,
-      ...(reviews ? { reviews } : {}),
+      reviews: watched,
     });
     const report = await pruner.pruneNow();
     expect(asked).toEqual(

@@ -34,6 +34,15 @@ const CHECKS: Record<string, string> = {
     SELECT q.interaction_id AS id FROM evaluation_queue q
     WHERE q.interaction_id NOT LIKE 'conversation:%'
       AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.interaction_id = q.interaction_id)`,
+  'reviews of a vanished interaction without its tombstone': `
+    SELECT r.review_id AS id FROM reviews r
+    WHERE r.conversation_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM interactions i WHERE i.interaction_id = r.interaction_id)
+      AND NOT EXISTS (SELECT 1 FROM pruned_interactions p WHERE p.interaction_id = r.interaction_id)`,
+  'reviews of a vanished conversation': `
+    SELECT r.review_id AS id FROM reviews r
+    WHERE r.conversation_id IS NOT NULL AND NOT EXISTS (
+      SELECT 1 FROM conversations c WHERE c.conversation_id = r.conversation_id AND c.agent_id = r.agent_id)`,
   'tombstones beside their interaction': `
     SELECT p.interaction_id AS id FROM pruned_interactions p
     WHERE EXISTS (SELECT 1 FROM interactions i WHERE i.interaction_id = p.interaction_id)`,

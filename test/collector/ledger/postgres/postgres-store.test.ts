@@ -74,6 +74,7 @@ describe('PostgreSQL store', () => {
       'pending_spans',
       'pruned_interactions',
       'replicas',
+      'reviews',
       'schema_version',
     ]);
     // The size counts every table Evalon creates.

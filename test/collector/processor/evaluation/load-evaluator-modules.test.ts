@@ -66,6 +66,7 @@ describe('loading evaluator modules', () => {
     expect(registry.ids()).toEqual([
       'contains',
       'criteria-judge',
+      'human-review',
       'json-schema',
       'llm-judge',
       'politeness',
@@ -112,7 +113,7 @@ describe('loading evaluator modules', () => {
         'or by a module in processors::evaluation::modules (did you mean "politeness"?)',
       'processors::evaluation::evaluators::quality-evaluator: no evaluator with id "quality-evaluator" is ' +
         'defined by a built-in or by a module in processors::evaluation::modules (known evaluators: contains, ' +
-        'criteria-judge, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
+        'criteria-judge, human-review, json-schema, llm-judge, politeness, regex, reply-length, tool-call-required)',
     ]);
   });
 
@@ -161,8 +162,8 @@ describe('the collector at startup', () => {
       'invalid configuration (1 problem):',
       'processors::evaluation::evaluators::politeness::agent-roles::customer-facing: trigger conversation: ' +
         'evaluator "politeness" cannot judge a conversation (it judges interactions; use trigger: interaction, or ' +
-        'an evaluator that judges conversations: contains, criteria-judge, json-schema, llm-judge, regex, ' +
-        'reply-length, tool-call-required)',
+        'an evaluator that judges conversations: contains, criteria-judge, human-review, json-schema, llm-judge, ' +
+        'regex, reply-length, tool-call-required)',
     ]);
   });
 
