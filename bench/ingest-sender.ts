@@ -4,7 +4,9 @@
  *
  * It posts copies of one protobuf template body, rewriting the first four bytes of every trace id
  * with a request counter so each request carries new traces, and counts acknowledged spans.
- * Input (argv[2]): JSON { url, templateFile, offsetsFile, spansPerBody, seconds?, requests?, concurrency }.
+ * Input (argv[2]): JSON { url, templateFile, offsetsFile, spansPerBody, seconds?, requests?, concurrency,
+ * conversationOffsetsFile? }. With conversationOffsetsFile, each request's conversation ids are new
+ * too: the 4 characters at each offset become the request counter in base 36.
  * Output (stdout): one JSON line with the figures.
  */
 import { readFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ interface SenderOptions {
   concurrency: number;
   /** Added to the request counter, so two runs against one collector never repeat a trace id. */
   counterBase?: number;
+  conversationOffsetsFile?: string;
 }
 
 const options = JSON.parse(process.argv[2]) as SenderOptions;
@@ -33,9 +36,17 @@ let throttled = 0;
 let failed = 0;
 const latencies: number[] = [];
 
+const conversationOffsets = options.conversationOffsetsFile
+  ? (JSON.parse(readFileSync(options.conversationOffsetsFile, 'utf8')) as number[])
+  : [];
+
 function body(counter: number): Buffer {
   const copy = Buffer.from(template);
   for (const offset of offsets) copy.writeUInt32BE(counter >>> 0, offset);
+  if (conversationOffsets.length > 0) {
+    const prefix = (counter % 36 ** 4).toString(36).padStart(4, '0');
+    for (const offset of conversationOffsets) copy.write(prefix, offset, 'ascii');
+  }
   return copy;
 }
 

@@ -21,15 +21,33 @@ export interface TemplateBody {
   /** Files the sender processes read: the body, and the offsets of every trace id in it (JSON). */
   templateFile: string;
   offsetsFile: string;
+  /**
+   * With `uniqueConversations`: the offsets of the 4-character prefix of every conversation id
+   * (JSON), which the sender rewrites per request (`conversationOffsetsFile`).
+   */
+  conversationOffsetsFile?: string;
 }
+
+/** The prefix of every conversation id in a body with `uniqueConversations`, rewritten per request. */
+export const CONVERSATION_PREFIX = '@@@@';
 
 /**
  * Builds the body with the real OTel SDK serializer (1000 spans, 100 agent traces of 10 spans:
  * invoke_agent, chat and tool children, ~15 attributes a span, ~3 KB of message content on the
  * chat spans) and writes it and its trace-id offsets into `dir` for the senders.
  */
-export async function writeTemplateBody(dir: string): Promise<TemplateBody> {
+export async function writeTemplateBody(
+  dir: string,
+  options: { uniqueConversations?: boolean } = {},
+): Promise<TemplateBody> {
   const spans = await buildRealisticSpans(SPANS_PER_BODY);
+  // Each copy's conversations are then new ones, as an agent's sessions are (not 100 that never end).
+  if (options.uniqueConversations)
+    for (const span of spans) {
+      const id = span.attributes['gen_ai.conversation.id'];
+      if (typeof id === 'string')
+        (span.attributes as Record<string, unknown>)['gen_ai.conversation.id'] = `${CONVERSATION_PREFIX}-${id}`;
+    }
   const template = Buffer.from(ProtobufTraceSerializer.serializeRequest(spans)!);
   const offsets: number[] = [];
   for (const traceId of new Set(spans.map((s) => s.spanContext().traceId))) {
@@ -40,7 +58,13 @@ export async function writeTemplateBody(dir: string): Promise<TemplateBody> {
   const offsetsFile = join(dir, 'offsets.json');
   writeFileSync(templateFile, template);
   writeFileSync(offsetsFile, JSON.stringify(offsets));
-  return { template, templateFile, offsetsFile };
+  if (!options.uniqueConversations) return { template, templateFile, offsetsFile };
+  const conversationOffsets: number[] = [];
+  const prefix = Buffer.from(CONVERSATION_PREFIX);
+  for (let at = template.indexOf(prefix); at >= 0; at = template.indexOf(prefix, at + 1)) conversationOffsets.push(at);
+  const conversationOffsetsFile = join(dir, 'conversation-offsets.json');
+  writeFileSync(conversationOffsetsFile, JSON.stringify(conversationOffsets));
+  return { template, templateFile, offsetsFile, conversationOffsetsFile };
 }
 
 /**

@@ -22,6 +22,8 @@ import { loadEvaluatorRegistry } from './processor/evaluation/load-evaluator-mod
 import { agreementBody } from './api/agreement-body.ts';
 import { createInteractionsFanOut } from './processor/interactions/fan-out.ts';
 import type { InteractionsProcessor } from './processor/interactions/interactions-processor.ts';
+import { prunes } from './retention/config.ts';
+import { createLedgerPruner, type LedgerPruner } from './retention/pruner.ts';
 
 import { CollectorStartError } from './component.ts';
 
@@ -42,6 +44,8 @@ export interface RunningCollector {
   readonly apiAddress?: HostPort;
   /** Where the Prometheus scrape endpoint listens, when it is configured. */
   readonly prometheusAddress?: HostPort;
+  /** Prunes the ledger in the background, when `processors.evaluation.ledger.retention` prunes anything. */
+  readonly pruner?: LedgerPruner;
   /** Stops accepting spans, finishes in-flight work, closes the store. Safe twice. */
   shutdown(): Promise<void>;
 }
@@ -99,7 +103,7 @@ export async function startCollector(
 
   try {
     // Components read their TLS files as they are built: one that cannot be used stops startup here.
-    const { telemetry, interactionsProcessor, evaluationProcessor, otlp, api } = createComponents(
+    const { telemetry, interactionsProcessor, evaluationProcessor, otlp, api, pruner } = createComponents(
       config,
       settings,
       store,
@@ -118,6 +122,8 @@ export async function startCollector(
     await start(interactionsProcessor);
     if (otlp) await start(otlp);
     if (api) await start(api);
+    // Last to start, first to stop: a pass in progress ends between two batches.
+    if (pruner) await start(pruner);
     const prometheusAddress = telemetry.prometheusAddress();
     const otlpAddresses = otlp?.addresses();
     return {
@@ -129,6 +135,7 @@ export async function startCollector(
       otlpGrpcAddress: otlpAddresses?.grpc,
       apiAddress: api?.address(),
       prometheusAddress,
+      ...(pruner ? { pruner } : {}),
       shutdown,
     };
   } catch (error) {
@@ -148,6 +155,17 @@ function createComponents(
   const { logger } = settings;
   const evaluation = config.processors.evaluation;
   const traces = config.service.pipelines.traces;
+  const retention = evaluation.ledger.retention;
+  const pruner = prunes(retention)
+    ? createLedgerPruner({
+        store,
+        policy: retention,
+        logger,
+        ...(settings.clock ? { clock: settings.clock } : {}),
+        // The ledger's review role answers whether a subject is under an open review.
+        reviews: store,
+      })
+    : undefined;
   // The gauges and observed counters read the components built below, at each collection after startup.
   const telemetry = createTelemetryExporters(config, {
     logger,
@@ -164,6 +182,8 @@ function createComponents(
       evaluationsRunning: () => evaluationProcessor.runtime.stats.running,
       agreement: () => evaluationProcessor.agreement.report(),
       judgeCircuits: () => evaluationProcessor.runtime.judgeCircuits(),
+      ledgerSize: () => store.measureLedgerSize(),
+      ledgerPruned: () => pruner?.pruned() ?? [],
     },
   });
   // Without the evaluation processor in the traces pipeline, interactions are recorded, not evaluated;
@@ -231,7 +251,7 @@ function createComponents(
     void telemetry.shutdown(); // never rejects
     throw error;
   }
-  return { telemetry, interactionsProcessor, evaluationProcessor, otlp, api };
+  return { telemetry, interactionsProcessor, evaluationProcessor, otlp, api, pruner };
 }
 
 function memoryMiB(): Record<string, number> {

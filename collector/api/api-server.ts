@@ -5,10 +5,13 @@
  * conversations (`/api/v1/conversations…`, conversation-routes.ts, whose `POST …/end` requests an
  * end), the collector's counters (`/api/v1/stats`), the review queue (`/api/v1/reviews…`,
  * reviews-routes.ts, whose POSTs claim reviews and submit verdicts), agreement between entries
- * (`/api/v1/agreement`) and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON;
- * records use exactly the record type names. A failing handler answers 500, never crashes the
- * collector. With a bearer token, the token gate answers 401 before any route but the health
- * checks and the page's static files is reached (token-gate.ts).
+ * (`/api/v1/agreement`) and the review page under `/ui/` (ui/ui-routes.ts). Bodies are JSON (a
+ * POST that reads one refuses any other Content-Type with 415); records use exactly the record
+ * type names. A failing handler answers 500, never crashes the collector. With a bearer token, the
+ * token gate answers 401 before any route but the health checks and the page's sign-in
+ * (`/ui/session`, ui/page-session.ts) is reached without the token or the page's session cookie
+ * (token-gate.ts). An interaction (or conversation) pruned by retention while its evaluations are
+ * kept answers 410.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,14 +20,16 @@ import type { ServerTlsOptions } from '../security/tls-files.ts';
 import type { ConversationStore } from '../ledger/conversation-store.ts';
 import type { EvaluationWaits } from '../ledger/evaluation-waits.ts';
 import type { InteractionStore } from '../ledger/interaction-store.ts';
+import type { LedgerRetention, PrunedInteraction } from '../ledger/ledger-retention.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import type { ReviewStore } from '../ledger/review-store.ts';
 import { conversationRoutes } from './conversation-routes.ts';
-import { BodyTooLargeError, readBody } from './request-body.ts';
+import { BodyTooLargeError, isJsonContentType, readBody } from './request-body.ts';
 import { reviewRoutes } from './reviews-routes.ts';
 import { ApiQueryError, parseInteractionsQuery } from './interactions-query.ts';
 import { matchRoute, type JsonReply, type Route } from './router.ts';
 import { createTokenGate } from './token-gate.ts';
+import { createPageSession } from './ui/page-session.ts';
 import { uiRoutes } from './ui/ui-routes.ts';
 
 /** How long an idle keep-alive connection stays open. */
@@ -41,6 +46,7 @@ export interface ApiServerOptions {
   store: InteractionStore &
     RecordedEvaluations &
     ConversationStore &
+    Pick<LedgerRetention, 'getPrunedInteraction' | 'getPrunedConversation'> &
     ReviewStore &
     Pick<EvaluationWaits, 'deliverSignal'>;
   /** How long after `POST …/end` a conversation may close (the settle window; default 2 s). */
@@ -51,7 +57,7 @@ export interface ApiServerOptions {
   now?: () => number;
   /** Counters of the running collector, served at `GET /api/v1/stats`. */
   stats?: () => Record<string, unknown>;
-  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it. */
+  /** `auth.bearer_token`: every path but `/healthz` and `/readyz` needs it (or the page's session cookie). */
   bearerToken?: string;
   /** Serve HTTPS (the TLS files as read at startup). */
   tls?: ServerTlsOptions;
@@ -75,10 +81,29 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
   body: { error: message, ...extra },
 });
 
+/** 410: the interaction was pruned by the ledger's retention; its evaluations are still listed. */
+function gone(pruned: PrunedInteraction): JsonReply {
+  return error(
+    410,
+    `interaction ${pruned.interactionId} was pruned at ${pruned.prunedAt} (ledger retention); ` +
+      `its evaluations are at /api/v1/interactions/${encodeURIComponent(pruned.interactionId)}/evaluations`,
+    {
+      interactionId: pruned.interactionId,
+      agentId: pruned.agentId,
+      endTime: pruned.endTime,
+      prunedAt: pruned.prunedAt,
+    },
+  );
+}
+
 export function createApiServer(options: ApiServerOptions): ApiServer {
   const { store } = options;
   const now = options.now ?? Date.now;
-  const tokenGate = createTokenGate(options.bearerToken);
+  // The session cookie is `Secure` when the API is served over TLS: a browser then never sends it in clear.
+  const pageSession = options.bearerToken
+    ? createPageSession(options.bearerToken, { secure: options.tls !== undefined })
+    : undefined;
+  const tokenGate = createTokenGate(options.bearerToken, pageSession);
 
   const routes: Route[] = [
     { path: /^\/healthz$/, get: () => ({ status: 200, body: { status: 'ok' } }) },
@@ -106,9 +131,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     {
       path: /^\/api\/v1\/interactions\/([^/]+)\/evaluations$/,
       get: async ([interactionId]) => {
-        // An unknown interaction is 404; a known one without evaluations (yet) is an empty list.
+        // An unknown interaction is 404; a known one without evaluations (yet) is an empty list; one
+        // pruned while its evaluations are kept lists them.
         const known = await store.existingInteractionIds([interactionId]);
-        if (!known.has(interactionId)) return error(404, `interaction ${interactionId} not found`);
+        if (!known.has(interactionId) && !(await store.getPrunedInteraction(interactionId)))
+          return error(404, `interaction ${interactionId} not found`);
         return { status: 200, body: { evaluations: await store.getEvaluations(interactionId) } };
       },
     },
@@ -125,12 +152,16 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
       ...(options.wakeEvaluations ? { wake: options.wakeEvaluations } : {}),
       ...(options.recordWaitMs !== undefined ? { recordWaitMs: options.recordWaitMs } : {}),
     }),
+    // Before the page's files: `/ui/session` is no file.
+    ...(pageSession ? pageSession.routes : []),
     ...uiRoutes(),
     {
       path: /^\/api\/v1\/interactions\/([^/]+)$/,
       get: async ([interactionId]) => {
         const record = await store.getInteraction(interactionId);
-        return record ? { status: 200, body: record } : error(404, `interaction ${interactionId} not found`);
+        if (record) return { status: 200, body: record };
+        const pruned = await store.getPrunedInteraction(interactionId);
+        return pruned ? gone(pruned) : error(404, `interaction ${interactionId} not found`);
       },
     },
     ...conversationRoutes({
@@ -167,6 +198,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
           allow: match.allow,
         };
       case 'handler':
+        if (match.json && !isJsonContentType(request.headers['content-type'])) {
+          return error(415, 'the request body must be JSON: send Content-Type: application/json', {
+            field: 'content-type',
+          });
+        }
         try {
           return await match.handler(match.params, url, body);
         } catch (cause) {
@@ -195,7 +231,11 @@ export function createApiServer(options: ApiServerOptions): ApiServer {
     options.tls,
     { keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
     (request, response) => {
-      const refusal = tokenGate((request.url ?? '/').split('?')[0]!, request.headers.authorization);
+      const refusal = tokenGate({
+        method: request.method ?? 'GET',
+        pathname: (request.url ?? '/').split('?')[0]!,
+        headers: request.headers,
+      });
       if (refusal) {
         // The body is not read: drain it so that the keep-alive connection stays usable.
         request.resume();

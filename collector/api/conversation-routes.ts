@@ -8,6 +8,7 @@
  * unambiguous: unknown is 404, several agents 409 with the list (`agents`).
  */
 import type { ConversationStore } from '../ledger/conversation-store.ts';
+import type { LedgerRetention } from '../ledger/ledger-retention.ts';
 import type { RecordedEvaluations } from '../ledger/recorded-evaluations.ts';
 import { parseAgentParameter, parseConversationsQuery, parseEvaluationsParameters } from './conversations-query.ts';
 import type { JsonReply, Route } from './router.ts';
@@ -21,13 +22,31 @@ const error = (status: number, message: string, extra: Record<string, unknown> =
 });
 
 export function conversationRoutes(options: {
-  store: ConversationStore & RecordedEvaluations;
+  store: ConversationStore & RecordedEvaluations & Pick<LedgerRetention, 'getPrunedConversation'>;
   now: () => number;
   /** Grace after an end request (the interactions processor's settle window). */
   endGraceMs?: number;
 }): Route[] {
   const { store, now } = options;
   const graceMs = options.endGraceMs ?? DEFAULT_END_GRACE_MS;
+
+  /** 410 when the conversation's turns were pruned (its evaluations are still listed). */
+  async function gone(conversationId: string, agentId: string): Promise<JsonReply | undefined> {
+    const pruned = await store.getPrunedConversation(conversationId, agentId);
+    if (!pruned) return undefined;
+    return error(
+      410,
+      `conversation ${conversationId} of agent ${agentId} was pruned at ${pruned.prunedAt} (ledger retention); ` +
+        `its evaluations are at /api/v1/conversations/${encodeURIComponent(conversationId)}/evaluations`,
+      {
+        conversationId,
+        agentId,
+        revision: pruned.revision,
+        lastActivity: pruned.lastActivity,
+        prunedAt: pruned.prunedAt,
+      },
+    );
+  }
 
   /** The agent of the conversation, or the reply that says why there is none. */
   async function agentOf(
@@ -80,6 +99,8 @@ export function conversationRoutes(options: {
       post: async ([conversationId], url) => {
         const agent = await agentOf(conversationId, url);
         if ('status' in agent) return agent;
+        const pruned = await gone(conversationId, agent.agentId);
+        if (pruned) return pruned;
         const at = now();
         const conversation = await store.requestConversationEnd({
           conversationId,
@@ -105,6 +126,8 @@ export function conversationRoutes(options: {
       get: async ([conversationId], url) => {
         const agent = await agentOf(conversationId, url);
         if ('status' in agent) return agent;
+        const pruned = await gone(conversationId, agent.agentId);
+        if (pruned) return pruned;
         const conversation = await store.getConversation(conversationId, agent.agentId);
         return conversation
           ? { status: 200, body: conversation }

@@ -49,3 +49,8 @@ export function jsonBody(body: string): { ok: true; value: unknown } | { ok: fal
     };
   }
 }
+
+/** Whether a Content-Type header names JSON (`application/json`, parameters such as charset aside). */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}

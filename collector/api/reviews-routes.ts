@@ -47,6 +47,7 @@ export function reviewRoutes(options: ReviewRoutesOptions): Route[] {
     },
     {
       path: /^\/api\/v1\/reviews\/([^/]+)\/claim$/,
+      json: true,
       post: async ([reviewId], _url, body) => {
         const parsed = jsonBody(body);
         if (!parsed.ok) return parsed.reply;
@@ -96,6 +97,7 @@ export function reviewRoutes(options: ReviewRoutesOptions): Route[] {
         const interaction = await store.getInteraction(review.interactionId);
         return { status: 200, body: { review, ...(interaction ? { interaction } : {}) } };
       },
+      json: true,
       post: ([reviewId], _url, body) =>
         submitReview(
           {

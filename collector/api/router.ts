@@ -1,9 +1,10 @@
 /**
  * A tiny explicit router: a list of routes, each a path pattern with its GET handler and, for the
- * few that act (ending a conversation, claiming and submitting reviews), a POST handler that gets
- * the request's body. HEAD is served by the GET handler (node:http drops the body); other methods
- * on a known path are 405 with `Allow`, unknown paths 404. Handlers return replies; they never
- * write to the response.
+ * few that act (ending a conversation, claiming and submitting reviews, signing in to the review
+ * page), a POST handler that gets the request's body; a route whose POST reads JSON says so
+ * (`json`), and the server refuses other bodies with 415 before the handler runs. HEAD is served
+ * by the GET handler (node:http drops the body); other methods on a known path are 405 with
+ * `Allow`, unknown paths 404. Handlers return replies; they never write to the response.
  */
 
 export interface JsonReply {
@@ -22,12 +23,14 @@ export interface Route {
   /** Matched against the whole decoded-per-segment path; capture groups become `params`. */
   path: RegExp;
   get?: Handler;
-  /** Only where the API acts (ending a conversation, claiming and submitting reviews). */
+  /** Only where the API acts (ending a conversation, claiming and submitting reviews, signing in). */
   post?: Handler;
+  /** The POST's body is JSON: anything but `Content-Type: application/json` is refused (415). */
+  json?: true;
 }
 
 export type RouteMatch =
-  | { kind: 'handler'; handler: Handler; params: string[] }
+  | { kind: 'handler'; handler: Handler; params: string[]; json: boolean }
   | { kind: 'method-not-allowed'; allow: string }
   | { kind: 'not-found' }
   | { kind: 'bad-path'; message: string };
@@ -46,7 +49,7 @@ export function matchRoute(routes: readonly Route[], method: string, pathname: s
     } catch {
       return { kind: 'bad-path', message: `malformed percent-encoding in path ${pathname}` };
     }
-    return { kind: 'handler', handler, params };
+    return { kind: 'handler', handler, params, json: method === 'POST' && route.json === true };
   }
   return { kind: 'not-found' };
 }

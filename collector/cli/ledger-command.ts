@@ -2,6 +2,8 @@
  * `evalon ledger list|show|evaluations|conversations|conversation`: reads the ledger through the
  * collector's HTTP API (so it works against a running collector, local or remote, and never opens
  * the ledger file itself); the conversation subcommands are in conversations-command.ts.
+ * `evalon ledger prune` (prune-command.ts) is the exception: it opens the ledger from the
+ * configuration, to apply its retention policy.
  * Exit codes: 0 done, 1 the API failed or the interaction is unknown, 2 bad arguments.
  */
 import { parseArgs } from 'node:util';
@@ -54,6 +56,15 @@ export async function runLedgerCommand(args: string[], io: CliIo): Promise<numbe
       const names = Object.keys(subcommands);
       const expected = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
       throw usage(`evalon ledger: unknown subcommand "${subcommand}" (expected ${expected})`);
+    }
+    if (subcommand === 'prune') {
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(formatHelp(['ledger', subcommand], subcommands[subcommand]!));
+        return 0;
+      }
+      const { runPruneCommand } = await import('./prune-command.ts');
+      await runPruneCommand(rest, io);
+      return 0;
     }
     if (subcommand === 'conversations' || subcommand === 'conversation') {
       if (rest.includes('--help') || rest.includes('-h')) {
@@ -157,7 +168,16 @@ async function showInteraction(
   where: string,
 ): Promise<InteractionRecord> {
   const url = new URL(`api/v1/interactions/${encodeURIComponent(interactionId)}`, api);
-  const explain = (status: number) => (status === 404 ? `interaction ${interactionId} not found` : undefined);
+  const explain = (status: number, body: unknown) => {
+    if (status === 404) return `interaction ${interactionId} not found`;
+    const prunedAt = (body as { prunedAt?: unknown } | undefined)?.prunedAt;
+    if (status === 410)
+      return (
+        `interaction ${interactionId} was pruned at ${String(prunedAt)} (ledger retention; its evaluations: ` +
+        `evalon ledger evaluations ${interactionId})`
+      );
+    return undefined;
+  };
   return (await getJson(url, where, explain, access)) as InteractionRecord;
 }
 

@@ -5,6 +5,7 @@
 import { MAX_LIMIT } from '../api/interactions-query.ts';
 import { DEFAULT_INTERACTION_LIMIT } from '../ledger/interaction-query.ts';
 import { DEFAULT_API_URL } from './api-client.ts';
+import { CONFIG_OPTION } from './args.ts';
 import type { CommandHelp, OptionHelp } from './command.ts';
 
 const API_OPTION: OptionHelp = {
@@ -105,13 +106,31 @@ export const LEDGER_SUBCOMMAND_HELP: Readonly<Record<string, CommandHelp>> = {
     ],
     examples: ['evalon ledger conversation conv-42 --agent support-agent'],
   },
+  prune: {
+    usage: '[--dry-run] [--json] [--config FILE]...',
+    description:
+      'Applies the retention policy (processors::evaluation::ledger::retention) to the ledger now, opening it from ' +
+      'the configuration: removes what a collector would prune, or with --dry-run counts it by kind (rows and ' +
+      'stored bytes). SQLite: refused while a collector runs on the file (it prunes in the background), except ' +
+      '--dry-run; PostgreSQL: runs beside the replicas.',
+    options: [
+      { flag: '--dry-run', description: 'count what would be pruned now; remove nothing' },
+      JSON_OPTION,
+      CONFIG_OPTION,
+    ],
+    examples: ['evalon ledger prune --dry-run --config otel-config.yaml'],
+    notes: 'Exit codes: 0 done, 1 refused (a collector runs on the SQLite file) or failed, 2 bad input.',
+  },
 };
 
 export const LEDGER_HELP: CommandHelp = {
   usage: `<${Object.keys(LEDGER_SUBCOMMAND_HELP).join('|')}> [options]`,
   description:
-    "Reads the ledger through a running collector's HTTP API (local or remote); it never opens the ledger file.",
+    "Reads the ledger through a running collector's HTTP API (local or remote); prune alone opens the ledger " +
+    'from the configuration, to apply its retention policy.',
   options: [],
-  examples: ['evalon ledger list --api http://127.0.0.1:4319'],
-  notes: 'Exit codes: 0 done, 1 the API failed or the interaction (or conversation) is unknown, 2 bad arguments.',
+  examples: ['evalon ledger list --api http://127.0.0.1:4319', 'evalon ledger prune --dry-run'],
+  notes:
+    'Exit codes: 0 done, 1 the API failed or the interaction (or conversation) is unknown, or prune was refused, ' +
+    '2 bad arguments.',
 };

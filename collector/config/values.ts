@@ -17,9 +17,11 @@ const SIZE_UNITS_BYTES: Readonly<Record<string, number>> = {
   kb: 1_000,
   mb: 1_000_000,
   gb: 1_000_000_000,
+  tb: 1_000_000_000_000,
   kib: 1_024,
   mib: 1_048_576,
   gib: 1_073_741_824,
+  tib: 1_099_511_627_776,
 };
 
 function invalid(context: z.core.$RefinementCtx, message: string): never {
@@ -37,7 +39,7 @@ export function duration(options: { positive?: boolean } = {}) {
   });
 }
 
-/** `64MiB`, `1MB`, `512KiB`, or a number of bytes -> bytes (at least 1, or 0 with `allowZero`). */
+/** `64MiB`, `1MB`, `512KiB`, `2TiB`, or a number of bytes -> bytes (at least 1, or 0 with `allowZero`). */
 export function size(options: { allowZero?: boolean } = {}) {
   return z.unknown().transform((value, context): number => {
     let bytes: number | undefined;

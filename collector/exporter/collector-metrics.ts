@@ -20,6 +20,7 @@ import {
   METRIC_STATISTIC,
   METRIC_FAILED,
   METRIC_EXPORTER,
+  METRIC_KIND,
   METRIC_MODEL,
   METRIC_OUTCOME,
   METRIC_SUBJECT,
@@ -27,6 +28,7 @@ import {
   METRIC_REASON,
   METRIC_SHADOW,
   METRIC_SIGNAL,
+  METRIC_STATE,
 } from '../../src/model/attributes.ts';
 import { MAX_AGENT_LABELS, METRICS, OTHER_AGENT_LABEL } from './metric-definitions.ts';
 import { outcomeLabel, subjectLabel } from './verdict-attributes.ts';
@@ -52,6 +54,10 @@ export interface CollectorMetricSources {
   lateSpans?(): number;
   /** Failed exports so far, by exporter id and signal. */
   exportFailures?(): ReadonlyArray<{ exporter: string; signal: string; count: number }>;
+  /** The ledger's size in bytes, used and free; may read the ledger. */
+  ledgerSize?(): Promise<{ usedBytes: number; freeBytes: number }>;
+  /** Rows retention pruned so far, by kind (monotonic counts). */
+  ledgerPruned?(): ReadonlyArray<{ kind: string; count: number }>;
   /** Agreement between pairs of evaluator entries (a statistic that is null has no value). */
   agreement?(): ReadonlyArray<{
     a: string;
@@ -186,6 +192,27 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
         result.observe(count, { [METRIC_EXPORTER]: exporter, [METRIC_SIGNAL]: signal });
     });
 
+  meter
+    .createObservableGauge(METRICS.ledgerSize.name, {
+      unit: METRICS.ledgerSize.unit,
+      description: METRICS.ledgerSize.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback(async (result) => {
+      const size = await sources.ledgerSize?.();
+      if (!size) return;
+      result.observe(size.usedBytes, { [METRIC_STATE]: 'used' });
+      result.observe(size.freeBytes, { [METRIC_STATE]: 'free' });
+    });
+  meter
+    .createObservableCounter(METRICS.ledgerPruned.name, {
+      unit: METRICS.ledgerPruned.unit,
+      description: METRICS.ledgerPruned.description,
+      valueType: ValueType.INT,
+    })
+    .addCallback((result) => {
+      for (const { kind, count } of sources.ledgerPruned?.() ?? []) result.observe(count, { [METRIC_KIND]: kind });
+    });
   meter
     .createObservableGauge(METRICS.agreement.name, {
       unit: METRICS.agreement.unit,

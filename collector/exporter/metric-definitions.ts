@@ -26,6 +26,8 @@ import {
   EVALON_RECEIVER_REFUSED_SPANS_METRIC,
   EVALON_SPANS_LATE_METRIC,
   EVALON_TRACES_EVICTED_METRIC,
+  EVALON_LEDGER_PRUNED_METRIC,
+  EVALON_LEDGER_SIZE_METRIC,
   GEN_AI_CLIENT_TOKEN_USAGE_METRIC,
 } from '../../src/model/telemetry-names.ts';
 
@@ -166,5 +168,18 @@ export const METRICS = {
     name: EVALON_EXPORTER_FAILURES_METRIC,
     unit: '{export}',
     description: 'Exports that failed after retries, by exporter id and signal (traces, logs, metrics).',
+  },
+  ledgerSize: {
+    name: EVALON_LEDGER_SIZE_METRIC,
+    unit: 'By',
+    description:
+      "The ledger's size: state used (its data, what retention's max_size bounds) and free (space it holds " +
+      'without using it: SQLite free pages not yet given back and its WAL, PostgreSQL free and dead space).',
+  },
+  ledgerPruned: {
+    name: EVALON_LEDGER_PRUNED_METRIC,
+    unit: '{row}',
+    description:
+      'What ledger retention pruned, by kind (interactions, late_spans, conversations, evaluations, reviews), in rows.',
   },
 } as const;

@@ -28,3 +28,16 @@ export class LedgerStoreError extends Error {
     this.name = 'LedgerStoreError';
   }
 }
+
+/**
+ * Another live process holds the ledger (an SQLite file's collector lock): `holder` says which
+ * (`pid 1234 on host-a, since …`), for commands that word their own refusal.
+ */
+export class LedgerInUseError extends LedgerStoreError {
+  readonly holder: string;
+  constructor(message: string, holder: string) {
+    super(message);
+    this.name = 'LedgerInUseError';
+    this.holder = holder;
+  }
+}

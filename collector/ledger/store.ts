@@ -8,6 +8,7 @@ import type { ConversationStore } from './conversation-store.ts';
 import type { EvaluationQueue } from './evaluation-queue.ts';
 import type { EvaluationWaits } from './evaluation-waits.ts';
 import type { InteractionStore } from './interaction-store.ts';
+import type { LedgerRetention } from './ledger-retention.ts';
 import type { RecordedEvaluations } from './recorded-evaluations.ts';
 import type { ReplicaStore } from './replica-store.ts';
 import type { ReviewStore } from './review-store.ts';
@@ -45,6 +46,21 @@ export type {
   ReviewStore,
 } from './review-store.ts';
 export type { AgentSummary, InteractionPageQuery, InteractionQuery, InteractionStore } from './interaction-store.ts';
+export type {
+  LedgerRetention,
+  LedgerSize,
+  OpenReviewCheck,
+  PrunableQuery,
+  PrunedConversation,
+  PrunedInteraction,
+  PruneOptions,
+  PruneResult,
+  PruneTally,
+  PruneUnit,
+  PrunedKind,
+  PruningLock,
+  RetainedSubject,
+} from './ledger-retention.ts';
 export type { RecordedEvaluations } from './recorded-evaluations.ts';
 export type { ReplicaStore, TraceElsewhere, TracesElsewhere } from './replica-store.ts';
 export type { LateSpan, SpanStore } from './span-store.ts';
@@ -57,7 +73,8 @@ export interface LedgerStore
     EvaluationWaits,
     RecordedEvaluations,
     ReviewStore,
-    ReplicaStore {
+    ReplicaStore,
+    LedgerRetention {
   /** Safe twice; calls after it reject with "the store is closed". */
   close(): Promise<void>;
 }

@@ -168,6 +168,10 @@ export const METRIC_PROTOCOL = 'protocol';
 export const METRIC_EXPORTER = 'exporter';
 /** The signal an export carried: `traces`, `logs` or `metrics`. */
 export const METRIC_SIGNAL = 'signal';
+/** What retention pruned: `interactions`, `late_spans`, `conversations`, `evaluations`, `reviews`. */
+export const METRIC_KIND = 'kind';
+/** `used` or `free`: the ledger's bytes holding data, and those it holds without using them. */
+export const METRIC_STATE = 'state';
 
 // ---------------------------------------------------------------------------------------------
 // OpenInference (Arize): `openinference.span.kind` AGENT / LLM / TOOL / CHAIN …

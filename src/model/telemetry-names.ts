@@ -48,3 +48,6 @@ export const EVALON_RECEIVER_REFUSED_SPANS_METRIC = 'evalon.receiver.refused_spa
 export const EVALON_TRACES_EVICTED_METRIC = 'evalon.traces.evicted';
 export const EVALON_SPANS_LATE_METRIC = 'evalon.spans.late';
 export const EVALON_EXPORTER_FAILURES_METRIC = 'evalon.exporter.failures';
+/** The ledger's size in bytes (`state`: used, free) and what retention pruned from it (`kind`). */
+export const EVALON_LEDGER_SIZE_METRIC = 'evalon.ledger.size';
+export const EVALON_LEDGER_PRUNED_METRIC = 'evalon.ledger.pruned';

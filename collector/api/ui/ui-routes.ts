@@ -2,9 +2,9 @@
  * `GET /ui/`: the review page, served from the files in `static/` beside this module (in the
  * package: dist/collector/api/ui/static/, copied there by the build). Plain HTML, CSS and ES
  * modules: nothing to build on the user's side, nothing fetched from elsewhere, so it works
- * offline. The files hold no ledger data, so they are served without the API's token (the page
- * asks for it, and sends it on its calls to /api/); they are read once, at startup, and only these
- * names are served.
+ * offline. With a token on the API they are behind it like the rest: the token gate answers a
+ * browser that has not signed in with the sign-in page (page-session.ts), and the page's calls to
+ * /api/ carry the session cookie. They are read once, at startup, and only these names are served.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';

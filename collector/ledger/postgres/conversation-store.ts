@@ -112,7 +112,8 @@ export function createConversationStoreMethods(pool: pg.Pool, where: string, run
       return run('listConversations', async () => {
         const q = normalizeConversationQuery(query);
         const params: unknown[] = [];
-        const conditions = ['revision > 0'];
+        // A conversation pruned while its evaluations are kept is gone from the list (its row remains).
+        const conditions = ['revision > 0', 'pruned_at_ms IS NULL'];
         if (q.agentId !== undefined) conditions.push(`agent_id = $${params.push(q.agentId)}`);
         if (q.sinceMs !== undefined) conditions.push(`last_activity_ms >= $${params.push(q.sinceMs)}`);
         if (q.open !== undefined) conditions.push(`open = $${params.push(q.open)}`);

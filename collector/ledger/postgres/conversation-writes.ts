@@ -5,7 +5,8 @@
  *
  * Replicas record turns of one conversation at once: the rows are created first (a placeholder,
  * revision 0, when new) and locked in key order, so concurrent transactions wait for each other
- * instead of deadlocking, and each applies its turns to what the other committed.
+ * instead of deadlocking, and each applies its turns to what the other committed. Saving a state
+ * clears the conversation's pruned mark (retention): only a turn saves one that is over.
  */
 import type pg from 'pg';
 import type { ConversationEndReason } from '../../../src/model/records.ts';
@@ -90,7 +91,7 @@ const SAVE_STATES = `
     last_start_ms = u.last_start_ms, last_interaction_id = u.last_interaction_id, last_failed = u.last_failed,
     last_roles = u.last_roles::json, last_activity_ms = u.last_activity_ms, turns = u.turns,
     end_requested_ms = u.end_requested_ms, end_due_ms = u.end_due_ms, end_time_ms = u.end_time_ms,
-    end_reason = u.end_reason
+    end_reason = u.end_reason, pruned_at_ms = NULL
   FROM unnest($1::text[], $2::text[], $3::int[], $4::bool[], $5::bigint[], $6::bigint[], $7::text[], $8::bool[],
     $9::text[], $10::bigint[], $11::int[], $12::bigint[], $13::bigint[], $14::bigint[], $15::text[])
     AS u(conversation_id, agent_id, revision, open, start_time_ms, last_start_ms, last_interaction_id, last_failed,
@@ -188,7 +189,9 @@ async function keepRevisions(client: pg.ClientBase, revisions: RevisionRow[]): P
 export async function recordTurns(client: pg.ClientBase, recorded: TurnRow[]): Promise<void> {
   if (recorded.length === 0) return;
   const turns = inStartOrder(recorded);
-  const states = await lockStates(client, turns, true);
+  let states = await lockStates(client, turns, true);
+  // Retention may have pruned a conversation between its placeholder and its lock: create it again.
+  if (turns.some((turn) => !states.has(keyOf(turn)))) states = await lockStates(client, turns, true);
   const closed: RevisionRow[] = [];
   const revisions: number[] = [];
   for (const turn of turns) {

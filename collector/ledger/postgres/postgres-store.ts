@@ -29,6 +29,7 @@ import { recordTurns } from './conversation-writes.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { createEvaluationSkipMethods } from './evaluation-skips.ts';
+import { createRetentionStoreMethods } from './retention-store.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
@@ -134,6 +135,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createConversationStoreMethods(pool, where, run),
     ...createWaitAndReviewMethods(pool, where, run),
     ...createEvaluationSkipMethods(pool, where, run),
+    ...createRetentionStoreMethods(pool, where, run),
     replicaId,
 
     claimReplica() {

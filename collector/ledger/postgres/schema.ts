@@ -247,6 +247,39 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
     `,
   },
+  {
+    version: 4,
+    description: 'retention: tombstones of pruned interactions and conversations, turns by interaction',
+    sql: `
+      -- Interactions pruned while their evaluations are kept (retention keep_evaluations): the API
+      -- answers 410 from these until the evaluations go with them.
+      CREATE TABLE pruned_interactions (
+        interaction_id text PRIMARY KEY,
+        trace_id text NOT NULL,
+        agent_id text NOT NULL,
+        end_time_ms bigint NOT NULL,
+        pruned_at_ms bigint NOT NULL
+      );
+      CREATE INDEX pruned_interactions_by_end ON pruned_interactions (end_time_ms, interaction_id);
+
+      -- A conversation pruned while its evaluations are kept keeps its row, marked (its revision
+      -- count names its evaluations); a new turn clears the mark.
+      ALTER TABLE conversations ADD COLUMN pruned_at_ms bigint;
+      CREATE INDEX conversations_pruned ON conversations (last_activity_ms, conversation_id, agent_id)
+        WHERE pruned_at_ms IS NOT NULL;
+
+      -- Whether an interaction is a conversation's turn (retention prunes turns with their conversation).
+      CREATE INDEX conversation_turns_by_interaction ON conversation_turns (interaction_id);
+
+      -- Retention deletes old rows in batches all day: vacuum these tables once 2% of their rows are
+      -- dead (the default, 20%, leaves a large table with a fifth of dead space before new rows can
+      -- reuse it).
+      ALTER TABLE interactions SET (autovacuum_vacuum_scale_factor = 0.02);
+      ALTER TABLE late_spans SET (autovacuum_vacuum_scale_factor = 0.02);
+      ALTER TABLE evaluations SET (autovacuum_vacuum_scale_factor = 0.02);
+      ALTER TABLE conversation_turns SET (autovacuum_vacuum_scale_factor = 0.02);
+    `,
+  },
 ];
 
 /**

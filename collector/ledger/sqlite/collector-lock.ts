@@ -11,7 +11,7 @@
  */
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { LedgerStoreError } from '../errors.ts';
+import { LedgerInUseError, LedgerStoreError } from '../errors.ts';
 
 export interface CollectorLock {
   release(): void;
@@ -39,16 +39,18 @@ export function takeCollectorLock(ledgerPath: string): CollectorLock {
       }
       const holder = readLock(lockPath);
       if (!holder && justWritten(lockPath)) {
-        throw new LedgerStoreError(
+        throw new LedgerInUseError(
           `ledger ${ledgerPath}: another collector is starting on this ledger (lock file ${lockPath} was just created)`,
+          `a collector starting (lock file ${lockPath})`,
         );
       }
       if (holder && isAlive(holder)) {
-        throw new LedgerStoreError(
-          `ledger ${ledgerPath}: another collector uses this ledger (pid ${holder.pid} on ${holder.host}, since ` +
-            `${holder.since}; lock file ${lockPath}). ` +
+        const who = `pid ${holder.pid} on ${holder.host}, since ${holder.since}; lock file ${lockPath}`;
+        throw new LedgerInUseError(
+          `ledger ${ledgerPath}: another collector uses this ledger (${who}). ` +
             'Stop it, or give this collector its own processors::evaluation::ledger::sqlite::path; several ' +
             'collectors share a PostgreSQL ledger instead',
+          who,
         );
       }
       // Its process is gone (killed, crashed): the lock is stale.

@@ -118,7 +118,9 @@ export function createConversationStoreMethods(
     async listConversations(query) {
       ensureOpen();
       const q = normalizeConversationQuery(query);
+      // A conversation pruned while its evaluations are kept is gone from the list (its row remains).
       const conditions = [
+        'pruned_at_ms IS NULL',
         q.agentId !== undefined && 'agent_id = ?',
         q.sinceMs !== undefined && 'last_activity_ms >= ?',
         q.open !== undefined && 'open = ?',

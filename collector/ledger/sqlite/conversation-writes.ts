@@ -84,6 +84,10 @@ export interface ConversationWrites {
   takeIn(keys: readonly ConversationRevisionKey[]): void;
 }
 
+/**
+ * Saving a conversation's state clears its pruned mark (migration 7): only a turn saves a
+ * conversation that is over, and a new turn means it is back.
+ */
 export function createConversationWrites(db: DatabaseSync): ConversationWrites {
   const select = db.prepare(`SELECT ${STATE_COLUMNS} FROM conversations WHERE conversation_id = ? AND agent_id = ?`);
   const upsert = db.prepare(`
@@ -94,7 +98,8 @@ export function createConversationWrites(db: DatabaseSync): ConversationWrites {
       last_failed = excluded.last_failed, last_roles = excluded.last_roles,
       last_activity_ms = excluded.last_activity_ms, turns = excluded.turns,
       end_requested_ms = excluded.end_requested_ms, end_due_ms = excluded.end_due_ms,
-      end_time_ms = excluded.end_time_ms, end_reason = excluded.end_reason`);
+      end_time_ms = excluded.end_time_ms, end_reason = excluded.end_reason,
+      pruned_at_ms = NULL`);
   const insertTurn = db.prepare(`
     INSERT OR IGNORE INTO conversation_turns (conversation_id, agent_id, start_time_ms, interaction_id, revision)
     VALUES (?, ?, ?, ?, ?)`);

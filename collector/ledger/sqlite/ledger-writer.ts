@@ -8,6 +8,7 @@ import { inStartOrder, type TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
+import { createRetentionWrites, type RetentionWriteRequest } from './retention-writes.ts';
 import { createWaitAndReviewWrites, type WaitAndReviewWriteRequest } from './wait-and-review-writes.ts';
 
 export type { InteractionRow, SpanRow } from '../core/rows.ts';
@@ -28,6 +29,7 @@ export type WriteRequest =
   | { op: 'putLateSpans'; rows: LateSpanRow[] }
   | ConversationWriteRequest
   | EvaluationWriteRequest
+  | RetentionWriteRequest
   | WaitAndReviewWriteRequest;
 
 export interface LedgerWriter {
@@ -37,6 +39,8 @@ export interface LedgerWriter {
    */
   write(request: WriteRequest): unknown;
 }
+
+const RETENTION_OPS = new Set<string>(['pruneUnits', 'pruneEvaluations', 'reclaimSpace']);
 
 export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
@@ -51,6 +55,7 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
 
   const conversations = createConversationWrites(db);
   const applyEvaluationWrite = createEvaluationWrites(db, conversations);
+  const applyRetentionWrite = createRetentionWrites(db);
   const applyWaitOrReviewWrite = createWaitAndReviewWrites(db);
 
   function apply(request: WriteRequest): unknown {
@@ -89,6 +94,10 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
       case 'requestConversationEnd':
       case 'closeConversations':
         return conversations.apply(request);
+      case 'pruneUnits':
+      case 'pruneEvaluations':
+      case 'reclaimSpace':
+        return applyRetentionWrite(request);
       case 'parkEvaluations':
       case 'deliverSignal':
       case 'openReview':
@@ -101,7 +110,9 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
 
   return {
     write(request) {
-      db.exec('BEGIN');
+      // Retention writes may come from `evalon ledger prune` beside readers in other processes:
+      // IMMEDIATE takes the write lock before their reads, so no other writer invalidates them.
+      db.exec(RETENTION_OPS.has(request.op) ? 'BEGIN IMMEDIATE' : 'BEGIN');
       try {
         const result = apply(request);
         db.exec('COMMIT');

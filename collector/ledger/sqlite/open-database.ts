@@ -73,8 +73,10 @@ export function openDatabase({
   }
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Takes effect on a new file only (before its first table); an existing file keeps its own.
+    // Both take effect on a new file only (before its first table); an existing file keeps its own.
     db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
+    // Space freed by retention goes back to the file system in steps (PRAGMA incremental_vacuum).
+    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
     db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);

@@ -246,6 +246,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX evaluations_by_evaluator ON evaluations (evaluator_id, id);
     `,
   },
+  {
+    version: 7,
+    description: 'retention: tombstones of pruned interactions and conversations, turns by interaction',
+    sql: `
+      -- Interactions pruned while their evaluations are kept (retention keep_evaluations): the API
+      -- answers 410 from these until the evaluations go with them.
+      CREATE TABLE pruned_interactions (
+        interaction_id TEXT NOT NULL PRIMARY KEY,
+        trace_id TEXT NOT NULL,
+        agent_id TEXT NOT NULL,
+        end_time_ms INTEGER NOT NULL,
+        pruned_at_ms INTEGER NOT NULL
+      ) WITHOUT ROWID;
+      CREATE INDEX pruned_interactions_by_end ON pruned_interactions (end_time_ms, interaction_id);
+
+      -- A conversation pruned while its evaluations are kept keeps its row, marked (its revision
+      -- count names its evaluations); a new turn clears the mark.
+      ALTER TABLE conversations ADD COLUMN pruned_at_ms INTEGER;
+      CREATE INDEX conversations_pruned ON conversations (last_activity_ms, conversation_id, agent_id)
+        WHERE pruned_at_ms IS NOT NULL;
+
+      -- Whether an interaction is a conversation's turn (retention prunes turns with their conversation).
+      CREATE INDEX conversation_turns_by_interaction ON conversation_turns (interaction_id);
+    `,
+  },
 ];
 
 /**

@@ -19,6 +19,7 @@ import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
 import { createConversationStoreMethods } from './conversation-store.ts';
 import { createEvaluationStoreMethods } from './evaluation-store.ts';
+import { createRetentionStoreMethods } from './retention-store.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, spanRows } from '../core/rows.ts';
@@ -104,6 +105,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
     ...createConversationStoreMethods(db, path, writer, ensureOpen),
+    ...createRetentionStoreMethods(db, path, writer, ensureOpen, inline),
     ...createWaitAndReviewMethods(db, path, writer, ensureOpen),
 
     async appendSpans(spans) {

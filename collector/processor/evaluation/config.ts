@@ -12,8 +12,9 @@ import { emptyAsList, emptyAsMapping, section, whenRead } from '../../config/sch
 import { count, duration, ratio, text } from '../../config/values.ts';
 import { entryIdProblem, normalEntryId } from './entry-id.ts';
 import { budgetSchema, versionSchema, type BudgetConfig } from './entry-settings-config.ts';
+import { retentionSchema, type RetentionPolicy } from '../../retention/config.ts';
 
-export type { BudgetConfig };
+export type { BudgetConfig, RetentionPolicy };
 
 export const DEFAULT_SQLITE_PATH = './data/ledger.db';
 export const DEFAULT_CONCURRENCY = 64;
@@ -32,7 +33,7 @@ export type Trigger = (typeof TRIGGERS)[number];
 /** Pairs of verdicts an agreement statistic is computed over, per pair of entries. */
 export const DEFAULT_AGREEMENT_WINDOW = 500;
 
-export type LedgerConfig =
+export type LedgerConfig = (
   | { kind: 'sqlite'; path: string }
   | {
       kind: 'postgres';
@@ -42,7 +43,11 @@ export type LedgerConfig =
        * `EVALON_REPLICA_ID`, else the host name).
        */
       replicaId?: string;
-    };
+    }
+) & {
+  /** `retention`: what the ledger's pruner removes; absent when the section sets no key (nothing is pruned). */
+  retention?: RetentionPolicy;
+};
 
 /** One binding under `agents` or `agent-roles` of an evaluator entry. */
 export interface BindingConfig {
@@ -271,6 +276,7 @@ function hasControlCharacter(value: string): boolean {
 const ledgerSchema = section({
   sqlite: section({ path: text().default(DEFAULT_SQLITE_PATH) }).optional(),
   postgres: section({ url: postgresUrl(), replica_id: replicaId().optional() }).optional(),
+  retention: retentionSchema,
 })
   .superRefine((ledger, context) => {
     if (ledger.sqlite && ledger.postgres) {
@@ -278,11 +284,12 @@ const ledgerSchema = section({
     }
   }, whenRead())
   .transform((ledger): LedgerConfig => {
+    const retention = Object.keys(ledger.retention).length > 0 ? { retention: ledger.retention } : {};
     if (ledger.postgres) {
       const { url, replica_id: replicaId } = ledger.postgres;
-      return { kind: 'postgres', url, ...(replicaId !== undefined ? { replicaId } : {}) };
+      return { kind: 'postgres', url, ...(replicaId !== undefined ? { replicaId } : {}), ...retention };
     }
-    return { kind: 'sqlite', path: ledger.sqlite?.path ?? DEFAULT_SQLITE_PATH };
+    return { kind: 'sqlite', path: ledger.sqlite?.path ?? DEFAULT_SQLITE_PATH, ...retention };
   });
 
 const defaultsSchema = section({

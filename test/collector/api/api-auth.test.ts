@@ -1,7 +1,9 @@
 /**
- * `extensions.api.auth.bearer_token`: every path but the health checks answers 401 (JSON,
- * `WWW-Authenticate: Bearer`) without the token or with another, routes and unknown paths alike,
- * and answers as usual with it; `/healthz` and `/readyz` stay open for probes.
+ * `extensions.api.auth.bearer_token`: every path but the health checks answers 401
+ * (`WWW-Authenticate: Bearer`) without the token or with another, routes and unknown paths alike —
+ * in JSON, or for the review page under `/ui/` with its sign-in page — and answers as usual with
+ * it; `/healthz` and `/readyz` stay open for probes. Signing in and the session cookie:
+ * ui-session.test.ts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,13 +76,24 @@ describe('the API with a bearer token', () => {
     expect((await get('/api/v1/interactions', authorization)).status).toBe(401);
   });
 
-  it('serves the review page’s files without the token: they hold no data, the page asks for the token', async () => {
-    for (const path of ['/ui/', '/ui/app.js', '/ui/style.css']) {
+  it.each(['/ui/', '/ui', '/ui/index.html', '/ui/app.js', '/ui/style.css', '/ui/no-such-file'])(
+    'answers %s 401 without the token, with the sign-in page in place of the review page',
+    async (path) => {
       const response = await get(path);
-      expect(response.status, path).toBe(200);
-    }
-    expect((await get('/ui/index.html')).headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(await get('/ui/').then((r) => r.text())).toContain('<script type="module" src="app.js">');
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toBe('Bearer');
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+      const page = await response.text();
+      expect(page).toContain('<form method="post" action="/ui/session">');
+      expect(page).not.toContain('<script');
+      expect(page).not.toContain('<main id="main"');
+    },
+  );
+
+  it('answers the review page 401 with a wrong token too', async () => {
+    expect((await get('/ui/', 'Bearer api-token-7f3a9d')).status).toBe(401);
+    expect((await get('/ui/app.js', `Basic ${TOKEN}`)).status).toBe(401);
   });
 
   it('answers with the token as without auth: the ledger, the counters and the review page', async () => {

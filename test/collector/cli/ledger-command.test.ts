@@ -189,7 +189,7 @@ describe('evalon ledger', () => {
       [
         ['evaluate'],
         'evalon ledger: unknown subcommand "evaluate" ' +
-          '(expected list, show, evaluations, conversations or conversation)',
+          '(expected list, show, evaluations, conversations, conversation or prune)',
       ],
     ])('%j is bad input: one line, exit 2', async (args, message) => {
       expect(await run([...args, ...(args.includes('--api') ? [] : ['--api', api])])).toEqual({

@@ -98,6 +98,17 @@ const BAD_FIXTURES: Record<string, Array<[number, string, string]>> = {
     [4, 'processors::evaluation', 'modules[1] names "./no-such-evaluators.ts", which does not exist'],
   ],
   'not-a-mapping.yaml': [[2, '', 'the file must hold a mapping']],
+  'retention-keep.yaml': [
+    [
+      8,
+      'processors::evaluation::ledger::retention',
+      'keep_evaluations must be at least max_age (keep_evaluations 7d, max_age 30d)',
+    ],
+  ],
+  'retention-values.yaml': [
+    [6, 'processors::evaluation::ledger::retention', 'max_size must be a size such as 64MiB, 1MB or a number of bytes'],
+    [7, 'processors::evaluation::ledger::retention', 'max_age must be a duration such as 500ms, 30s, 5m, 1h30m or 7d'],
+  ],
   'pipeline-references.yaml': [
     [13, 'service', 'extensions[1] references extension "health", which is not configured (configured: api)'],
     [15, 'service::pipelines::traces', 'receivers[1] references receiver "jaeger", which is not configured'],

@@ -41,6 +41,8 @@ describe('configuration values', () => {
       [4096, 4096],
       ['100', 100],
       ['1.5MiB', 1_572_864],
+      ['2TiB', 2_199_023_255_552],
+      ['1TB', 1_000_000_000_000],
     ];
     for (const [input, bytes] of cases) expect(schema.parse(input), String(input)).toBe(bytes);
     for (const input of ['64 megabytes', 0, '-1MB', 'MiB', null]) {

@@ -13,6 +13,9 @@ import { buildRealisticSpans, serializeProtobuf } from '../../fixtures/otlp/real
 import { describeConversationStoreContract } from './conversation-store-contract.ts';
 import { describeEvaluationSkipsContract } from './evaluation-skips-contract.ts';
 import { describeEvaluationStoreContract } from './evaluation-store-contract.ts';
+import type { SqlReader } from './helpers/ledger-consistency.ts';
+import { describeRetentionContract } from './retention-contract.ts';
+import { describeRetentionConversationsContract } from './retention-conversations-contract.ts';
 import { describeWaitAndReviewContract } from './wait-and-review-contract.ts';
 
 export interface StoreHarness<S extends LedgerStore = LedgerStore> {
@@ -21,6 +24,8 @@ export interface StoreHarness<S extends LedgerStore = LedgerStore> {
   reopen(): Promise<S>;
   /** Closes what is still open and removes the storage. */
   cleanup(): Promise<void>;
+  /** Runs one query on the storage directly, beside the store (the consistency checks). */
+  sql: SqlReader;
 }
 
 const byId = (a: { spanId: string }, b: { spanId: string }) => a.spanId.localeCompare(b.spanId);
@@ -356,6 +361,14 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
     describeWaitAndReviewContract(() => store, reopen);
     describeConversationStoreContract(() => store, reopen);
     describeEvaluationSkipsContract(() => store, reopen);
+    describeRetentionContract(
+      () => store,
+      (query) => harness.sql(query),
+    );
+    describeRetentionConversationsContract(
+      () => store,
+      (query) => harness.sql(query),
+    );
 
     describe('close', () => {
       it('is safe twice, and later calls reject', async () => {

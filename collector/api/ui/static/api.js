@@ -1,8 +1,7 @@
-// Calls to the collector's API. When it answers 401 the page asks for the bearer token once per
-// browser session (sessionStorage) and sends it as `Authorization: Bearer` from then on.
+// Calls to the collector's API, on the page's own origin. With a token on the API, the browser has
+// signed in before it got this page: its session cookie (HttpOnly, never seen here) goes along with
+// every call, so the page holds no token. A 401 means the session ended (the token changed).
 import { h, show } from './dom.js';
-
-const TOKEN_KEY = 'evalon.api.token';
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -13,29 +12,28 @@ export class ApiError extends Error {
   }
 }
 
-/** Thrown when the token is missing or refused: the page shows the token form instead. */
-export class TokenNeeded extends Error {
-  constructor(refused) {
-    super(refused ? 'the API refused the token' : 'the API needs a token');
-    this.name = 'TokenNeeded';
-    this.refused = refused;
+/**
+ * Thrown when the API no longer accepts the session. A view shows the way to sign in again; a form
+ * keeps what was typed and says how to send it anyway (signing in in another tab renews the cookie
+ * for this one too).
+ */
+export class SignInNeeded extends Error {
+  constructor() {
+    super('The session ended: sign in again (open this page in another tab), then send this again.');
+    this.name = 'SignInNeeded';
   }
 }
 
 export async function api(path, options = {}) {
-  const token = sessionStorage.getItem(TOKEN_KEY);
   const headers = { accept: 'application/json' };
-  if (token) headers.authorization = `Bearer ${token}`;
+  // The API refuses a POST that is not JSON (it keeps forms posted by other sites out).
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   const response = await fetch(`../${path}`, {
     method: options.method ?? 'GET',
     headers,
     ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
   });
-  if (response.status === 401) {
-    if (token) sessionStorage.removeItem(TOKEN_KEY);
-    throw new TokenNeeded(Boolean(token));
-  }
+  if (response.status === 401) throw new SignInNeeded();
   let body;
   try {
     body = await response.json();
@@ -46,34 +44,11 @@ export async function api(path, options = {}) {
   return { status: response.status, body };
 }
 
-/** The form that asks for the token; `retry` runs once it is saved. */
-export function showTokenForm(refused, retry) {
-  const input = h('input', { id: 'api-token', name: 'token', type: 'password', autocomplete: 'off', required: true });
-  const form = h(
-    'form',
-    {
-      onsubmit: (event) => {
-        event.preventDefault();
-        const value = input.value.trim();
-        if (!value) return;
-        sessionStorage.setItem(TOKEN_KEY, value);
-        retry();
-      },
-    },
-    h('label', { for: 'api-token' }, 'API token'),
-    input,
-    h('button', { type: 'submit' }, 'Use this token'),
-  );
+/** Says the session ended, with the way back: the page's address answers with the sign-in form. */
+export function showSignIn() {
   show(
-    'API token needed',
-    h(
-      'p',
-      { role: refused ? 'alert' : null },
-      refused
-        ? 'The collector refused that token. Enter the token of extensions::api::auth::bearer_token.'
-        : 'This collector asks for a bearer token. It is kept for this browser session only.',
-    ),
-    form,
+    'Signed out',
+    h('p', { role: 'alert' }, 'The collector no longer accepts this session: its token changed, or you signed out.'),
+    h('p', {}, h('a', { href: './' }, 'Sign in again')),
   );
-  input.focus();
 }

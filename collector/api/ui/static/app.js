@@ -1,5 +1,5 @@
-// The review page's entry: hash routes to views, errors and the token form in one place.
-import { ApiError, TokenNeeded, showTokenForm } from './api.js';
+// The review page's entry: hash routes to views, errors and the way back to signing in in one place.
+import { ApiError, SignInNeeded, showSignIn } from './api.js';
 import { conversationsView, conversationView, interactionsView, interactionView } from './browser.js';
 import { h, parseHash, show } from './dom.js';
 import { queueView } from './queue.js';
@@ -16,7 +16,7 @@ async function route() {
     else if (section === 'conversations') await conversationsView();
     else await queueView(params);
   } catch (error) {
-    if (error instanceof TokenNeeded) showTokenForm(error.refused, route);
+    if (error instanceof SignInNeeded) showSignIn();
     else if (error instanceof ApiError && error.status === 404) show('Not found', h('p', {}, error.message));
     else
       show('Something went wrong', h('p', { role: 'alert' }, error instanceof Error ? error.message : String(error)));

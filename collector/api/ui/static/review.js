@@ -126,7 +126,7 @@ function verdictForm(review, status) {
       });
       status.replaceChildren(`Claimed by ${body.claim.reviewer} until ${new Date(body.claim.until).toLocaleString()}.`);
     } catch (error) {
-      status.replaceChildren(error instanceof ApiError ? error.message : String(error));
+      status.replaceChildren(error instanceof Error ? error.message : String(error));
     }
   });
   const form = h(
@@ -184,7 +184,9 @@ function verdictForm(review, status) {
       const text =
         error instanceof ApiError
           ? `${error.message}${error.body?.field ? ` (field ${error.body.field})` : ''}`
-          : String(error);
+          : error instanceof Error
+            ? error.message
+            : String(error);
       status.replaceChildren(h('span', { role: 'alert' }, text));
     }
   });

@@ -3,7 +3,9 @@
  * the transcript with its tool call (arguments and result, escaped: the result's markup is text)
  * and the routed verdict, takes a verdict through the form with the keyboard alone (arrow keys,
  * Tab, typing, Enter), and the verdict is recorded — the API says so — and gone from the queue.
- * With auth on, the page asks for the token once and sends it. Screenshots: test-artifacts/ui/.
+ * With auth on, `/ui/` answers with the sign-in page; the token typed once signs the browser in
+ * (a session cookie, HttpOnly, SameSite=Strict), and the page works on that cookie alone.
+ * Screenshots: test-artifacts/ui/.
  */
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
@@ -203,22 +205,126 @@ describe('the review page', () => {
     await page.getByText('contains').first().waitFor();
   }, 90_000);
 
-  it('asks for the token once when the API needs one, and sends it', async (ctx) => {
+  it('signs in once with the token typed, then reviews with the session cookie alone', async (ctx) => {
     const chromium = needBrowser(ctx);
-    const { collector } = await collectorWithReview(`, auth: { bearer_token: ${TOKEN} }`);
-    const page = await chromium.newPage();
-    await page.goto(`${collector.apiUrl}/ui/`);
-    await page.getByRole('heading', { name: 'API token needed' }).waitFor();
-    await shoot(page, 'token');
-    await page.getByLabel('API token').fill('not-the-token');
+    const { collector, interactionId } = await collectorWithReview(`, auth: { bearer_token: ${TOKEN} }`);
+    const context = await chromium.newContext();
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    const first = await page.goto(`${collector.apiUrl}/ui/`);
+    expect(first?.status()).toBe(401);
+    await page.getByRole('heading', { name: 'Sign in to Evalon reviews' }).waitFor();
+    await shoot(page, 'sign-in');
+    // The token field has focus on arrival: typing and Enter are all it takes.
+    expect(await page.evaluate('document.activeElement?.id')).toBe('token');
+    await page.keyboard.type('not-the-token');
     await page.keyboard.press('Enter');
     await page.getByText('The collector refused that token.').waitFor();
-    await page.getByLabel('API token').fill(TOKEN);
+    expect(await page.evaluate('document.activeElement?.id')).toBe('token');
+    await page.keyboard.type(TOKEN);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Review queue' }).waitFor();
-    expect(await page.getByRole('row').filter({ hasText: 'support-agent' }).count()).toBe(1);
-    // Kept for the session: another view needs no second asking.
+    expect(new URL(page.url()).pathname).toBe('/ui/');
+
+    const [cookie, ...others] = await context.cookies();
+    expect(others).toEqual([]);
+    expect(cookie).toMatchObject({ name: 'evalon_session', path: '/', httpOnly: true, sameSite: 'Strict' });
+    expect(cookie).toMatchObject({ secure: false, expires: -1 });
+    expect(cookie!.value).not.toContain(TOKEN);
+    // Nothing of the session within the page's reach: no script reads the cookie, no token is stored.
+    expect(await page.evaluate('[document.cookie, sessionStorage.length]')).toEqual(['', 0]);
+
+    const row = page.getByRole('row').filter({ hasText: 'support-agent' });
+    await row.getByRole('link').focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Review of support-agent' }).waitFor();
+    await page.getByLabel('Pass', { exact: true }).focus();
+    await page.keyboard.press('Space');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Right order, right date.');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('ana');
+    await page.keyboard.press('Enter');
+    await page.getByText('Verdict recorded.').waitFor();
+    const done = await fetch(`${collector.apiUrl}/api/v1/reviews?status=done`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(((await done.json()) as { reviews: ReviewRecord[] }).reviews).toMatchObject([
+      {
+        interactionId,
+        record: { outcome: { evaluation: { passed: true, attributes: { 'evalon.reviewer': 'ana' } } } },
+      },
+    ]);
+    // Kept for the browser session: another view needs no second signing in.
     await page.goto(`${collector.apiUrl}/ui/#/interactions`);
     await page.getByRole('heading', { name: 'Interactions' }).waitFor();
+
+    // A session the API no longer accepts: the page says so and leads back to the sign-in.
+    await context.clearCookies();
+    await page.evaluate("location.hash = '#/conversations'");
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    await page.getByRole('link', { name: 'Sign in again' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Evalon reviews' }).waitFor();
+    await page.keyboard.type(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Review queue' }).waitFor();
+    // Signing out forgets the cookie: the page asks again.
+    await page.goto(`${collector.apiUrl}/ui/session`);
+    await page.getByText('You are signed out.').waitFor();
+    expect(await context.cookies()).toEqual([]);
+    expect((await page.goto(`${collector.apiUrl}/ui/`))?.status()).toBe(401);
+    expect(failures).toEqual([]);
+    await context.close();
+  }, 90_000);
+
+  it('opens a link from another site in a signed-in browser without asking again', async (ctx) => {
+    const chromium = needBrowser(ctx);
+    const collector = await startTestCollector({
+      yaml: (dir) =>
+        testConfigYaml(dir).replace(
+          'api: { endpoint: 127.0.0.1:0 }',
+          `api: { endpoint: 127.0.0.1:0, auth: { bearer_token: ${TOKEN} } }`,
+        ),
+    });
+    collectors.push(collector);
+    const context = await chromium.newContext();
+    const page = await context.newPage();
+    const documents: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'document') documents.push(new URL(request.url()).pathname);
+    });
+    // localhost is another site than 127.0.0.1: a link from there is a cross-site navigation, which the
+    // browser makes without the SameSite=Strict cookie.
+    const followLinkFromElsewhere = async () => {
+      await page.goto(`${collector.apiUrl.replace('127.0.0.1', 'localhost')}/healthz`);
+      await page.evaluate(`(() => {
+        const link = document.createElement('a');
+        link.href = ${JSON.stringify(`${collector.apiUrl}/ui/#/interactions`)};
+        link.textContent = 'the interactions';
+        document.body.append(link);
+      })()`);
+      documents.length = 0;
+      await page.getByRole('link', { name: 'the interactions' }).click();
+    };
+
+    // Not signed in: the sign-in page, after one more look from this origin (no loop).
+    await followLinkFromElsewhere();
+    // The address opened again from here: the same view, one `?` more.
+    await page.waitForURL(`${collector.apiUrl}/ui/?#/interactions`);
+    await page.getByRole('heading', { name: 'Sign in to Evalon reviews' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(documents).toEqual(['/ui/', '/ui/']);
+    await page.keyboard.type(TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Review queue' }).waitFor();
+
+    // Signed in: the view the link names, no second asking.
+    await followLinkFromElsewhere();
+    await page.waitForURL(`${collector.apiUrl}/ui/?#/interactions`);
+    await page.getByRole('heading', { name: 'Interactions' }).waitFor();
+    await context.close();
   }, 90_000);
 });

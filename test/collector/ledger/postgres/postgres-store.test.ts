@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { redactUrl } from '../../../../collector/ledger/postgres/connection.ts';
 import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/postgres/schema.ts';
+import { LEDGER_TABLES } from '../../../../collector/ledger/postgres/ledger-size.ts';
 import { checkMigrationList } from '../../../../collector/ledger/core/migrations.ts';
 import { LedgerSchemaError, LedgerStoreError } from '../../../../collector/ledger/errors.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
@@ -23,6 +24,9 @@ function databaseHarness() {
       async cleanup() {
         await current.close();
         await database.drop();
+      },
+      async sql(query: string) {
+        return (await adminQuery(database.url, query)).rows as Array<Record<string, unknown>>;
       },
     };
   };
@@ -68,10 +72,13 @@ describe('PostgreSQL store', () => {
       'interactions',
       'late_spans',
       'pending_spans',
+      'pruned_interactions',
       'replicas',
       'reviews',
       'schema_version',
     ]);
+    // The size counts every table Evalon creates.
+    expect([...LEDGER_TABLES].sort()).toEqual(tables.map((t) => t.table_name));
     const lease = await query(
       url,
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'evaluation_queue' AND " +

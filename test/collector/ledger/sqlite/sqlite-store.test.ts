@@ -35,6 +35,14 @@ function fileHarness(options: Omit<SqliteStoreOptions, 'path'>) {
         await current.close();
         rmSync(dir, { recursive: true, force: true });
       },
+      async sql(query: string) {
+        const reader = new DatabaseSync(path, { readOnly: true });
+        try {
+          return reader.prepare(query).all() as Array<Record<string, unknown>>;
+        } finally {
+          reader.close();
+        }
+      },
     };
   };
 }
