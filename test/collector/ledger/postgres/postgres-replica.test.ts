@@ -13,6 +13,7 @@ import {
   ReplicaIdInUseError,
   resolveReplicaId,
 } from '../../../../collector/ledger/postgres/replica.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
 import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B, TRACE_C } from '../../../helpers/ledger-fixtures.ts';
 
@@ -180,6 +181,45 @@ describe('PostgreSQL replicas', () => {
     const first = await read();
     await new Promise((resolve) => setTimeout(resolve, HEARTBEAT_MS * 3));
     expect((await read()).getTime()).toBeGreaterThan(first.getTime());
+  });
+
+  it('does not queue again a key another replica records while the enqueue runs', async () => {
+    const url = await freshUrl();
+    const a = await open(url, 'replica-a');
+    const key = { interactionId: 'i-race', evaluatorId: 'reply-length', evaluatorVersion: '1' };
+    const first = { ...key, evaluationId: 'e-1', agentId: 'support-agent', roles: [], attempts: 0 };
+    const triggered = { ...first, triggeredAt: '2026-03-01T10:00:00Z', source: 'interaction' as const };
+    expect(await a.enqueueEvaluations([triggered])).toHaveLength(1);
+
+    // Replica B records the key: its evaluation written and its queue row deleted, not yet committed.
+    const b = new pg.Client({ connectionString: url });
+    await b.connect();
+    try {
+      await b.query('BEGIN');
+      await b.query(
+        `INSERT INTO evaluations (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome,
+           completed_at_ms, record) VALUES ('e-1', $1, $2, $3, 'support-agent', 'verdict', 0, '{}')`,
+        [key.interactionId, key.evaluatorId, key.evaluatorVersion],
+      );
+      await b.query('DELETE FROM evaluation_queue WHERE interaction_id = $1', [key.interactionId]);
+      // Replica A's catch-up queues the same key meanwhile: its insert waits on the row B deletes.
+      const again = a.enqueueEvaluations([{ ...triggered, evaluationId: 'e-2' }]);
+      await pollUntil(
+        async () => {
+          const { rows } = await b.query(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO evaluation_queue%'",
+          );
+          return rows.length > 0 ? true : undefined;
+        },
+        { what: "replica A's enqueue waiting on replica B's lock" },
+      );
+      await b.query('COMMIT');
+      expect(await again).toEqual([]);
+    } finally {
+      await b.end();
+    }
+    expect(await a.countQueuedEvaluations()).toBe(0);
+    expect((await a.getEvaluations(key.interactionId)).length).toBe(1);
   });
 
   it('takes the id from the configuration, else EVALON_REPLICA_ID, else the host name', () => {
