@@ -6,7 +6,9 @@
  * with a request counter so each request carries new traces, and counts acknowledged spans.
  * Input (argv[2]): JSON { url, templateFile, offsetsFile, spansPerBody, seconds?, requests?, concurrency,
  * conversationOffsetsFile? }. With conversationOffsetsFile, each request's conversation ids are new
- * too: the 4 characters at each offset become the request counter in base 36.
+ * too: the 4 characters at each offset become the request counter in base 36. With timeOffsetsFile,
+ * every span's times move by the same amount, so that the body's latest end is the time it is sent.
+ * With requestsPerSecond, requests start on that schedule instead of as fast as acknowledged.
  * Output (stdout): one JSON line with the figures.
  */
 import { readFileSync } from 'node:fs';
@@ -23,6 +25,9 @@ interface SenderOptions {
   /** Added to the request counter, so two runs against one collector never repeat a trace id. */
   counterBase?: number;
   conversationOffsetsFile?: string;
+  timeOffsetsFile?: string;
+  /** Requests a second in all, started on a schedule (none: as fast as acknowledged). */
+  requestsPerSecond?: number;
 }
 
 const options = JSON.parse(process.argv[2]) as SenderOptions;
@@ -40,8 +45,16 @@ const conversationOffsets = options.conversationOffsetsFile
   ? (JSON.parse(readFileSync(options.conversationOffsetsFile, 'utf8')) as number[])
   : [];
 
+const times = options.timeOffsetsFile
+  ? (JSON.parse(readFileSync(options.timeOffsetsFile, 'utf8')) as { offsets: number[]; latest: string })
+  : undefined;
+
 function body(counter: number): Buffer {
   const copy = Buffer.from(template);
+  if (times) {
+    const shift = BigInt(Date.now()) * 1_000_000n - BigInt(times.latest);
+    for (const offset of times.offsets) copy.writeBigUInt64LE(template.readBigUInt64LE(offset) + shift, offset);
+  }
   for (const offset of offsets) copy.writeUInt32BE(counter >>> 0, offset);
   if (conversationOffsets.length > 0) {
     const prefix = (counter % 36 ** 4).toString(36).padStart(4, '0');
@@ -79,10 +92,21 @@ const limit = options.requests ?? Infinity;
 
 let inFlight = 0;
 let acknowledgedRequests = 0;
+let scheduled = 0;
+
+/** With a rate, waits for the next request's slot on the schedule; a late slot starts at once. */
+async function paced(): Promise<void> {
+  if (!options.requestsPerSecond) return;
+  const slot = started + (scheduled++ * 1000) / options.requestsPerSecond;
+  const wait = slot - performance.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
 
 async function worker(): Promise<void> {
   // With a request limit, stop once that many requests are acknowledged (throttled ones are retried).
   while (performance.now() < deadline && acknowledgedRequests + inFlight < limit) {
+    await paced();
+    if (performance.now() >= deadline) break;
     const payload = body((options.counterBase ?? 0) + next++);
     const t0 = performance.now();
     inFlight++;

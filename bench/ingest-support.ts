@@ -26,6 +26,12 @@ export interface TemplateBody {
    * (JSON), which the sender rewrites per request (`conversationOffsetsFile`).
    */
   conversationOffsetsFile?: string;
+  /**
+   * With `currentTimes`: the offsets of every span's start and end time (fixed64 nanoseconds) and
+   * the latest of them (JSON), which the sender moves to the time of each request
+   * (`timeOffsetsFile`).
+   */
+  timeOffsetsFile?: string;
 }
 
 /** The prefix of every conversation id in a body with `uniqueConversations`, rewritten per request. */
@@ -38,7 +44,7 @@ export const CONVERSATION_PREFIX = '@@@@';
  */
 export async function writeTemplateBody(
   dir: string,
-  options: { uniqueConversations?: boolean } = {},
+  options: { uniqueConversations?: boolean; currentTimes?: boolean } = {},
 ): Promise<TemplateBody> {
   const spans = await buildRealisticSpans(SPANS_PER_BODY);
   // Each copy's conversations are then new ones, as an agent's sessions are (not 100 that never end).
@@ -58,13 +64,30 @@ export async function writeTemplateBody(
   const offsetsFile = join(dir, 'offsets.json');
   writeFileSync(templateFile, template);
   writeFileSync(offsetsFile, JSON.stringify(offsets));
-  if (!options.uniqueConversations) return { template, templateFile, offsetsFile };
-  const conversationOffsets: number[] = [];
-  const prefix = Buffer.from(CONVERSATION_PREFIX);
-  for (let at = template.indexOf(prefix); at >= 0; at = template.indexOf(prefix, at + 1)) conversationOffsets.push(at);
-  const conversationOffsetsFile = join(dir, 'conversation-offsets.json');
-  writeFileSync(conversationOffsetsFile, JSON.stringify(conversationOffsets));
-  return { template, templateFile, offsetsFile, conversationOffsetsFile };
+  const body: TemplateBody = { template, templateFile, offsetsFile };
+  if (options.uniqueConversations) {
+    const conversationOffsets: number[] = [];
+    const prefix = Buffer.from(CONVERSATION_PREFIX);
+    for (let at = template.indexOf(prefix); at >= 0; at = template.indexOf(prefix, at + 1))
+      conversationOffsets.push(at);
+    body.conversationOffsetsFile = join(dir, 'conversation-offsets.json');
+    writeFileSync(body.conversationOffsetsFile, JSON.stringify(conversationOffsets));
+  }
+  if (options.currentTimes) {
+    const nanos = (time: [number, number]) => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1]);
+    const times = new Set(spans.flatMap((span) => [nanos(span.startTime), nanos(span.endTime)]));
+    const timeOffsets: number[] = [];
+    let latest = 0n;
+    for (const time of times) {
+      if (time > latest) latest = time;
+      const needle = Buffer.alloc(8);
+      needle.writeBigUInt64LE(time);
+      for (let at = template.indexOf(needle); at >= 0; at = template.indexOf(needle, at + 1)) timeOffsets.push(at);
+    }
+    body.timeOffsetsFile = join(dir, 'time-offsets.json');
+    writeFileSync(body.timeOffsetsFile, JSON.stringify({ offsets: timeOffsets, latest: String(latest) }));
+  }
+  return body;
 }
 
 /**

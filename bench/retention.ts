@@ -6,7 +6,8 @@
  * collector`, its own process, a fresh SQLite ledger) fed by a sender process posting the ingest
  * benchmark's realistic body (1000 spans, 100 agent traces of 10 spans) with fresh trace ids and
  * conversation ids (each a session of one turn, over after `conversation_idle`, 10 s here: an open
- * conversation is never pruned) as fast as it is acknowledged:
+ * conversation is never pruned), every request's spans ending when it is sent, as fast as it is
+ * acknowledged or at `--rate` spans/s:
  *
  * 1. without retention: acknowledged spans/s, and the ledger's bytes per recorded interaction
  *    (pages in use / interactions: the sizing figure of docs/retention.md);
@@ -14,7 +15,11 @@
  *    ledger file's size sampled every 500 ms (the file alone, and with its WAL).
  *
  * Goals: the file stays within max_size + 10 %; the acknowledged rate with retention is within
- * 10 % of the rate without. Options: --minutes N, --max-size SIZE (64MiB, 1GiB…), --concurrency N.
+ * 10 % of the rate without. Options: --minutes N, --max-size SIZE (64MiB, 1GiB…), --concurrency N,
+ * --rate SPANS_PER_SECOND. As fast as acknowledged, the collector acknowledges more than it records
+ * and holds the difference as a backlog of acknowledged spans in the ledger (bounded by
+ * `max_pending_traces`), which no retention may remove: at a rate it records as it comes, the
+ * ledger holds what retention bounds.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -41,25 +46,32 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '10' },
     'max-size': { type: 'string', default: '1GiB' },
     concurrency: { type: 'string', default: '8' },
+    rate: { type: 'string' },
   },
 });
 const minutes = Number(values.minutes);
 const maxSize = z.object({ value: size() }).parse({ value: values['max-size'] }).value;
 const concurrency = Number(values.concurrency);
+/** Spans a second offered (whole requests of SPANS_PER_BODY); none: as fast as acknowledged. */
+const rate = values.rate !== undefined ? Number(values.rate) : undefined;
 const MiB = 1024 * 1024;
 /** Sessions end a short while after their last turn: their conversations close, and may be pruned. */
 const CONVERSATION_IDLE = '10s';
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-retention-'));
-const { templateFile, offsetsFile, conversationOffsetsFile } = await writeTemplateBody(dir, {
+// Every request's interactions end when it is sent: retention prunes by time order, and copies of
+// one body that all ended in the same millisecond would have none.
+const { templateFile, offsetsFile, conversationOffsetsFile, timeOffsetsFile } = await writeTemplateBody(dir, {
   uniqueConversations: true,
+  currentTimes: true,
 });
 const collectors: CollectorProcess[] = [];
 killOnExit(collectors);
 
 line(`Evalon retention benchmark — ${cpus().length} vCPU (${cpus()[0]?.model ?? 'unknown'}), Node ${process.version}`);
 line(
-  `${minutes} min of sustained ingest a run, ${concurrency} concurrent requests, max_size ${fmt(maxSize / MiB)} MiB`,
+  `${minutes} min of sustained ingest a run, ${concurrency} concurrent requests, ` +
+    `${rate ? `${fmt(rate)} spans/s offered` : 'as fast as acknowledged'}, max_size ${fmt(maxSize / MiB)} MiB`,
 );
 
 interface RunFigures {
@@ -111,9 +123,11 @@ service:
     templateFile,
     offsetsFile,
     conversationOffsetsFile,
+    timeOffsetsFile,
     spansPerBody: SPANS_PER_BODY,
     concurrency,
     seconds: minutes * 60,
+    ...(rate ? { requestsPerSecond: rate / SPANS_PER_BODY } : {}),
   });
   await waitForDrain(collector);
   clearInterval(sampler);

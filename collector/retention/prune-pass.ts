@@ -29,7 +29,7 @@ import { addTally, emptyTally, tallyBytes } from '../ledger/ledger-retention.ts'
 import type { RetentionPolicy } from './config.ts';
 
 /** Units handed to the store at once (one transaction, bounded in time by the store as well). */
-export const PRUNE_BATCH_UNITS = 100;
+export const PRUNE_BATCH_UNITS = 1000;
 /** Units of the first size-pruning batch, before it is known what one frees. */
 export const FIRST_SIZE_BATCH_UNITS = 10;
 /** Size pruning stops once the ledger uses this share of `max_size`. */

@@ -26,10 +26,13 @@ import { type PassReport, runPrunePass } from './prune-pass.ts';
 /** How often a pass runs: a pass with nothing to do costs two indexed reads. */
 export const DEFAULT_PRUNE_INTERVAL_MS = 5_000;
 /**
- * The next pass's delay after one that found the ledger above `max_size`: under sustained ingest
- * the ledger grows by the interval's worth of data between two passes, so they follow closely.
+ * The next pass's delay once the ledger uses more than `NEAR_MAX_SIZE_RATIO` of `max_size`: under
+ * sustained ingest the ledger grows by the interval's worth of data between two passes (at tens of
+ * MB a second, the default interval's worth is more than `max_size`'s margin), so they follow closely.
  */
 export const UNDER_PRESSURE_INTERVAL_MS = 500;
+/** Passes follow closely from this share of `max_size` on, before the ledger is above it. */
+export const NEAR_MAX_SIZE_RATIO = 0.5;
 
 export interface LedgerPrunerOptions {
   store: LedgerRetention;
@@ -113,7 +116,8 @@ export function createLedgerPruner(options: LedgerPrunerOptions): LedgerPruner {
 
   function schedule(last?: PassReport): void {
     if (stopping) return;
-    const pressed = last?.sizeBefore !== undefined && last.sizeBefore.usedBytes > (policy.maxSizeBytes ?? Infinity);
+    const near = (policy.maxSizeBytes ?? Infinity) * NEAR_MAX_SIZE_RATIO;
+    const pressed = last?.sizeBefore !== undefined && last.sizeBefore.usedBytes > near;
     timer = setTimeout(
       () => {
         running = pass().catch((error: unknown) => {

@@ -101,6 +101,17 @@ export function mergePage(
   return more ? { units, nextCursor: Buffer.from(JSON.stringify(cursor)).toString('base64url') } : { units };
 }
 
+/**
+ * Where the interaction stream's read ends (exclusive): a page full of conversations holds no
+ * interaction that ended after the last of them, so the read stops there. Without that bound it
+ * walks every interaction up to the cutoff looking for ones that are no turn — the whole ledger,
+ * page after page, when every interaction is a conversation's turn.
+ */
+export function interactionReadEnd(query: NormalizedPrunableQuery, conversations: Array<{ endMs: number }>): number {
+  const last = conversations.at(-1);
+  return conversations.length >= query.limit && last ? Math.min(query.beforeMs, last.endMs + 1) : query.beforeMs;
+}
+
 /** The subject keys of revisions 1 to `revision` of a conversation: its evaluations' keys. */
 export function conversationEvaluationKeys(conversationId: string, agentId: string, revision: number): string[] {
   return Array.from({ length: revision }, (_, index) =>

@@ -13,6 +13,7 @@ import {
   conversationAfter,
   conversationEvaluationKeys,
   interactionAfter,
+  interactionReadEnd,
   mergePage,
   normalizePrunableQuery,
   retentionTimeMs,
@@ -78,13 +79,6 @@ export function createRetentionStoreMethods(pool: pg.Pool, where: string, run: R
     findPrunable(query) {
       return run('findPrunable', async () => {
         const q = normalizePrunableQuery(query);
-        const interactions = (
-          await pool.query<Row>(SELECT_INTERACTIONS, [...interactionAfter(q.cursor), q.beforeMs, q.limit])
-        ).rows.map((row) => ({
-          interactionId: String(row.interaction_id),
-          agentId: String(row.agent_id),
-          endMs: Number(row.end_time_ms),
-        }));
         const found = (
           await pool.query<Row>(SELECT_CONVERSATIONS, [...conversationAfter(q.cursor), q.beforeMs, q.limit])
         ).rows;
@@ -104,6 +98,14 @@ export function createRetentionStoreMethods(pool: pg.Pool, where: string, run: R
           agentId: String(row.agent_id),
           endMs: Number(row.last_activity_ms),
           interactionIds: turns.get(`${row.conversation_id}\u0000${row.agent_id}`) ?? [],
+        }));
+        const readEnd = interactionReadEnd(q, conversations);
+        const interactions = (
+          await pool.query<Row>(SELECT_INTERACTIONS, [...interactionAfter(q.cursor), readEnd, q.limit])
+        ).rows.map((row) => ({
+          interactionId: String(row.interaction_id),
+          agentId: String(row.agent_id),
+          endMs: Number(row.end_time_ms),
         }));
         return mergePage({ interactions, conversations }, q);
       });

@@ -15,6 +15,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import {
   conversationAfter,
   interactionAfter,
+  interactionReadEnd,
   mergePage,
   normalizePrunableQuery,
   retentionTimeMs,
@@ -91,13 +92,6 @@ export function createRetentionStoreMethods(
     async findPrunable(query) {
       ensureOpen();
       const q = normalizePrunableQuery(query);
-      const interactions = (selectInteractions.all(...interactionAfter(q.cursor), q.beforeMs, q.limit) as Row[]).map(
-        (row) => ({
-          interactionId: String(row.interaction_id),
-          agentId: String(row.agent_id),
-          endMs: Number(row.end_time_ms),
-        }),
-      );
       const conversations: StreamRows['conversations'] = [];
       for (const row of selectConversations.all(...conversationAfter(q.cursor), q.beforeMs, q.limit) as Row[]) {
         const [conversationId, agentId] = [String(row.conversation_id), String(row.agent_id)];
@@ -108,6 +102,14 @@ export function createRetentionStoreMethods(
         }
         if (row.interaction_id !== null) last.interactionIds.push(String(row.interaction_id));
       }
+      const readEnd = interactionReadEnd(q, conversations);
+      const interactions = (selectInteractions.all(...interactionAfter(q.cursor), readEnd, q.limit) as Row[]).map(
+        (row) => ({
+          interactionId: String(row.interaction_id),
+          agentId: String(row.agent_id),
+          endMs: Number(row.end_time_ms),
+        }),
+      );
       return mergePage({ interactions, conversations }, q);
     },
 

@@ -68,6 +68,39 @@ export function describeRetentionConversationsContract(current: () => LedgerStor
       await consistent();
     });
 
+    it('lists units oldest first page after page, conversations and plain interactions interleaved', async () => {
+      const plain = (days: number) => ended(days);
+      const expected: string[] = [];
+      const conversation = async (id: string, days: number[]) => {
+        await over(id, days);
+        expected.push(id);
+      };
+      const interaction = async (days: number) => {
+        const record = plain(days);
+        await recorded(current(), [record]);
+        expected.push(record.interactionId);
+      };
+      await conversation('c-1', [60, 58]);
+      await interaction(57);
+      await conversation('c-2', [56, 55]);
+      await interaction(54);
+      await interaction(53);
+      await conversation('c-3', [52, 50]);
+      await conversation('c-4', [49, 48]);
+      await interaction(47);
+      await conversation('c-5', [46, 45]);
+      // Pages of two: a page full of conversations bounds how far the interaction stream reads.
+      const listed: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await current().findPrunable({ limit: 2, ...(cursor ? { cursor } : {}) });
+        for (const unit of page.units)
+          listed.push(unit.kind === 'interaction' ? unit.interactionId : unit.conversationId);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(listed).toEqual(expected);
+    });
+
     it('never prunes a conversation in use: open, awaiting intake, a queued evaluation, an open review', async () => {
       const open = [turn('c-open', 45), turn('c-open', 40)];
       await recorded(current(), open);
