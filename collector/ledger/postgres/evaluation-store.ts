@@ -43,15 +43,11 @@ const ENQUEUE = `
   ORDER BY u.ord
   ON CONFLICT (interaction_id, evaluator_id, evaluator_version) DO NOTHING
   RETURNING evaluation_id, seq`;
-// ENQUEUE's NOT EXISTS reads the evaluations as they were when it started. Another replica that
-// records one of its keys and removes that key's queue row while it runs lets the insert through
-// (the conflicting row is gone once that replica commits). A second statement sees that commit:
-// what it finds recorded is taken out of the queue again, never started twice.
-const UNQUEUE_RECORDED = `
-  DELETE FROM evaluation_queue q USING evaluations e
-  WHERE q.evaluation_id = ANY($1::text[]) AND e.interaction_id = q.interaction_id
-    AND e.evaluator_id = q.evaluator_id AND e.evaluator_version = q.evaluator_version
-  RETURNING q.evaluation_id`;
+// ENQUEUE's NOT EXISTS sees evaluations as of its start: a key another replica records (and
+// unqueues) meanwhile gets through. This next statement sees that commit and unqueues it again.
+const UNQUEUE_RECORDED = `DELETE FROM evaluation_queue q USING evaluations e
+  WHERE q.evaluation_id = ANY($1::text[]) AND (e.interaction_id, e.evaluator_id, e.evaluator_version)
+    = (q.interaction_id, q.evaluator_id, q.evaluator_version) RETURNING q.evaluation_id`;
 const TAKE_IN =
   'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
 const RECORD = `
@@ -201,12 +197,8 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
               checked.map((r) => r.json),
             ]);
             for (const row of queued) seqs.set(row.evaluation_id, Number(row.seq));
-            if (seqs.size > 0) {
-              const { rows: recorded } = await client.query<{ evaluation_id: string }>(UNQUEUE_RECORDED, [
-                [...seqs.keys()],
-              ]);
-              for (const row of recorded) seqs.delete(row.evaluation_id);
-            }
+            const { rows: recorded } = seqs.size > 0 ? await client.query(UNQUEUE_RECORDED, [[...seqs.keys()]]) : {};
+            for (const row of recorded ?? []) seqs.delete(row.evaluation_id);
           }
           if (intake.length > 0) await client.query(TAKE_IN, [intake]);
           await takeIn(client, conversationIntake);

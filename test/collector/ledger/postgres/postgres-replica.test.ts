@@ -204,10 +204,13 @@ describe('PostgreSQL replicas', () => {
       await b.query('DELETE FROM evaluation_queue WHERE interaction_id = $1', [key.interactionId]);
       // Replica A's catch-up queues the same key meanwhile: its insert waits on the row B deletes.
       const again = a.enqueueEvaluations([{ ...triggered, evaluationId: 'e-2' }]);
+      // Watched from outside B's transaction: inside one, pg_stat_activity is read once and kept.
       await pollUntil(
         async () => {
-          const { rows } = await b.query(
-            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO evaluation_queue%'",
+          const { rows } = await adminQuery(
+            url,
+            `SELECT 1 FROM pg_stat_activity
+             WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO evaluation_queue%'`,
           );
           return rows.length > 0 ? true : undefined;
         },
