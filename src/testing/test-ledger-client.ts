@@ -6,7 +6,7 @@
  * const ledger = TestLedgerClient.create().seed(testInteractionRecord({ interactionId: 'interaction-1' }));
  * ```
  *
- * Conversations: `getConversation` gathers the seeded interactions of the conversation (same
+ * Conversations: `getConversation` gathers the interactions given to `seed()` of the conversation (same
  * conversation id and agent, not nested in another interaction) in order of start time, as one
  * open conversation. Seeding a `ConversationWithInteractions` instead fixes what it returns (its
  * interactions are seeded too), one revision per record.

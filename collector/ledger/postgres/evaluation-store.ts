@@ -46,7 +46,7 @@ const ENQUEUE = `
 // ENQUEUE's NOT EXISTS sees evaluations as of its start: a key another replica records (and
 // unqueues) meanwhile gets through. This next statement sees that commit and unqueues it again.
 const UNQUEUE_RECORDED = `DELETE FROM evaluation_queue q USING evaluations e
-  WHERE q.evaluation_id = ANY($1::text[]) AND (e.interaction_id, e.evaluator_id, e.evaluator_version)
+  WHERE q.seq = ANY($1::bigint[]) AND (e.interaction_id, e.evaluator_id, e.evaluator_version)
     = (q.interaction_id, q.evaluator_id, q.evaluator_version) RETURNING q.evaluation_id`;
 const TAKE_IN =
   'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
@@ -197,8 +197,10 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
               checked.map((r) => r.json),
             ]);
             for (const row of queued) seqs.set(row.evaluation_id, Number(row.seq));
-            const { rows: recorded } = seqs.size > 0 ? await client.query(UNQUEUE_RECORDED, [[...seqs.keys()]]) : {};
-            for (const row of recorded ?? []) seqs.delete(row.evaluation_id);
+            if (seqs.size > 0) {
+              const { rows } = await client.query<{ evaluation_id: string }>(UNQUEUE_RECORDED, [[...seqs.values()]]);
+              for (const row of rows) seqs.delete(row.evaluation_id);
+            }
           }
           if (intake.length > 0) await client.query(TAKE_IN, [intake]);
           await takeIn(client, conversationIntake);

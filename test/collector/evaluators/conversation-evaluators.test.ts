@@ -179,7 +179,7 @@ describe('a long conversation before an LLM judge', () => {
 });
 
 describe('the evaluator test kit with conversations', () => {
-  it('gives the conversation subject and reads the seeded conversation in order of start time', async () => {
+  it('gives the conversation subject and reads the conversation given to seed() in order of start time', async () => {
     const turns = conversation();
     const ledger = TestLedgerClient.create().seed([turns[2], turns[0], turns[1]]);
     const seen: unknown[] = [];
