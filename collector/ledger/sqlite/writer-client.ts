@@ -16,6 +16,7 @@ import {
 } from './open-database.ts';
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
+import { forTransfer } from './writer-transfer.ts';
 
 export interface WriterClient {
   /** Resolves once committed, with what the request answers (see `LedgerWriter.write`). */
@@ -56,7 +57,7 @@ const CHECKPOINT_THREAD_URL = new URL(`./checkpoint-thread${EXTENSION}`, import.
  * The writer and checkpoint threads' heaps: an 8 MiB young generation (V8 grew the writer's to
  * 128 MiB under sustained ingest) and a 256 MiB old one, where V8 collects far more eagerly than
  * at its default size (the threads' event loops carry no latency anyone waits on). They allocate
- * little that lives: a request's rows until committed; span bytes are shared, not copied.
+ * little that lives: a request's rows until committed (span bytes are freed then: writer-transfer.ts).
  */
 const WRITER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
@@ -113,7 +114,8 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
 
   return {
     write(request) {
-      return send({ request }, transferables(request));
+      const moved = forTransfer(request);
+      return send({ request: moved.request }, moved.transfer);
     },
     close() {
       closing ??= (async () => {
@@ -162,15 +164,4 @@ function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
       await worker.terminate();
     },
   };
-}
-
-/** Encoded rows whose buffers the writer can take without a copy (ones that own their memory). */
-function transferables(request: WriteRequest): ArrayBuffer[] {
-  if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return [];
-  const buffers: ArrayBuffer[] = [];
-  for (const row of request.rows) {
-    const { buffer, byteOffset, byteLength } = row.bytes;
-    if (buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength) buffers.push(buffer);
-  }
-  return buffers;
 }

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
+import { releaseTransferred } from './writer-transfer.ts';
 
 export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
 export type WriterReply = {
@@ -34,5 +35,7 @@ port.on('message', (message: WriterMessage) => {
   } catch (error) {
     const { name, message: text, errcode, errstr } = error as Error & { errcode?: number; errstr?: string };
     port.postMessage({ id: message.id, error: { name, message: text, errcode, errstr } } satisfies WriterReply);
+  } finally {
+    releaseTransferred(message.request);
   }
 });
