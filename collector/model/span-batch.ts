@@ -21,6 +21,12 @@ export interface SpanBatch {
    * received as OTLP/protobuf (then its spans are stored from `spans()`).
    */
   readonly byTrace: TraceRequests | undefined;
+  /**
+   * The receiver is done with the batch (every stage has consumed it, stored or not): what only it
+   * still uses is freed now rather than at a garbage collection. Stages that keep the spans' bytes
+   * longer retain them (`retainTraceRequests`).
+   */
+  release(): void;
 }
 
 /** A batch of spans already decoded (OTLP/JSON, replayed spans, tests). */
@@ -30,5 +36,6 @@ export function spanBatchOf(spans: SpanData[]): SpanBatch {
     spans: () => spans,
     heads: spans,
     byTrace: undefined,
+    release() {},
   };
 }

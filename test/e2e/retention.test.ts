@@ -98,6 +98,12 @@ service:
         what: `the evaluation of ${id}`,
       });
     const verdicts = await evaluationsOf(old);
+    // The ledger keeps its last recorded interaction (the intake's mark): on a busy machine the old
+    // interaction may be recorded after the recent one, so one more is recorded after both.
+    const latest = await runAgent(running.otlpUrl, 0);
+    await pollUntil(async () => ((await evaluationsOf(latest)).length > 0 ? true : undefined), {
+      what: `the evaluation of ${latest}`,
+    });
 
     // A pass now (the pruner's own, every 5 s, may have come first: the end is the same).
     await running.collector.pruner!.pruneNow();

@@ -8,7 +8,7 @@ import type { SpanData } from '../span.ts';
 import { createSpanRejections } from '../span-rejections.ts';
 import { decodeProtobufRequest } from './decode-request.ts';
 import type { ScannedRequest } from './scan-request.ts';
-import { cutByTrace, type TraceRequests } from './trace-requests.ts';
+import { cutByTrace, releaseTraceRequests, type TraceRequests } from './trace-requests.ts';
 
 export function receivedBatch(scan: ScannedRequest): SpanBatch {
   const byTrace = cutByTrace(scan);
@@ -39,6 +39,7 @@ export function receivedBatch(scan: ScannedRequest): SpanBatch {
     heads,
     byTrace,
     spans: () => (decoded ??= decodeAll()),
+    release: () => releaseTraceRequests(byTrace),
   };
 }
 

@@ -17,6 +17,28 @@ export interface TraceRequests {
   bytes: Buffer;
   /** Trace `i`'s request is `bytes[offsets[i], offsets[i + 1])`. */
   offsets: number[];
+  /** Who uses `bytes` now (`retainTraceRequests`); the receiver that cut them is the first. */
+  users: number;
+}
+
+/**
+ * A further user of a batch's bytes (the collector's memory of pending spans), until it calls
+ * `releaseTraceRequests`.
+ */
+export function retainTraceRequests(traces: TraceRequests): void {
+  traces.users++;
+}
+
+/**
+ * A user is done with the bytes; the last one frees them at once. A request's bytes are megabytes:
+ * left to the garbage collector, those of requests already stored and let go piled up by the
+ * dozen under sustained ingest. A user that never calls this (a receiver that does not) leaves
+ * them to the garbage collector, as before.
+ */
+export function releaseTraceRequests(traces: TraceRequests): void {
+  if (traces.users <= 0 || --traces.users > 0) return;
+  const buffer = traces.bytes.buffer;
+  if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
 }
 
 /** ExportTraceServiceRequest.resource_spans (field 1) and ResourceSpans.scope_spans (field 2), LEN. */
@@ -84,7 +106,7 @@ export function cutByTrace(scan: ScannedRequest): TraceRequests {
       }
     }
   }
-  return { traceIds: scan.traceIds, spanCounts, bytes, offsets };
+  return { traceIds: scan.traceIds, spanCounts, bytes, offsets, users: 1 };
 }
 
 function rangesLength(ranges: number[]): number {

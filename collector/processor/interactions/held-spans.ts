@@ -9,7 +9,11 @@
  * last for its id. The unit of memory is a received request's buffer (every trace's bytes of one
  * OTLP request, `TraceRequests`), counted once while any of its traces is held.
  */
-import type { TraceRequests } from '../../model/otlp-protobuf/trace-requests.ts';
+import {
+  releaseTraceRequests,
+  retainTraceRequests,
+  type TraceRequests,
+} from '../../model/otlp-protobuf/trace-requests.ts';
 import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
 import type { SpanData } from '../../model/span.ts';
 import { createSpanRejections } from '../../model/span-rejections.ts';
@@ -48,7 +52,10 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
     traces.delete(traceId);
     for (const { request } of parts) {
       request.held--;
-      if (request.held === 0 && requests.delete(request)) bytes -= request.traces.bytes.byteLength;
+      if (request.held === 0 && requests.delete(request)) {
+        bytes -= request.traces.bytes.byteLength;
+        releaseTraceRequests(request.traces);
+      }
     }
   }
 
@@ -64,6 +71,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
         return;
       }
       const request: HeldRequest = { traces: received, held: received.traceIds.length };
+      retainTraceRequests(received);
       requests.add(request);
       bytes += size;
       received.traceIds.forEach((traceId, index) => {

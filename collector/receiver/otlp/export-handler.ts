@@ -26,7 +26,7 @@ import {
 } from './errors.ts';
 import { reply, replyStatus } from './http-reply.ts';
 import type { InFlightBudget } from './in-flight-budget.ts';
-import { readBody } from './read-body.ts';
+import { readBody, releaseBody } from './read-body.ts';
 import { refusalReasonOfStatus } from './refusals.ts';
 
 export const TRACES_PATH = '/v1/traces';
@@ -129,7 +129,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
 
     try {
       if (expectsContinue) res.writeContinue();
-      let body: Buffer | undefined;
+      let body: Buffer;
       try {
         body = await readBody(req, {
           encoding,
@@ -147,7 +147,6 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
       let received: ReceivedTraceRequest;
       try {
         received = receiveTraceRequest(body, format, headAttributes);
-        body = undefined; // the batch holds what it needs; let the raw body go while it is stored
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;
         hooks.onRefused?.('bad_request', 1);
@@ -156,6 +155,9 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
           message: error.message,
           fieldViolation: { field: error.field ?? '', description: error.message },
         });
+      } finally {
+        // The batch holds copies of what it needs: the raw body goes now, not while it is stored.
+        releaseBody(body);
       }
 
       const { batch, rejectedSpans, rejectionMessage } = received;
@@ -165,6 +167,8 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
           await next.consume(batch);
         } catch (error) {
           return await refuseUnstored(error, batch.spanCount);
+        } finally {
+          batch.release();
         }
       }
       hooks.onReceived?.(batch.spanCount, rejectedSpans);

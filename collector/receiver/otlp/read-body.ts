@@ -17,6 +17,21 @@ export interface ReadBodyOptions {
   onHeld(totalBytes: number): boolean;
 }
 
+/** The buffers of bodies this module put together (no one else holds a view of them). */
+const assembled = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Frees a body read by `readBody` once nothing needs it (its spans are decoded or copied out): a
+ * request body of megabytes would otherwise wait for a garbage collection, and under sustained
+ * ingest those bodies were a large share of the collector's memory. A body `readBody` did not put
+ * together itself (one chunk, which may share its buffer) is left to the garbage collector.
+ */
+export function releaseBody(body: Buffer): void {
+  const buffer = body.buffer;
+  if (!assembled.delete(buffer) || !(buffer instanceof ArrayBuffer) || buffer.detached) return;
+  buffer.transfer(0);
+}
+
 export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promise<Buffer> {
   const { encoding, maxBytes, onHeld } = options;
   return new Promise((resolve, reject) => {
@@ -70,7 +85,10 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
     function onEnd() {
       if (settled) return;
       detach();
-      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, heldBytes));
+      if (chunks.length === 1) return resolve(chunks[0]);
+      const body = Buffer.concat(chunks, heldBytes);
+      if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) assembled.add(body.buffer);
+      resolve(body);
     }
     function onInflateError(error: Error) {
       fail(new BodyEncodingError(`request body: not valid ${encoding} data (${error.message})`, { cause: error }));

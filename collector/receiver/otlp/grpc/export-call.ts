@@ -115,6 +115,8 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
           await next.consume(batch);
         } catch (error) {
           return refuseUnstored(error, batch.spanCount);
+        } finally {
+          batch.release();
         }
       }
       hooks.onReceived?.(batch.spanCount, rejectedSpans);

@@ -27,6 +27,33 @@ function request(...interactions: number[]): { traces: TraceRequests; spans: Spa
 const of = (spans: SpanData[], traceId: string) => spans.filter((span) => span.traceId === traceId);
 
 describe('held spans', () => {
+  it("frees a request's bytes once neither the receiver nor the memory of pending spans uses them", () => {
+    const held = createHeldSpans(64 * 1024 * 1024);
+    const received = receiveTraceRequest(
+      serializeProtobuf([0, 1].flatMap((n) => sdkSpans.slice(n * 10, n * 10 + 10))),
+      'protobuf',
+    ).batch;
+    const traces = received.byTrace!;
+    const buffer = traces.bytes.buffer as ArrayBuffer;
+    held.hold(traces);
+    received.release(); // every stage has consumed the batch: held spans still use the bytes
+    expect(buffer.detached).toBe(false);
+    expect(held.spansOf(traces.traceIds[0])).toHaveLength(10);
+    held.drop([traces.traceIds[0]]);
+    expect(buffer.detached).toBe(false);
+    held.drop([traces.traceIds[1]]);
+    expect(buffer.detached).toBe(true);
+  });
+
+  it('keeps the bytes of a request it let go while the receiver still uses them', () => {
+    const held = createHeldSpans(1);
+    const received = receiveTraceRequest(serializeProtobuf(sdkSpans.slice(0, 10)), 'protobuf').batch;
+    held.hold(received.byTrace!); // larger than the bound: not held
+    expect(received.spans()).toHaveLength(10);
+    received.release();
+    expect((received.byTrace!.bytes.buffer as ArrayBuffer).detached).toBe(true);
+  });
+
   it('gives back the spans of every trace held, across requests, in the order appended', () => {
     const held = createHeldSpans(64 * 1024 * 1024);
     const first = request(0, 1);

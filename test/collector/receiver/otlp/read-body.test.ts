@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { readBody, releaseBody } from '../../../../collector/receiver/otlp/read-body.ts';
+
+/** A request stream that sends `chunks` and ends, as Node's IncomingMessage does. */
+function requestOf(chunks: Buffer[]): IncomingMessage {
+  const stream = new PassThrough();
+  Object.assign(stream, { complete: true });
+  queueMicrotask(() => {
+    for (const chunk of chunks) stream.write(chunk);
+    stream.end();
+  });
+  return stream as unknown as IncomingMessage;
+}
+
+const options = { encoding: 'identity' as const, maxBytes: 1 << 20, onHeld: () => true };
+
+describe('request bodies', () => {
+  it('a body put together from chunks is freed at once when released', async () => {
+    const body = await readBody(requestOf([Buffer.alloc(50_000, 1), Buffer.alloc(50_000, 2)]), options);
+    expect(body.length).toBe(100_000);
+    expect(body[0]).toBe(1);
+    expect(body[99_999]).toBe(2);
+    releaseBody(body);
+    expect((body.buffer as ArrayBuffer).detached).toBe(true);
+    releaseBody(body); // twice is harmless
+  });
+
+  it('a body of one chunk (whose buffer others may share) is left to the garbage collector', async () => {
+    const shared = Buffer.alloc(100, 7);
+    const body = await readBody(requestOf([shared.subarray(0, 50)]), options);
+    releaseBody(body);
+    expect([...shared.subarray(0, 3)]).toEqual([7, 7, 7]);
+    expect((shared.buffer as ArrayBuffer).detached).toBe(false);
+  });
+
+  it('a small body put together in a slice of a shared pool is left to the garbage collector', async () => {
+    const body = await readBody(requestOf([Buffer.alloc(500, 1), Buffer.alloc(500, 2)]), options);
+    releaseBody(body);
+    expect(body.length).toBe(1000);
+    expect(body[999]).toBe(2);
+  });
+
+  it('a buffer readBody did not return is never freed', () => {
+    const other = Buffer.allocUnsafeSlow(10_000).fill(3);
+    releaseBody(other);
+    expect(other[0]).toBe(3);
+  });
+});
