@@ -78,8 +78,7 @@ export function postgresReader(url: string): LedgerReader {
     evaluations: async () =>
       (await pool.query('SELECT record FROM evaluations')).rows.map((row) => evaluationTimes(row.record)),
     queueRows: async () => (await pool.query(QUEUE_ROWS)).rows,
-    awaitingIntake: async () =>
-      Number((await pool.query('SELECT count(*) AS n FROM interactions WHERE awaiting_intake')).rows[0].n),
+    awaitingIntake: async () => Number((await pool.query('SELECT count(*) AS n FROM interaction_intake')).rows[0].n),
     activity: async () =>
       (
         await pool.query(

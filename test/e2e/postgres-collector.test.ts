@@ -106,7 +106,7 @@ describe('collector on a PostgreSQL ledger', () => {
     expect(await count('SELECT count(*) AS n FROM interactions')).toBe(3);
     expect(await count('SELECT count(*) AS n FROM evaluations')).toBe(2);
     expect(await count('SELECT count(*) AS n FROM evaluation_queue')).toBe(0);
-    expect(await count('SELECT count(*) AS n FROM interactions WHERE awaiting_intake')).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM interaction_intake')).toBe(0);
     await pollUntil(async () => ((await count('SELECT count(*) AS n FROM pending_spans')) === 0 ? true : undefined), {
       what: 'the pending spans released',
     });

@@ -7,9 +7,9 @@
  * Queuing skips a key that is recorded; recording drops a record whose key is recorded and removes
  * the key from the queue in the same transaction.
  *
- * The intake mark is a flag per interaction (`awaiting_intake`) rather than SQLite's "highest
- * rowid taken in": with several connections (and later several replicas) interactions commit out
- * of id order, and a mark could skip one that committed late.
+ * The intake mark is a row per interaction awaiting intake (`interaction_intake`) rather than
+ * SQLite's "highest rowid taken in": with several connections (and several replicas) interactions
+ * commit out of id order, and a mark could skip one that committed late.
  */
 import type pg from 'pg';
 import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
@@ -48,8 +48,7 @@ const ENQUEUE = `
 const UNQUEUE_RECORDED = `DELETE FROM evaluation_queue q USING evaluations e
   WHERE q.seq = ANY($1::bigint[]) AND (e.interaction_id, e.evaluator_id, e.evaluator_version)
     = (q.interaction_id, q.evaluator_id, q.evaluator_version) RETURNING q.evaluation_id`;
-const TAKE_IN =
-  'UPDATE interactions SET awaiting_intake = false WHERE interaction_id = ANY($1::text[]) AND awaiting_intake';
+const TAKE_IN = 'DELETE FROM interaction_intake WHERE interaction_id = ANY($1::text[])';
 const RECORD = `
   INSERT INTO evaluations
     (evaluation_id, interaction_id, evaluator_id, evaluator_version, agent_id, outcome, completed_at_ms, record)
@@ -215,7 +214,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async loadInteractionsAwaitingIntake(limit) {
       return run('loadInteractionsAwaitingIntake', async () => {
         const { rows } = await pool.query<{ record: InteractionRecord }>(
-          'SELECT record FROM interactions WHERE awaiting_intake ORDER BY seq LIMIT $1',
+          'SELECT i.record FROM interaction_intake k JOIN interactions i USING (interaction_id) ORDER BY k.seq LIMIT $1',
           [limit],
         );
         return rows.map((row) => row.record);

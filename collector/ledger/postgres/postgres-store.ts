@@ -66,8 +66,14 @@ const INSERT_INTERACTIONS = `
     WITH ORDINALITY AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, ord)
   ORDER BY u.ord
   ON CONFLICT (interaction_id) DO NOTHING`;
-/** The same, answering which interactions were new: the processor hands only those on, with their turns. */
-const INSERT_INTERACTIONS_RETURNING = `${INSERT_INTERACTIONS} RETURNING interaction_id`;
+/**
+ * The same, answering which interactions were new (the processor hands only those on, with their
+ * turns), each of them awaiting intake for evaluation from then on.
+ */
+const INSERT_INTERACTIONS_RETURNING = `
+  WITH inserted AS (${INSERT_INTERACTIONS} RETURNING interaction_id, seq),
+    awaiting AS (INSERT INTO interaction_intake (interaction_id, seq) SELECT interaction_id, seq FROM inserted)
+  SELECT interaction_id FROM inserted`;
 const INSERT_LATE = `
   INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span)
   SELECT u.interaction_id, u.trace_id, u.span_id, $4, u.codec, substring($6::bytea FROM u.byte_offset FOR u.byte_length)

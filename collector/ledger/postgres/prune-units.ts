@@ -22,7 +22,8 @@ import {
 /** An interaction, its trace, or another of its trace, is in use (`i` is the interaction). */
 const TRACE_IN_USE = `
   EXISTS (SELECT 1 FROM pending_spans p WHERE p.trace_id = i.trace_id)
-  OR EXISTS (SELECT 1 FROM interactions j WHERE j.trace_id = i.trace_id AND (j.awaiting_intake
+  OR EXISTS (SELECT 1 FROM interactions j WHERE j.trace_id = i.trace_id AND (
+    EXISTS (SELECT 1 FROM interaction_intake k WHERE k.interaction_id = j.interaction_id)
     OR EXISTS (SELECT 1 FROM evaluation_queue q WHERE q.interaction_id = j.interaction_id)))`;
 const INTERACTION_COLUMNS =
   'i.interaction_id, i.trace_id, i.agent_id, i.end_time_ms, pg_column_size(i.record) AS bytes';

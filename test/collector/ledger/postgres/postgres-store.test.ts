@@ -69,6 +69,7 @@ describe('PostgreSQL store', () => {
       'conversations',
       'evaluation_queue',
       'evaluations',
+      'interaction_intake',
       'interactions',
       'late_spans',
       'pending_spans',
@@ -273,8 +274,8 @@ describe('PostgreSQL store', () => {
           "SELECT record FROM interactions WHERE agent_id = 'a' ORDER BY end_time_ms DESC, interaction_id DESC LIMIT 5",
         ),
       ).toMatch(/interactions_by_agent/);
-      expect(await plan('SELECT record FROM interactions WHERE awaiting_intake ORDER BY seq LIMIT 5')).toMatch(
-        /interactions_awaiting_intake/,
+      expect(await plan('SELECT interaction_id FROM interaction_intake ORDER BY seq LIMIT 5')).toMatch(
+        /interaction_intake_by_seq/,
       );
     } finally {
       await client.end();

@@ -35,8 +35,8 @@ describe('traces held by other replicas, on a ledger without statistics', () => 
     await pool.query('ALTER TABLE interactions SET (autovacuum_enabled = false)');
     await pool.query('ALTER TABLE pending_spans SET (autovacuum_enabled = false)');
     await pool.query(
-      `INSERT INTO interactions (interaction_id, trace_id, recorded_by, agent_id, end_time_ms, awaiting_intake, record)
-       SELECT 'i' || n, lpad(to_hex(n), 32, '0'), 'replica-b', 'agent', n, false, '{}'
+      `INSERT INTO interactions (interaction_id, trace_id, recorded_by, agent_id, end_time_ms, record)
+       SELECT 'i' || n, lpad(to_hex(n), 32, '0'), 'replica-b', 'agent', n, '{}'
        FROM generate_series(1, ${ROWS}) AS n`,
     );
   });
