@@ -214,7 +214,8 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
     async loadInteractionsAwaitingIntake(limit) {
       return run('loadInteractionsAwaitingIntake', async () => {
         const { rows } = await pool.query<{ record: InteractionRecord }>(
-          'SELECT i.record FROM interaction_intake k JOIN interactions i USING (interaction_id) ORDER BY k.seq LIMIT $1',
+          `SELECT i.record FROM interaction_intake k JOIN interactions i USING (interaction_id)
+           ORDER BY k.seq LIMIT $1`,
           [limit],
         );
         return rows.map((row) => row.record);
