@@ -11,15 +11,14 @@ import type { TraceElsewhere, TracesElsewhere } from '../store.ts';
 // ledger not analyzed yet the planner scanned the whole interactions table every tick (53 ms at
 // 50,000 interactions, and growing with the table).
 export const ELSEWHERE_SQL = `
+  WITH ids AS (SELECT DISTINCT trace_id FROM unnest($1::text[]) AS t(trace_id))
   SELECT p.trace_id, p.replica_id AS replica, NULL::text AS interaction_id, NULL::bigint AS seq
-  FROM (SELECT DISTINCT trace_id FROM unnest($1::text[]) AS t(trace_id)) AS ids,
-    LATERAL (SELECT DISTINCT trace_id, replica_id FROM pending_spans
-      WHERE trace_id = ids.trace_id AND replica_id <> $2) AS p
+  FROM ids, LATERAL (SELECT DISTINCT trace_id, replica_id FROM pending_spans
+    WHERE trace_id = ids.trace_id AND replica_id <> $2) AS p
   UNION ALL
   SELECT i.trace_id, i.recorded_by, i.interaction_id, i.seq
-  FROM (SELECT DISTINCT trace_id FROM unnest($1::text[]) AS t(trace_id)) AS ids,
-    LATERAL (SELECT trace_id, recorded_by, interaction_id, seq FROM interactions
-      WHERE trace_id = ids.trace_id AND recorded_by <> $2 OFFSET 0) AS i`;
+  FROM ids, LATERAL (SELECT trace_id, recorded_by, interaction_id, seq FROM interactions
+    WHERE trace_id = ids.trace_id AND recorded_by <> $2 OFFSET 0) AS i`;
 
 export async function queryTracesElsewhere(
   pool: pg.Pool,

@@ -6,6 +6,7 @@
  * a write are moved to the writer in a buffer of its own, and the writer frees it (detaches
  * it) as soon as the write is done, committed or not.
  */
+import { freeBuffer } from '../../model/free-buffer.ts';
 import type { WriteRequest } from './ledger-writer.ts';
 
 /**
@@ -31,9 +32,5 @@ export function forTransfer(request: WriteRequest): { request: WriteRequest; tra
 /** Frees the buffers a request's rows were moved in (on the writer thread, once it is written). */
 export function releaseTransferred(request: WriteRequest): void {
   if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return;
-  for (const { bytes } of request.rows) {
-    const buffer = bytes.buffer;
-    // Detaching a buffer frees its memory at once; what stays is an empty buffer object.
-    if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
-  }
+  for (const { bytes } of request.rows) freeBuffer(bytes.buffer);
 }

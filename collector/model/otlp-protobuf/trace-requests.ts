@@ -5,6 +5,7 @@
  * decoding the whole request gives for that trace, in the same order. No span is re-encoded: the
  * cut is a few copies of byte ranges, which is why the ledger stores spans this way.
  */
+import { freeBuffer } from '../free-buffer.ts';
 import type { ScannedRequest } from './scan-request.ts';
 
 /** The requests of every trace of one received request, back to back in one buffer. */
@@ -36,9 +37,7 @@ export function retainTraceRequests(traces: TraceRequests): void {
  * them to the garbage collector, as before.
  */
 export function releaseTraceRequests(traces: TraceRequests): void {
-  if (traces.users <= 0 || --traces.users > 0) return;
-  const buffer = traces.bytes.buffer;
-  if (buffer instanceof ArrayBuffer && !buffer.detached) buffer.transfer(0);
+  if (traces.users > 0 && --traces.users === 0) freeBuffer(traces.bytes.buffer);
 }
 
 /** ExportTraceServiceRequest.resource_spans (field 1) and ResourceSpans.scope_spans (field 2), LEN. */

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
+import { freeBuffer } from '../../model/free-buffer.ts';
 import type { ContentEncoding } from './content-negotiation.ts';
 import { BodyEncodingError, BodyTooLargeError, InFlightLimitError, RequestAbortedError } from './errors.ts';
 
@@ -27,9 +28,7 @@ const assembled = new WeakSet<ArrayBufferLike>();
  * together itself (one chunk, which may share its buffer) is left to the garbage collector.
  */
 export function releaseBody(body: Buffer): void {
-  const buffer = body.buffer;
-  if (!assembled.delete(buffer) || !(buffer instanceof ArrayBuffer) || buffer.detached) return;
-  buffer.transfer(0);
+  if (assembled.delete(body.buffer)) freeBuffer(body.buffer);
 }
 
 export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promise<Buffer> {
