@@ -156,7 +156,7 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
       if (!(await pause(delayMs, options.signal))) return { stopped: true };
     }
     if (!result.ok) {
-      if (isTimeout(result.error) && clock() >= deadline) return timedOut(position, 'while it ran');
+      if (isTimeout(result.error) && result.byDeadline) return timedOut(position, 'while it ran');
       const tries = attempt > 1 ? ` after ${attempt} attempts` : '';
       const cause = message(result.error);
       const detail = cause.startsWith(`${stepWhere}: `)
@@ -218,8 +218,12 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
     const timeoutMs = Math.max(0, Math.min(stepTimeoutMs, remaining));
     let timer: NodeJS.Timeout | undefined;
     let onStop: (() => void) | undefined;
+    // A timer may fire a millisecond before the wall clock reaches the deadline: what the deadline
+    // stopped is known from the timer, not from reading the clock again.
+    let stoppedByDeadline = false;
     const aborted = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
+        stoppedByDeadline = byDeadline;
         const error = new EvaluatorFailedError(
           byDeadline
             ? `${stepWhere} was stopped by the evaluation timeout ` +
@@ -262,8 +266,9 @@ export async function runDurableEvaluation(options: DurableRunOptions): Promise<
     } catch (error) {
       // A transition to a step that does not exist fails at once: running the step again cannot fix it.
       // Nor does a step stopped by the evaluation timeout get another run.
-      const permanent = (error instanceof DurableEffectError && error.step !== undefined) || clock() >= deadline;
-      return { ok: false, error, retry: !permanent };
+      const byDeadlineNow = stoppedByDeadline || clock() >= deadline;
+      const permanent = (error instanceof DurableEffectError && error.step !== undefined) || byDeadlineNow;
+      return { ok: false, error, retry: !permanent, byDeadline: byDeadlineNow };
     } finally {
       clearTimeout(timer);
       if (onStop) options.signal?.removeEventListener('abort', onStop);

@@ -29,7 +29,10 @@ export type StepEffect =
   | { kind: 'transition'; next: Position }
   | { kind: 'await'; next: Position; signal: string; timeoutMs: number };
 
-export type StepAttempt = { ok: true; effect: StepEffect } | { ok: false; error: unknown; retry: boolean };
+export type StepAttempt =
+  | { ok: true; effect: StepEffect }
+  /** `byDeadline`: the evaluation timeout stopped the step. */
+  | { ok: false; error: unknown; retry: boolean; byDeadline?: boolean };
 
 export function readStepEffect(returned: unknown, at: Position, stepWhere: string, table: StepTable): StepEffect {
   if (isDurableEffect(returned)) {
