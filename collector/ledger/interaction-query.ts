@@ -5,7 +5,26 @@
  * the same time grammar and limit (`collector/api/interactions-query.ts`).
  */
 import { LedgerQueryError } from './errors.ts';
-import type { InteractionPageQuery, InteractionQuery } from './interaction-store.ts';
+
+export interface InteractionQuery {
+  agentId?: string;
+  conversationId?: string;
+  /** Only interactions that ended at or after this ISO-8601 time. */
+  since?: string;
+  /** Newest first; default 100, at most 1000. */
+  limit?: number;
+}
+
+/** `pageInteractions`: stored interactions oldest first, in pages (backfill reads them all). */
+export interface InteractionPageQuery {
+  agentId?: string;
+  /** Only interactions that ended at or after this ISO-8601 time. */
+  since?: string;
+  /** From the previous page's `nextCursor`; absent for the first page. */
+  cursor?: string;
+  /** Default 100, at most 1000. */
+  limit?: number;
+}
 
 export const DEFAULT_INTERACTION_LIMIT = 100;
 export const MAX_INTERACTION_LIMIT = 1000;

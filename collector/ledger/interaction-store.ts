@@ -5,26 +5,18 @@
  * `evalon explain` read them.
  */
 import type { InteractionRecord } from '../../src/model/records.ts';
+import type { InteractionPageQuery, InteractionQuery } from './interaction-query.ts';
+import type { InteractionRow } from './core/rows.ts';
 
-export interface InteractionQuery {
-  agentId?: string;
-  conversationId?: string;
-  /** Only interactions that ended at or after this ISO-8601 time. */
-  since?: string;
-  /** Newest first; default 100, at most 1000. */
-  limit?: number;
-}
+/**
+ * A record encoded for the ledger: its JSON and the columns queries use, checked (`encodeInteraction`,
+ * which throws LedgerStoreError naming the field at fault). Encoding needs no store, so it can run
+ * on another thread than the writes.
+ */
+export type EncodedInteraction = InteractionRow;
+export { interactionRow as encodeInteraction } from './core/rows.ts';
 
-/** `pageInteractions`: stored interactions oldest first, in pages (backfill reads them all). */
-export interface InteractionPageQuery {
-  agentId?: string;
-  /** Only interactions that ended at or after this ISO-8601 time. */
-  since?: string;
-  /** From the previous page's `nextCursor`; absent for the first page. */
-  cursor?: string;
-  /** Default 100, at most 1000. */
-  limit?: number;
-}
+export type { InteractionPageQuery, InteractionQuery } from './interaction-query.ts';
 
 /** An agent the ledger has seen: `evalon explain` shows the bindings of each. */
 export interface AgentSummary {
@@ -45,6 +37,9 @@ export interface InteractionStore {
    * the ids this call stored, new to the ledger (one statement: no other writer can claim them too).
    */
   putInteractions(records: InteractionRecord[]): Promise<Set<string>>;
+
+  /** `putInteractions` with records already encoded (`encodeInteraction`). */
+  putEncodedInteractions(rows: EncodedInteraction[]): Promise<Set<string>>;
 
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;
   listInteractions(query: InteractionQuery): Promise<InteractionRecord[]>;

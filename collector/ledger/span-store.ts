@@ -9,6 +9,13 @@
  */
 import type { SpanData } from '../model/span.ts';
 import type { SpanBatch } from '../model/span-batch.ts';
+import type { EncodedSpans } from './core/span-codec.ts';
+
+export type { EncodedSpans } from './core/span-codec.ts';
+/** The codec of spans kept as received: one OTLP/protobuf ExportTraceServiceRequest per row. */
+export { CODEC_OTLP_PROTOBUF } from './core/span-codec.ts';
+/** Decodes what `loadEncodedSpansOfTraces` read (on any thread: it needs no store). */
+export { decodeEncodedSpans } from './core/span-codec.ts';
 
 /** A late span: it arrived after the interaction it belongs to was completed. */
 export interface LateSpan {
@@ -40,6 +47,13 @@ export interface SpanStore {
    * trace id, each in the order appended; a trace with none is absent.
    */
   loadSpansOfTraces(traceIds: string[]): Promise<Map<string, SpanData[]>>;
+
+  /**
+   * What `loadSpansOfTraces` reads, not decoded: each trace's stored rows in the order appended
+   * (`decodeEncodedSpans` gives its spans), so that they can be decoded elsewhere, one trace at a
+   * time (the interactions processor's recorder thread).
+   */
+  loadEncodedSpansOfTraces(traceIds: string[]): Promise<Map<string, EncodedSpans[]>>;
 
   /** Drops the stored spans of traces whose interactions are all decided. */
   releaseTraces(traceIds: string[]): Promise<void>;

@@ -34,6 +34,19 @@ export function encodeSpans(spans: SpanData[]): Uint8Array {
   }
 }
 
+/** Stored spans as a store reads them: one row's bytes and the codec they are in. */
+export interface EncodedSpans {
+  codec: number;
+  bytes: Uint8Array;
+}
+
+/** Every span of `rows`, in order. */
+export function decodeEncodedSpans(rows: readonly EncodedSpans[], where: string): SpanData[] {
+  const spans: SpanData[] = [];
+  for (const row of rows) for (const span of decodeSpans(row.codec, row.bytes, where)) spans.push(span);
+  return spans;
+}
+
 export function decodeSpans(codec: number, bytes: Uint8Array, where: string): SpanData[] {
   if (codec === CODEC_OTLP_PROTOBUF) return decodeOtlp(bytes, where);
   if (codec !== CODEC_V8) {

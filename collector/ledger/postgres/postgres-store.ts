@@ -21,7 +21,7 @@ import type { SpanData } from '../../model/span.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../errors.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
-import { decodeSpans } from '../core/span-codec.ts';
+import { decodeEncodedSpans, decodeSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, inTransaction, ledgerError, redactUrl } from './connection.ts';
 import { createConversationStoreMethods } from './conversation-store.ts';
@@ -30,7 +30,7 @@ import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { createEvaluationStoreMethods, type Run } from './evaluation-store.ts';
 import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
-import { interactionRow, spanRows } from '../core/rows.ts';
+import { interactionRow, spanRows, type InteractionRow } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
@@ -136,6 +136,52 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     });
   }
 
+  /** The stored rows of each trace with any (this replica's), in one round trip. */
+  async function readTraces(traceIds: string[]): Promise<Map<string, EncodedSpans[]>> {
+    const found = new Map<string, EncodedSpans[]>();
+    if (traceIds.length === 0) return found;
+    await claim();
+    const { rows } = await pool.query<{ trace_id: string; codec: number; spans: Buffer }>(
+      'SELECT trace_id, codec, spans FROM pending_spans ' +
+        'WHERE trace_id = ANY($1::text[]) AND replica_id = $2 ORDER BY id',
+      [[...new Set(traceIds)], replicaId],
+    );
+    for (const row of rows) {
+      const list = found.get(row.trace_id);
+      const encoded = { codec: row.codec, bytes: row.spans };
+      if (list) list.push(encoded);
+      else found.set(row.trace_id, [encoded]);
+    }
+    return found;
+  }
+
+  async function putEncoded(rows: InteractionRow[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set<string>();
+    const values = [
+      rows.map((r) => r.interactionId),
+      rows.map((r) => r.traceId),
+      rows.map((r) => r.agentId),
+      rows.map((r) => r.conversationId),
+      rows.map((r) => r.endTimeMs),
+      rows.map((r) => r.json),
+      replicaId,
+    ];
+    // Without conversation turns, one statement (its own transaction) as before.
+    if (!rows.some((r) => r.turn)) {
+      const { rows: inserted } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
+      return new Set(inserted.map((row) => row.interaction_id));
+    }
+    return inTransaction(pool, async (client) => {
+      const { rows: inserted } = await client.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
+      const stored = new Set(inserted.map((row) => row.interaction_id));
+      const fresh = new Set(stored);
+      // The first record of each new id is its turn (a batch may repeat a record; it counts once).
+      const turns = rows.flatMap((r) => (r.turn && fresh.delete(r.interactionId) ? [r.turn] : []));
+      await recordTurns(client, turns);
+      return stored;
+    });
+  }
+
   return {
     ...createEvaluationStoreMethods(pool, where, run),
     ...createConversationStoreMethods(pool, where, run),
@@ -192,57 +238,21 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     loadSpansOfTraces(traceIds) {
       return run('loadSpansOfTraces', async () => {
         const found = new Map<string, SpanData[]>();
-        if (traceIds.length === 0) return found;
-        await claim();
-        const { rows } = await pool.query<{ codec: number; spans: Buffer }>(
-          'SELECT codec, spans FROM pending_spans WHERE trace_id = ANY($1::text[]) AND replica_id = $2 ORDER BY id',
-          [[...new Set(traceIds)], replicaId],
-        );
-        for (const row of rows) {
-          for (const span of decodeSpans(row.codec, row.spans, where)) {
-            const list = found.get(span.traceId);
-            if (list) list.push(span);
-            else found.set(span.traceId, [span]);
-          }
-        }
+        for (const [traceId, rows] of await readTraces(traceIds)) found.set(traceId, decodeEncodedSpans(rows, where));
         return found;
       });
     },
 
+    loadEncodedSpansOfTraces(traceIds) {
+      return run('loadEncodedSpansOfTraces', () => readTraces(traceIds));
+    },
+
     putInteractions(records) {
-      return run('putInteractions', async () => {
-        if (records.length === 0) return new Set<string>();
-        const rows = records.map((record) => interactionRow(record, where));
-        const values = [
-          rows.map((r) => r.interactionId),
-          rows.map((r) => r.traceId),
-          rows.map((r) => r.agentId),
-          rows.map((r) => r.conversationId),
-          rows.map((r) => r.endTimeMs),
-          rows.map((r) => r.json),
-          replicaId,
-        ];
-        // Without conversation turns, one statement (its own transaction) as before.
-        if (!rows.some((r) => r.turn)) {
-          const { rows: inserted } = await pool.query<{ interaction_id: string }>(
-            INSERT_INTERACTIONS_RETURNING,
-            values,
-          );
-          return new Set(inserted.map((row) => row.interaction_id));
-        }
-        return inTransaction(pool, async (client) => {
-          const { rows: inserted } = await client.query<{ interaction_id: string }>(
-            INSERT_INTERACTIONS_RETURNING,
-            values,
-          );
-          const stored = new Set(inserted.map((row) => row.interaction_id));
-          const fresh = new Set(stored);
-          // The first record of each new id is its turn (a batch may repeat a record; it counts once).
-          const turns = rows.flatMap((r) => (r.turn && fresh.delete(r.interactionId) ? [r.turn] : []));
-          await recordTurns(client, turns);
-          return stored;
-        });
-      });
+      return run('putInteractions', () => putEncoded(records.map((record) => interactionRow(record, where))));
+    },
+
+    putEncodedInteractions(rows) {
+      return run('putEncodedInteractions', () => putEncoded(rows));
     },
 
     releaseTraces(traceIds) {

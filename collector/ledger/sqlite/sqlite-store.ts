@@ -22,10 +22,10 @@ import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
-import { interactionRow, spanRows } from '../core/rows.ts';
+import { interactionRow, spanRows, type InteractionRow } from '../core/rows.ts';
 import { openDatabase, WRITER_CACHE_SIZE_KIB, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
-import { decodeSpans } from '../core/span-codec.ts';
+import { decodeEncodedSpans, decodeSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
 import { takeCollectorLock, type CollectorLock } from './collector-lock.ts';
 
@@ -73,6 +73,25 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
   function ensureOpen(): void {
     if (closing) throw new LedgerStoreError(`ledger ${path}: the store is closed`);
+  }
+
+  /** The stored rows of each trace with any, a local read per trace through the trace index. */
+  function readTraces(traceIds: Iterable<string>): Map<string, EncodedSpans[]> {
+    const found = new Map<string, EncodedSpans[]>();
+    for (const traceId of new Set(traceIds)) {
+      const rows = selectTracePending.all(traceId) as { codec: number; spans: Uint8Array }[];
+      if (rows.length > 0)
+        found.set(
+          traceId,
+          rows.map((row) => ({ codec: row.codec, bytes: row.spans })),
+        );
+    }
+    return found;
+  }
+
+  async function putEncoded(rows: InteractionRow[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set<string>();
+    return new Set((await writer.write({ op: 'putInteractions', rows })) as string[]);
   }
 
   function decodeRows(rows: unknown[]): SpanData[] {
@@ -141,20 +160,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
     async loadSpansOfTraces(traceIds) {
       ensureOpen();
-      // A local read per trace through the trace index: no round trip to batch away.
       const found = new Map<string, SpanData[]>();
-      for (const traceId of new Set(traceIds)) {
-        const spans = decodeRows(selectTracePending.all(traceId));
-        if (spans.length > 0) found.set(traceId, spans);
-      }
+      for (const [traceId, rows] of readTraces(traceIds)) found.set(traceId, decodeEncodedSpans(rows, path));
       return found;
+    },
+
+    async loadEncodedSpansOfTraces(traceIds) {
+      ensureOpen();
+      return readTraces(traceIds);
     },
 
     async putInteractions(records) {
       ensureOpen();
-      if (records.length === 0) return new Set<string>();
-      const rows = records.map((record) => interactionRow(record, path));
-      return new Set((await writer.write({ op: 'putInteractions', rows })) as string[]);
+      return putEncoded(records.map((record) => interactionRow(record, path)));
+    },
+
+    async putEncodedInteractions(rows) {
+      ensureOpen();
+      return putEncoded(rows);
     },
 
     async releaseTraces(traceIds) {

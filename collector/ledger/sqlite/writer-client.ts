@@ -17,6 +17,7 @@ import {
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 import { forTransfer } from './writer-transfer.ts';
+import { createBufferPool } from '../../model/buffer-pool.ts';
 
 export interface WriterClient {
   /** Resolves once committed, with what the request answers (see `LedgerWriter.write`). */
@@ -75,6 +76,8 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
   // Hold the process open only while writes are in flight, like a socket with pending requests.
   worker.unref();
   const pending = new Map<number, { resolve(result?: unknown): void; reject(error: Error): void }>();
+  // The buffers span bytes are moved to the writer in; each comes back with the writer's answer.
+  const transfers = createBufferPool();
   let nextId = 1;
   let failure: Error | undefined;
   let closing: Promise<void> | undefined;
@@ -86,6 +89,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
   }
 
   worker.on('message', (reply: WriterReply) => {
+    if (reply.returned) transfers.give(reply.returned);
     const waiter = pending.get(reply.id);
     if (!waiter) return;
     pending.delete(reply.id);
@@ -114,7 +118,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
 
   return {
     write(request) {
-      const moved = forTransfer(request);
+      const moved = forTransfer(request, transfers);
       return send({ request: moved.request }, moved.transfer);
     },
     close() {

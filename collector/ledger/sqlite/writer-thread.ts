@@ -6,13 +6,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
-import { releaseTransferred } from './writer-transfer.ts';
+import { transferredBuffer } from './writer-transfer.ts';
 
 export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
 export type WriterReply = {
   id: number;
   result?: unknown;
   error?: { name: string; message: string; errcode?: number; errstr?: string };
+  /** The buffer the request's span bytes came in, moved back to be used again. */
+  returned?: ArrayBuffer;
 };
 
 const port = parentPort;
@@ -29,13 +31,17 @@ port.on('message', (message: WriterMessage) => {
     port.close();
     return;
   }
+  const returned = transferredBuffer(message.request);
+  const back = returned ? { returned } : {};
+  const moved = returned ? [returned] : [];
   try {
     const result = writer.write(message.request);
-    port.postMessage({ id: message.id, result } satisfies WriterReply);
+    port.postMessage({ id: message.id, result, ...back } satisfies WriterReply, moved);
   } catch (error) {
     const { name, message: text, errcode, errstr } = error as Error & { errcode?: number; errstr?: string };
-    port.postMessage({ id: message.id, error: { name, message: text, errcode, errstr } } satisfies WriterReply);
-  } finally {
-    releaseTransferred(message.request);
+    port.postMessage(
+      { id: message.id, error: { name, message: text, errcode, errstr }, ...back } satisfies WriterReply,
+      moved,
+    );
   }
 });

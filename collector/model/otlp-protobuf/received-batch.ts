@@ -3,6 +3,7 @@
  * decoded (`scan-request.ts`), cut by trace (`trace-requests.ts`), and decoded in full only when a
  * stage asks.
  */
+import type { BufferPool } from '../buffer-pool.ts';
 import type { SpanBatch } from '../span-batch.ts';
 import type { SpanData } from '../span.ts';
 import { createSpanRejections } from '../span-rejections.ts';
@@ -10,8 +11,8 @@ import { decodeProtobufRequest } from './decode-request.ts';
 import type { ScannedRequest } from './scan-request.ts';
 import { cutByTrace, releaseTraceRequests, type TraceRequests } from './trace-requests.ts';
 
-export function receivedBatch(scan: ScannedRequest): SpanBatch {
-  const byTrace = cutByTrace(scan);
+export function receivedBatch(scan: ScannedRequest, pool?: BufferPool): SpanBatch {
+  const byTrace = cutByTrace(scan, pool);
   // Which trace and scope each span is, in request order: how the per-trace decodes are put back.
   const { spanTrace, spanScope, heads } = scan;
   let decoded: SpanData[] | undefined;

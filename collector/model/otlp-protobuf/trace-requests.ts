@@ -5,6 +5,7 @@
  * decoding the whole request gives for that trace, in the same order. No span is re-encoded: the
  * cut is a few copies of byte ranges, which is why the ledger stores spans this way.
  */
+import type { BufferPool } from '../buffer-pool.ts';
 import { freeBuffer } from '../free-buffer.ts';
 import type { ScannedRequest } from './scan-request.ts';
 
@@ -20,6 +21,8 @@ export interface TraceRequests {
   offsets: number[];
   /** Who uses `bytes` now (`retainTraceRequests`); the receiver that cut them is the first. */
   users: number;
+  /** What the last user's release does with `bytes`: back to the pool they came from, else freed. */
+  free(buffer: ArrayBufferLike): void;
 }
 
 /**
@@ -37,14 +40,15 @@ export function retainTraceRequests(traces: TraceRequests): void {
  * them to the garbage collector, as before.
  */
 export function releaseTraceRequests(traces: TraceRequests): void {
-  if (traces.users > 0 && --traces.users === 0) freeBuffer(traces.bytes.buffer);
+  if (traces.users > 0 && --traces.users === 0) traces.free(traces.bytes.buffer);
 }
 
 /** ExportTraceServiceRequest.resource_spans (field 1) and ResourceSpans.scope_spans (field 2), LEN. */
 const RESOURCE_SPANS_TAG = 0x0a;
 const SCOPE_SPANS_TAG = 0x12;
 
-export function cutByTrace(scan: ScannedRequest): TraceRequests {
+/** Cuts into a buffer from `pool` when given (given back when the last user releases it). */
+export function cutByTrace(scan: ScannedRequest, pool?: BufferPool): TraceRequests {
   const { body, spanStart, spanEnd, spanScope, spanTrace, scopeResource } = scan;
   const traces = scan.traceIds.length;
   // Each trace's spans in request order (a counting sort by trace).
@@ -84,8 +88,8 @@ export function cutByTrace(scan: ScannedRequest): TraceRequests {
   }
 
   // Pass 2: write, into a buffer of its own (not a slice of Node's pool): the collector keeps it
-  // while its traces are held in memory, and frees it with the batch.
-  const bytes = Buffer.allocUnsafeSlow(offsets[traces]);
+  // while its traces are held in memory, and frees it (or gives it back) with the batch.
+  const bytes = pool ? pool.take(offsets[traces]) : Buffer.allocUnsafeSlow(offsets[traces]);
   let pos = 0;
   let size = 0;
   for (let t = 0; t < traces; t++) {
@@ -105,7 +109,8 @@ export function cutByTrace(scan: ScannedRequest): TraceRequests {
       }
     }
   }
-  return { traceIds: scan.traceIds, spanCounts, bytes, offsets, users: 1 };
+  const free = pool ? (buffer: ArrayBufferLike) => pool.give(buffer) : freeBuffer;
+  return { traceIds: scan.traceIds, spanCounts, bytes, offsets, users: 1, free };
 }
 
 function rangesLength(ranges: number[]): number {

@@ -22,7 +22,8 @@ export const interactionsProcessorFactory = {
   create: (settings: InteractionsProcessorSettings, config: InteractionsProcessorConfig, next: InteractionsConsumer) =>
     createInteractionsProcessor({
       store: settings.store,
-      config,
+      // Records are built on a thread of their own, beside the event loop that receives spans.
+      config: { ...config, recorder: 'thread' },
       next,
       logger: settings.logger,
       ...(settings.clock ? { clock: settings.clock } : {}),

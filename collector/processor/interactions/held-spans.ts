@@ -17,12 +17,18 @@ import {
 import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
 import type { SpanData } from '../../model/span.ts';
 import { createSpanRejections } from '../../model/span-rejections.ts';
+import { CODEC_OTLP_PROTOBUF, type EncodedSpans } from '../../ledger/span-store.ts';
 
 export interface HeldSpans {
   /** Holds a stored batch's traces (what `appendSpans` has just made durable). */
   hold(traces: TraceRequests): void;
   /** The held spans of a trace in the order appended, decoded; undefined when none are held. */
   spansOf(traceId: string): SpanData[] | undefined;
+  /**
+   * The same, not decoded: views of the held bytes, valid until the next `hold` or `drop` (which
+   * may let them go).
+   */
+  partsOf(traceId: string): EncodedSpans[] | undefined;
   /** Lets go of traces: released, or appended without being held (so what is held is no longer the latest). */
   drop(traceIds: Iterable<string>): void;
   /** Bytes held now. */
@@ -84,6 +90,13 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
         // Each of its traces goes whole: what stays held must be the latest of a trace's appends.
         for (const traceId of oldest.traces.traceIds) dropTrace(traceId);
       }
+    },
+
+    partsOf(traceId) {
+      return traces.get(traceId)?.map(({ request, index }) => {
+        const { bytes: all, offsets } = request.traces;
+        return { codec: CODEC_OTLP_PROTOBUF, bytes: all.subarray(offsets[index], offsets[index + 1]) };
+      });
     },
 
     spansOf(traceId) {

@@ -7,7 +7,8 @@
  *
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
- * Ticks overlap by one: a tick reads and builds while the previous one writes; writes keep tick order.
+ * Ticks overlap: a tick decides and builds while the ticks before it still build and write, up to
+ * TICKS_IN_FLIGHT of them; writes keep tick order.
  *
  * Conversations: the store records each turn with its interaction; after recording a turn that
  * ends its conversation, and every `conversationScanMs` otherwise, the tick asks the conversation
@@ -26,6 +27,7 @@ import { createAssembler, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
 import { createRecording, type PreparedTick } from './recording.ts';
+import { createThreadRecorder, type Recorder } from './recorder.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
 import {
@@ -54,6 +56,12 @@ export const DECISION_GRANULARITY_MS = 25;
  * recorded in ticks of bounded memory and event-loop time, one right after another.
  */
 export const MAX_TICK_SPANS = 5_000;
+/**
+ * Ticks whose records are being built or written at once, at most. Their writes wait in the
+ * ledger's queue behind acknowledged spans' appends; with fewer, recording fell behind sustained
+ * ingest while the recorder thread sat idle (docs/benchmarks.md, "Ingest").
+ */
+export const TICKS_IN_FLIGHT = 4;
 /** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
 export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 
@@ -65,6 +73,11 @@ export interface InteractionsProcessorTuning {
   tickMs?: number;
   /** How often conversations due to end are looked for (default DEFAULT_CONVERSATION_SCAN_MS). */
   conversationScanMs?: number;
+  /**
+   * Where records are built: `thread` (what the collector runs) on a recorder thread of its own,
+   * started by the first tick with decisions; `inline` (default) on the event loop; or this recorder.
+   */
+  recorder?: 'thread' | 'inline' | Recorder;
 }
 
 export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
@@ -139,7 +152,13 @@ export function createInteractionsProcessor(options: {
   };
   const splits = createSplitTraces({ store, logger, clock });
   const held = createHeldSpans(config.pendingSpansMemoryBytes ?? DEFAULT_PENDING_SPANS_MEMORY_BYTES);
-  const recording = createRecording({ store, held, splits, logger, stats, next });
+  const recorder =
+    config.recorder === 'thread'
+      ? createThreadRecorder()
+      : typeof config.recorder === 'object'
+        ? config.recorder
+        : undefined;
+  const recording = createRecording({ store, held, splits, logger, stats, next, ...(recorder ? { recorder } : {}) });
   const conversations = createConversationTracker({
     store,
     idleMs: config.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS,
@@ -154,8 +173,11 @@ export function createInteractionsProcessor(options: {
   let stopped = false;
   /** The tick reading and building, until it has: another tick meanwhile is that one. */
   let ticking: Promise<void> | undefined;
-  /** The last two ticks' writes, older first: a tick reads once the older is done, writes after the newer. */
-  let writes: [Promise<void>, Promise<void>] = [Promise.resolve(), Promise.resolve()];
+  /**
+   * The last ticks' writes, oldest first (TICKS_IN_FLIGHT of them): a tick decides once the oldest
+   * is done, and writes after the newest.
+   */
+  let writes: Promise<void>[] = Array.from({ length: TICKS_IN_FLIGHT }, () => Promise.resolve());
   /** Traces decided by a tick that has not released them yet: no late span releases them meanwhile. */
   const recordingTraces = new Map<string, number>();
 
@@ -263,7 +285,8 @@ export function createInteractionsProcessor(options: {
 
   function tick(): Promise<void> {
     if (ticking) return ticking;
-    const [older, newer] = writes;
+    const older = writes[0];
+    const newer = writes[writes.length - 1];
     let prepared!: () => void;
     const preparing = new Promise<void>((resolve) => {
       prepared = resolve;
@@ -274,15 +297,18 @@ export function createInteractionsProcessor(options: {
       let now = clock();
       let ended = false;
       try {
-        // At most one tick's writes wait behind another's: a slow ledger slows ticks down.
+        // At most TICKS_IN_FLIGHT ticks wait for their writes: a slow ledger slows ticks down.
         await older;
         now = clock();
         const decisions = assembler.collectDue(now, MAX_TICK_SPANS);
         more = decisions.more;
         decided = new Set([...decisions.releasedTraces, ...decisions.interactions.map((d) => d.traceId)]);
         countRecording(decided, 1);
-        const ready: PreparedTick = await recording.prepare(decisions);
+        // What is decided is handed to the recorder when prepare returns: the next tick may decide
+        // while this one's records are built.
+        const preparing = recording.prepare(decisions);
         prepared();
+        const ready: PreparedTick = await preparing;
         await newer;
         ended = await recording.commit(ready, (traceIds) => {
           countRecording(decided!, -1);
@@ -299,7 +325,7 @@ export function createInteractionsProcessor(options: {
       // Once this tick's interactions are recorded (and those of every tick before it).
       await closeConversations(now, ended);
     })();
-    writes = [newer, run];
+    writes = [...writes.slice(1), run];
     ticking = run;
     void preparing.then(() => {
       if (ticking === run) ticking = undefined;
@@ -343,6 +369,7 @@ export function createInteractionsProcessor(options: {
       await Promise.all(writes);
       // Pending traces stay in the store: the next start replays them.
       await Promise.allSettled([...inFlight]);
+      await recorder?.close();
     },
   };
   return processor;

@@ -1,26 +1,28 @@
 /**
  * Recording a tick's decisions, in two steps so that ticks can overlap on a remote ledger:
- * `prepare` reads and builds (the spans of each decided trace from memory when held, else from the
- * ledger in one read, at the same time as the split-trace check) and `commit` writes (records,
- * late spans kept for another replica's interactions, then releases, then hands the new records
- * on). The processor runs one tick's `prepare` while the previous tick commits, and commits in tick
- * order: a trace's spans are released only after its records are stored, and records reach the
- * next stage in the order they were decided.
+ * `prepare` reads and builds (the records of each decided trace built by the recorder, from the
+ * bytes held in memory when they are all there, else from the ledger in one read, at the same time
+ * as the split-trace check) and `commit` writes (records, late spans kept for another replica's
+ * interactions, then releases, then hands the new records on). The processor runs one tick's
+ * `prepare` while the previous tick commits, and commits in tick order: a trace's spans are
+ * released only after its records are stored, and records reach the next stage in the order they
+ * were decided.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
-import { endsConversation } from '../../ledger/conversation-store.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore, TracesElsewhere } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import type { Logger } from '../../logger.ts';
 import type { Decisions, InteractionDecision } from './assembler.ts';
-import { agentIdOf, buildInteractionRecord } from './build-record.ts';
 import type { HeldSpans } from './held-spans.ts';
+import type { BuiltInteraction, BuiltTraces, TraceToRecord } from './record-builder.ts';
+import { createInlineRecorder, RecorderThreadError, type Recorder } from './recorder.ts';
 import type { SplitTraces } from './split-traces.ts';
 
 export interface PreparedTick {
-  records: InteractionRecord[];
+  /** Built, in the order decided. */
+  built: BuiltInteraction[];
   /** Spans of split traces kept as late spans of another replica's interactions, by trace. */
   kept: Map<string, LateSpan[]>;
   elsewhere: TracesElsewhere | undefined;
@@ -48,12 +50,42 @@ export function createRecording(options: {
   store: SpanStore & InteractionStore & ReplicaStore;
   held: HeldSpans;
   splits: SplitTraces;
+  /** Where records are built (the processor's recorder thread); inline when absent. */
+  recorder?: Recorder;
   logger: Logger;
   stats: RecordingStats;
   /** Where the records new to the ledger go (the processor's `next`). */
   next: { consumeInteractions(records: InteractionRecord[]): Promise<void> } | undefined;
 }): Recording {
   const { store, held, splits, logger, stats, next } = options;
+  const inline = createInlineRecorder();
+  let recorder = options.recorder ?? inline;
+
+  /**
+   * Builds on the recorder; if its thread has failed, from then on inline, and this build again
+   * from the ledger (the rows it was given may be gone by now).
+   */
+  async function build(traces: TraceToRecord[]): Promise<BuiltTraces> {
+    if (traces.length === 0) return { built: [], incomplete: [], missingRoot: [] };
+    try {
+      return await recorder.build(traces);
+    } catch (error) {
+      if (!(error instanceof RecorderThreadError)) throw error;
+      if (recorder !== inline) {
+        logger.error(`${error.message}; building records on the event loop from now on`);
+        recorder = inline;
+      }
+      const stored = await store.loadEncodedSpansOfTraces(traces.map((trace) => trace.traceId));
+      return inline.build(
+        traces.map(({ traceId, decisions }) => ({
+          traceId,
+          decisions,
+          rows: stored.get(traceId) ?? [],
+          maybePartial: false,
+        })),
+      );
+    }
+  }
 
   async function prepare(decisions: Decisions): Promise<PreparedTick> {
     const byTrace = new Map<string, InteractionDecision[]>();
@@ -62,52 +94,60 @@ export function createRecording(options: {
       if (list) list.push(decision);
       else byTrace.set(decision.traceId, [decision]);
     }
-    // The spans of every decided trace: held in memory when every span the decisions name is
-    // there, else read from the ledger, all in one read (one round trip on PostgreSQL).
-    const spans = new Map<string, Map<string, SpanData>>();
+    // Traces held in memory are built from there at once (the recorder reads the held bytes before
+    // anything else can let them go); the others, and held ones missing a span their decisions name,
+    // from the ledger, all in one read (one round trip on PostgreSQL), beside the split-trace check.
+    const fromMemory: TraceToRecord[] = [];
     const unread: string[] = [];
     for (const [traceId, list] of byTrace) {
-      const found = byId(held.spansOf(traceId));
-      if (found && list.every((decision) => named(decision).every((id) => found.has(id)))) spans.set(traceId, found);
+      const rows = held.partsOf(traceId);
+      if (rows) fromMemory.push({ traceId, rows, decisions: list, maybePartial: true });
       else unread.push(traceId);
     }
-    // The split-trace check (one query per tick on a store shared by replicas) runs beside the read.
-    const [elsewhere, read] = await Promise.all([
-      splits.find(decidedTraces(decisions)),
-      unread.length > 0 ? store.loadSpansOfTraces(unread) : new Map<string, SpanData[]>(),
-    ]);
-    for (const traceId of unread) spans.set(traceId, byId(read.get(traceId)) ?? new Map());
+    const builtFromMemory = build(fromMemory);
+    const [elsewhere, read] = await Promise.all([splits.find(decidedTraces(decisions)), readTraces(unread)]);
+    const first = await builtFromMemory;
+    const again = first.incomplete.length > 0 ? await readTraces(first.incomplete) : new Map();
+    const fromLedger = [...read, ...again].map(([traceId, rows]) => ({
+      traceId,
+      rows,
+      decisions: byTrace.get(traceId)!,
+      maybePartial: false,
+    }));
+    const second = await build(fromLedger);
 
-    const records: InteractionRecord[] = [];
-    for (const [traceId, list] of byTrace) {
-      for (const decision of list) {
-        const built = buildFromDecision(decision, spans.get(traceId)!);
-        if (built) records.push(built);
-        else
-          logger.error(
-            `interactions: the stored spans of interaction ${decision.interactionId} are missing; it was not recorded`,
-          );
-      }
+    for (const interactionId of [...first.missingRoot, ...second.missingRoot]) {
+      logger.error(`interactions: the stored spans of interaction ${interactionId} are missing; it was not recorded`);
     }
+    const built = inDecisionOrder(byTrace, [...first.built, ...second.built]);
+
     // Spans of a split trace that belong to no interaction here join the other replica's record.
     const kept = new Map<string, LateSpan[]>();
     for (const [traceId, found] of elsewhere?.traces ?? []) {
       const unassigned = decisions.unassigned.get(traceId);
       if (!unassigned || found.recorded.length === 0) continue;
-      let traceSpans = spans.get(traceId) ?? byId(held.spansOf(traceId));
+      let traceSpans = byId(held.spansOf(traceId));
       if (!traceSpans || !unassigned.every((id) => traceSpans!.has(id)))
         traceSpans = byId(await store.loadTraceSpans(traceId)) ?? new Map();
       const late = splits.keepAsLate(traceId, unassigned, traceSpans, found);
       if (late.length > 0) kept.set(traceId, late);
     }
-    return { records, kept, elsewhere, releasedTraces: decisions.releasedTraces };
+    return { built, kept, elsewhere, releasedTraces: decisions.releasedTraces };
+  }
+
+  /** Each trace's stored rows; a trace with none gets an empty list (its interactions are reported). */
+  async function readTraces(traceIds: string[]): Promise<Map<string, TraceToRecord['rows']>> {
+    if (traceIds.length === 0) return new Map();
+    const read = await store.loadEncodedSpansOfTraces(traceIds);
+    return new Map(traceIds.map((traceId) => [traceId, read.get(traceId) ?? []]));
   }
 
   async function commit(
-    { records, kept, elsewhere, releasedTraces }: PreparedTick,
+    { built, kept, elsewhere, releasedTraces }: PreparedTick,
     release: (traceIds: string[]) => Promise<void>,
   ): Promise<boolean> {
-    const stored = records.length > 0 ? await store.putInteractions(records) : new Set<string>();
+    const stored =
+      built.length > 0 ? await store.putEncodedInteractions(built.map((entry) => entry.row)) : new Set<string>();
     const late = [...kept.values()].flat();
     if (late.length > 0) {
       await store.putLateSpans(late);
@@ -119,14 +159,29 @@ export function createRecording(options: {
     }
     await release(releasedTraces);
     // New to the ledger: not those recorded before a restart replayed their spans.
-    const fresh = records.filter((record) => stored.has(record.interactionId));
+    const fresh = built.filter((entry) => stored.has(entry.row.interactionId));
     stats.interactions += fresh.length;
-    stats.interactionsFailed += fresh.filter((record) => record.failed).length;
-    if (fresh.length > 0 && next) await next.consumeInteractions(fresh);
-    return fresh.some((record) => record.conversationId !== undefined && endsConversation(record.attributes));
+    stats.interactionsFailed += fresh.filter((entry) => entry.failed).length;
+    if (fresh.length > 0 && next) {
+      await next.consumeInteractions(fresh.map((entry) => JSON.parse(entry.row.json) as InteractionRecord));
+    }
+    return fresh.some((entry) => entry.endsConversation);
   }
 
   return { prepare, commit };
+}
+
+/** The built interactions in the order decided: trace by trace, each trace's in order. */
+function inDecisionOrder(byTrace: Map<string, InteractionDecision[]>, built: BuiltInteraction[]): BuiltInteraction[] {
+  const byInteraction = new Map(built.map((entry) => [entry.row.interactionId, entry]));
+  const ordered: BuiltInteraction[] = [];
+  for (const list of byTrace.values()) {
+    for (const decision of list) {
+      const entry = byInteraction.get(decision.interactionId);
+      if (entry) ordered.push(entry);
+    }
+  }
+  return ordered;
 }
 
 function byId(spans: SpanData[] | undefined): Map<string, SpanData> | undefined {
@@ -137,35 +192,9 @@ function byId(spans: SpanData[] | undefined): Map<string, SpanData> | undefined 
   return map;
 }
 
-/** Every span id a decision reads. */
-function named(decision: InteractionDecision): string[] {
-  return [decision.rootSpanId, ...decision.memberSpanIds, ...decision.nested.map((nested) => nested.spanId)];
-}
-
 /** The traces a batch of decisions decided something of, each once. */
 function decidedTraces(decisions: Decisions): string[] {
   const traceIds = new Set(decisions.releasedTraces);
   for (const decision of decisions.interactions) traceIds.add(decision.traceId);
   return [...traceIds];
-}
-
-function buildFromDecision(decision: InteractionDecision, spans: Map<string, SpanData>): InteractionRecord | undefined {
-  const root = spans.get(decision.rootSpanId);
-  if (!root) return undefined;
-  const members: SpanData[] = [];
-  for (const id of decision.memberSpanIds) {
-    const span = spans.get(id);
-    if (span) members.push(span);
-  }
-  const nested = decision.nested.flatMap(({ spanId, interactionId }) => {
-    const span = spans.get(spanId);
-    return span ? [{ span, interactionId, agentId: agentIdOf(span) }] : [];
-  });
-  return buildInteractionRecord({
-    root,
-    spans: members,
-    nested,
-    flowId: decision.flowId,
-    completion: decision.completion,
-  });
 }

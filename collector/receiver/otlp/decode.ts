@@ -6,6 +6,7 @@
  * report what was refused span by span (partial success), the same way for the same body; a body
  * that cannot be decoded at all throws OtlpDecodeError.
  */
+import type { BufferPool } from '../../model/buffer-pool.ts';
 import type { SpanData } from '../../model/span.ts';
 import { spanBatchOf, type SpanBatch } from '../../model/span-batch.ts';
 import { createSpanRejections, type SpanRejections } from '../../model/span-rejections.ts';
@@ -43,17 +44,19 @@ const NO_HEAD_ATTRIBUTES = createKeyMatcher(new Set());
 
 /**
  * Receives a body: its spans' heads carry the attributes `headAttributes` names
- * (`createKeyMatcher(next.headAttributes)`, made once per receiver).
+ * (`createKeyMatcher(next.headAttributes)`, made once per receiver); a protobuf body is cut by
+ * trace into a buffer from `pool` when given (the receiver's).
  */
 export function receiveTraceRequest(
   body: Uint8Array,
   format: OtlpFormat,
   headAttributes: KeyMatcher = NO_HEAD_ATTRIBUTES,
+  pool?: BufferPool,
 ): ReceivedTraceRequest {
   const rejections = createSpanRejections();
   const batch =
     format === 'protobuf'
-      ? receivedBatch(scanProtobufRequest(body, headAttributes, rejections))
+      ? receivedBatch(scanProtobufRequest(body, headAttributes, rejections), pool)
       : spanBatchOf(decodeJsonRequest(body, rejections));
   return { batch, ...rejected(rejections) };
 }

@@ -27,6 +27,7 @@ import {
 import { reply, replyStatus } from './http-reply.ts';
 import type { InFlightBudget } from './in-flight-budget.ts';
 import { readBody, releaseBody } from './read-body.ts';
+import { createBufferPool } from '../../model/buffer-pool.ts';
 import { refusalReasonOfStatus } from './refusals.ts';
 
 export const TRACES_PATH = '/v1/traces';
@@ -49,6 +50,8 @@ export type ExportHandler = (req: IncomingMessage, res: ServerResponse, expectsC
 export function createExportHandler(options: ExportHandlerOptions): ExportHandler {
   const { maxRequestBodyBytes, budget, next, hooks } = options;
   const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
+  // Request bodies and their cuts by trace, used again rather than allocated for every request.
+  const pool = createBufferPool();
 
   return async function handleExport(req, res, expectsContinue) {
     const contentType = req.headers['content-type'];
@@ -135,6 +138,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
           encoding,
           maxBytes: maxRequestBodyBytes,
           onHeld: (bytes) => reservation.grow(bytes),
+          pool,
         });
       } catch (error) {
         if (error instanceof BodyTooLargeError) return await refuse(413, RpcCode.RESOURCE_EXHAUSTED, error.message);
@@ -146,7 +150,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
 
       let received: ReceivedTraceRequest;
       try {
-        received = receiveTraceRequest(body, format, headAttributes);
+        received = receiveTraceRequest(body, format, headAttributes, pool);
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;
         hooks.onRefused?.('bad_request', 1);
@@ -157,7 +161,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
         });
       } finally {
         // The batch holds copies of what it needs: the raw body goes now, not while it is stored.
-        releaseBody(body);
+        releaseBody(body, pool);
       }
 
       const { batch, rejectedSpans, rejectionMessage } = received;

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
+import type { BufferPool } from '../../model/buffer-pool.ts';
 import { freeBuffer } from '../../model/free-buffer.ts';
 import type { ContentEncoding } from './content-negotiation.ts';
 import { BodyEncodingError, BodyTooLargeError, InFlightLimitError, RequestAbortedError } from './errors.ts';
@@ -16,23 +17,28 @@ export interface ReadBodyOptions {
   maxBytes: number;
   /** Called with the bytes held so far (decompressed); false stops reading with InFlightLimitError. */
   onHeld(totalBytes: number): boolean;
+  /** Where a body of several chunks is put together (given back by `releaseBody`); else a new buffer. */
+  pool?: BufferPool;
 }
 
 /** The buffers of bodies this module put together (no one else holds a view of them). */
 const assembled = new WeakSet<ArrayBufferLike>();
 
 /**
- * Frees a body read by `readBody` once nothing needs it (its spans are decoded or copied out): a
- * request body of megabytes would otherwise wait for a garbage collection, and under sustained
- * ingest those bodies were a large share of the collector's memory. A body `readBody` did not put
- * together itself (one chunk, which may share its buffer) is left to the garbage collector.
+ * Frees a body read by `readBody` once nothing needs it (its spans are decoded or copied out), or
+ * gives it back to the pool it was put together in: a request body of megabytes would otherwise
+ * wait for a garbage collection, and under sustained ingest those bodies were a large share of the
+ * collector's memory. A body `readBody` did not put together itself (one chunk, which may share its
+ * buffer) is left to the garbage collector.
  */
-export function releaseBody(body: Buffer): void {
-  if (assembled.delete(body.buffer)) freeBuffer(body.buffer);
+export function releaseBody(body: Buffer, pool?: BufferPool): void {
+  if (!assembled.delete(body.buffer)) return;
+  if (pool) pool.give(body.buffer);
+  else freeBuffer(body.buffer);
 }
 
 export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promise<Buffer> {
-  const { encoding, maxBytes, onHeld } = options;
+  const { encoding, maxBytes, onHeld, pool } = options;
   return new Promise((resolve, reject) => {
     const inflater = encoding === 'gzip' ? createGunzip() : encoding === 'deflate' ? createInflate() : undefined;
     const output: Readable = inflater ?? req;
@@ -85,8 +91,9 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       if (settled) return;
       detach();
       if (chunks.length === 1) return resolve(chunks[0]);
-      const body = Buffer.concat(chunks, heldBytes);
-      if (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength) assembled.add(body.buffer);
+      const body = pool ? concatInto(pool.take(heldBytes), chunks) : Buffer.concat(chunks, heldBytes);
+      // A buffer of its own (from the pool, or one Buffer.concat did not take from Node's slab).
+      if (pool || (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)) assembled.add(body.buffer);
       resolve(body);
     }
     function onInflateError(error: Error) {
@@ -110,4 +117,10 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       req.pipe(inflater);
     }
   });
+}
+
+function concatInto(target: Buffer, chunks: Buffer[]): Buffer {
+  let at = 0;
+  for (const chunk of chunks) at += chunk.copy(target, at);
+  return target;
 }

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../../collector/model/span.ts';
+import { decodeEncodedSpans } from '../../../collector/ledger/span-store.ts';
+import { encodeInteraction } from '../../../collector/ledger/interaction-store.ts';
 import { makeRecord, plainSpan, richSpan, TRACE_A, TRACE_B, TRACE_C } from '../../helpers/ledger-fixtures.ts';
 import { receiveTraceRequest } from '../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../fixtures/otlp/realistic-spans.ts';
@@ -82,6 +84,12 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(both.get(TRACE_A)!.map((s) => s.attributes.n)).toEqual([1, 3, 5]);
         expect(both.get(TRACE_B)!.map((s) => s.attributes.n)).toEqual([2, 4]);
         expect(await store.loadSpansOfTraces([])).toEqual(new Map());
+        // The same rows not decoded: what a recorder thread decodes.
+        const encoded = await store.loadEncodedSpansOfTraces([TRACE_B, TRACE_A, TRACE_C]);
+        expect([...encoded.keys()].sort()).toEqual([TRACE_A, TRACE_B].sort());
+        expect(decodeEncodedSpans(encoded.get(TRACE_A)!, 'test').map((s) => s.attributes.n)).toEqual([1, 3, 5]);
+        expect(decodeEncodedSpans(encoded.get(TRACE_B)!, 'test')).toStrictEqual(both.get(TRACE_B));
+        expect(await store.loadEncodedSpansOfTraces([])).toEqual(new Map());
       });
 
       it('hands the pending spans over a row at a time, in the order loadPendingSpans gives them', async () => {
@@ -193,6 +201,17 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         await putAll([replay, replay]);
         expect(await store.getInteraction(first.interactionId)).toStrictEqual(first);
         expect(await store.listInteractions({})).toStrictEqual([first]);
+      });
+
+      it('stores records encoded elsewhere (encodeInteraction) as putInteractions stores them', async () => {
+        const a = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', failed: true, failureSummary: 'TimeoutError' });
+        const b = makeRecord({ endTime: '2025-06-01T10:00:01.000Z', conversationId: 'conv-encoded' });
+        const stored = await store.putEncodedInteractions([a, b].map((record) => encodeInteraction(record, 'test')));
+        expect(stored).toEqual(new Set([a.interactionId, b.interactionId]));
+        expect(await store.getInteraction(a.interactionId)).toStrictEqual(a);
+        expect(await store.listInteractions({ conversationId: 'conv-encoded' })).toStrictEqual([b]);
+        expect(await store.putEncodedInteractions([encodeInteraction(a, 'test')])).toEqual(new Set());
+        expect(await store.putEncodedInteractions([])).toEqual(new Set());
       });
 
       it('keeps the first of two records with one id in the same call', async () => {

@@ -16,6 +16,7 @@ import { status as GrpcStatus, type Metadata, type ServerUnaryCall } from '@grpc
 import { BackpressureError, type SpanConsumer } from '../../../pipeline/consumer.ts';
 import type { OtlpReceiverHooks } from '../config.ts';
 import { createKeyMatcher } from '../../../model/otlp-protobuf/key-matcher.ts';
+import { createBufferPool } from '../../../model/buffer-pool.ts';
 import { receiveTraceRequest, type ReceivedTraceRequest } from '../decode.ts';
 import { OtlpDecodeError } from '../errors.ts';
 import type { InFlightBudget } from '../in-flight-budget.ts';
@@ -58,6 +59,8 @@ export type ExportCallHandler = (call: ServerUnaryCall<Buffer, ExportTraceServic
 export function createExportCallHandler(options: ExportCallOptions): ExportCallHandler {
   const { budget, next, hooks } = options;
   const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
+  // Cuts by trace, used again rather than allocated for every request.
+  const pool = createBufferPool();
   /** A refused call, counted: `spans` refused (1 when the message was not decoded). */
   const refuse = (code: GrpcStatus, details: string, metadata?: Metadata, spans = 1): ExportAnswer => {
     hooks.onRefused?.(REFUSAL_OF_STATUS[code] ?? 'bad_request', spans);
@@ -96,7 +99,7 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
     try {
       let received: ReceivedTraceRequest;
       try {
-        received = receiveTraceRequest(body, 'protobuf', headAttributes);
+        received = receiveTraceRequest(body, 'protobuf', headAttributes, pool);
         body = undefined; // the batch holds what it needs
       } catch (error) {
         if (!(error instanceof OtlpDecodeError)) throw error;

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TraceRequests } from '../../../../collector/model/otlp-protobuf/trace-requests.ts';
 import type { SpanData } from '../../../../collector/model/span.ts';
 import { createHeldSpans } from '../../../../collector/processor/interactions/held-spans.ts';
+import { CODEC_OTLP_PROTOBUF, decodeEncodedSpans } from '../../../../collector/ledger/span-store.ts';
 import { decodeTraceRequest, receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 
@@ -67,6 +68,20 @@ describe('held spans', () => {
     expect(held.spansOf(c)).toStrictEqual(of(second.spans, c));
     expect(held.bytes).toBe(first.traces.bytes.length + second.traces.bytes.length);
     expect(held.spansOf('f'.repeat(32))).toBeUndefined();
+  });
+
+  it('gives the same spans not decoded, as views of the held bytes, for a recorder to decode', () => {
+    const held = createHeldSpans(64 * 1024 * 1024);
+    const first = request(0, 1);
+    const second = request(1, 2);
+    held.hold(first.traces);
+    held.hold(second.traces);
+    const b = first.traces.traceIds[1];
+    const parts = held.partsOf(b)!;
+    expect(parts.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF, CODEC_OTLP_PROTOBUF]);
+    expect(parts[0].bytes.buffer).toBe(first.traces.bytes.buffer);
+    expect(decodeEncodedSpans(parts, 'test')).toStrictEqual(held.spansOf(b));
+    expect(held.partsOf('f'.repeat(32))).toBeUndefined();
   });
 
   it('lets a request go once every trace in it is dropped', () => {

@@ -5,7 +5,7 @@
  * a tick still has to read them.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { afterEach, beforeAll, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InteractionRecord } from '../../../../src/model/records.ts';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import type { LedgerStore } from '../../../../collector/ledger/store.ts';
@@ -17,6 +17,7 @@ import {
   createInteractionsProcessor,
 } from '../../../../collector/processor/interactions/interactions-processor.ts';
 import { CLASSIFIED_ATTRIBUTES } from '../../../../collector/processor/interactions/classify.ts';
+import { createThreadRecorder, type Recorder } from '../../../../collector/processor/interactions/recorder.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
@@ -27,6 +28,9 @@ let sdkSpans: ReadableSpan[];
 beforeAll(async () => {
   sdkSpans = await buildRealisticSpans(30);
 });
+
+/** Where the harness's processor builds records (each describe below sets it). */
+let mode: 'inline' | 'thread' = 'inline';
 
 const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -58,14 +62,18 @@ interface Harness {
   advance(ms: number): void;
 }
 
-async function harness(pendingSpansMemoryBytes: number, wrap: (store: LedgerStore) => LedgerStore = (s) => s) {
+async function harness(
+  pendingSpansMemoryBytes: number,
+  wrap: (store: LedgerStore) => LedgerStore = (s) => s,
+  recorder: 'inline' | 'thread' | Recorder = mode,
+) {
   const real = createSqliteStore({ path: ':memory:' });
   const reads: string[][] = [];
   const store = wrap({
     ...real,
-    loadSpansOfTraces: (traceIds) => {
+    loadEncodedSpansOfTraces: (traceIds) => {
       reads.push([...traceIds]);
-      return real.loadSpansOfTraces(traceIds);
+      return real.loadEncodedSpansOfTraces(traceIds);
     },
   });
   const handedOn: InteractionRecord[][] = [];
@@ -80,6 +88,7 @@ async function harness(pendingSpansMemoryBytes: number, wrap: (store: LedgerStor
       maxPendingTraces: 1_000,
       pendingSpansMemoryBytes,
       tickMs: 3_600_000,
+      recorder,
     },
     next: { consumeInteractions: async (records) => void handedOn.push(records) },
     clock: () => now,
@@ -106,128 +115,157 @@ async function harness(pendingSpansMemoryBytes: number, wrap: (store: LedgerStor
 const received = (from: number, to: number): SpanBatch =>
   receiveTraceRequest(serializeProtobuf(sdkSpans.slice(from * 10, to * 10)), 'protobuf', HEADS).batch;
 
-it('builds the same records from spans held in memory as from spans read back, reading nothing back', async () => {
-  const held = await harness(64 * 1024 * 1024);
-  const unheld = await harness(0);
-  for (const h of [held, unheld]) {
-    await h.processor.consume(received(0, 2));
-    await h.processor.consume(received(2, 3));
+describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
+  beforeAll(() => {
+    mode = recorder;
+  });
+
+  it('builds the same records from spans held in memory as from spans read back, reading nothing back', async () => {
+    const held = await harness(64 * 1024 * 1024);
+    const unheld = await harness(0);
+    for (const h of [held, unheld]) {
+      await h.processor.consume(received(0, 2));
+      await h.processor.consume(received(2, 3));
+      h.advance(2_000);
+      await h.processor.tick();
+    }
+    expect(held.handedOn.flat()).toHaveLength(3);
+    expect(held.handedOn).toStrictEqual(unheld.handedOn);
+    expect(held.reads).toEqual([]);
+    expect(unheld.reads.flat().sort()).toEqual(
+      held.handedOn
+        .flat()
+        .map((record) => record.traceId)
+        .sort(),
+    );
+    expect(await held.store.loadPendingSpans()).toEqual([]);
+  });
+
+  it('reads back a trace part of which arrived as OTLP/JSON (not held)', async () => {
+    const h = await harness(64 * 1024 * 1024);
+    await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' })]));
+    await h.processor.consume(spanBatchOf([span({ id: 2, parent: 1 })]));
     h.advance(2_000);
     await h.processor.tick();
+    expect(h.handedOn.flat().map((record) => record.interactionId)).toEqual([`${TRACE_A}-${'1'.padStart(16, '0')}`]);
+    expect(h.reads).toEqual([[TRACE_A]]);
+  });
+
+  it('reads the next tick while the previous one writes, and hands records on in the order decided', async () => {
+    const put = gate();
+    let puts = 0;
+    const h = await harness(0, (store) => ({
+      ...store,
+      putEncodedInteractions: async (rows) => {
+        if (++puts === 1) await put.wait();
+        return store.putEncodedInteractions(rows);
+      },
+    }));
+    await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_A })]));
+    h.advance(2_000);
+    const first = h.processor.tick();
+    await put.reached;
+    await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_B })]));
+    h.advance(2_000);
+    const second = h.processor.tick();
+    // The second tick read its trace while the first one's write is held, and waits to write.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(h.reads).toEqual([[TRACE_A], [TRACE_B]]);
+    expect(puts).toBe(1);
+    expect(h.handedOn).toEqual([]);
+    put.open();
+    await Promise.all([first, second]);
+    expect(h.handedOn.map((records) => records.map((record) => record.traceId))).toEqual([[TRACE_A], [TRACE_B]]);
+  });
+
+  it('keeps a trace’s stored spans while a tick reads them, when a late span of it arrives meanwhile', async () => {
+    const read = gate();
+    const h = await harness(0, (store) => ({
+      ...store,
+      loadEncodedSpansOfTraces: async (traceIds) => {
+        await read.wait();
+        return store.loadEncodedSpansOfTraces(traceIds);
+      },
+    }));
+    await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' }), span({ id: 2, parent: 1 })]));
+    h.advance(2_000);
+    const ticked = h.processor.tick();
+    await read.reached;
+    // Its interaction is decided and being recorded: this one is late, and must not release the trace.
+    await h.processor.consume(spanBatchOf([span({ id: 3, parent: 1 })]));
+    expect(h.processor.stats.lateSpans).toBe(1);
+    read.open();
+    await ticked;
+    expect(h.errors).toEqual([]);
+    expect(h.handedOn.flat()).toHaveLength(1);
+    expect(h.handedOn[0][0].toolCalls ?? []).toEqual([]);
+    // Once recorded, the tick released the trace, the late span's row with it.
+    expect(await h.store.loadTraceSpans(TRACE_A)).toEqual([]);
+    expect(await h.store.loadLateSpans(h.handedOn[0][0].interactionId)).toHaveLength(1);
+  });
+
+  it('records a backlog larger than one tick takes in ticks one right after another', async () => {
+    const h = await harness(64 * 1024 * 1024);
+    // 600 agent traces of 10 spans: more than MAX_TICK_SPANS in one tick.
+    const spans = Array.from({ length: 600 }, (_, t) => {
+      const traceId = `b${t.toString(16).padStart(31, '0')}`;
+      return [
+        agentSpan({ id: 1, agent: 'shop', traceId }),
+        ...Array.from({ length: 9 }, (_, i) => span({ id: 2 + i, parent: 1, traceId })),
+      ];
+    }).flat();
+    expect(spans.length).toBeGreaterThan(MAX_TICK_SPANS);
+    await h.processor.consume(spanBatchOf(spans));
+    h.advance(2_000);
+    await h.processor.tick();
+    expect(h.handedOn.flat().length).toBeLessThan(600);
+    await pollUntil(() => (h.handedOn.flat().length === 600 ? true : undefined), { timeoutMs: 10_000 });
+    expect(h.handedOn.length).toBeGreaterThan(1);
+    expect(new Set(h.handedOn.flat().map((record) => record.traceId)).size).toBe(600);
+  });
+
+  it('waits for the writes of every tick on shutdown', async () => {
+    const put = gate();
+    const h = await harness(64 * 1024 * 1024, (store) => ({
+      ...store,
+      putEncodedInteractions: async (rows) => {
+        await put.wait();
+        return store.putEncodedInteractions(rows);
+      },
+    }));
+    await h.processor.consume(received(0, 1));
+    h.advance(2_000);
+    void h.processor.tick();
+    await put.reached;
+    let stopped = false;
+    const shutdown = h.processor.shutdown().then(() => (stopped = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(stopped).toBe(false);
+    put.open();
+    await shutdown;
+    expect(h.handedOn.flat()).toHaveLength(1);
+  });
+});
+
+it('builds records on the event loop, from the ledger, once the recorder thread failed, saying so once', async () => {
+  const failing = createThreadRecorder(new URL('../../../fixtures/recorder/failing-thread.ts', import.meta.url));
+  const h = await harness(64 * 1024 * 1024, undefined, failing);
+  const reference = await harness(64 * 1024 * 1024, undefined, 'inline');
+  for (const run of [h, reference]) {
+    await run.processor.consume(received(0, 2));
+    run.advance(2_000);
+    await run.processor.tick();
+    await run.processor.consume(received(2, 3));
+    run.advance(2_000);
+    await run.processor.tick();
   }
-  expect(held.handedOn.flat()).toHaveLength(3);
-  expect(held.handedOn).toStrictEqual(unheld.handedOn);
-  expect(held.reads).toEqual([]);
-  expect(unheld.reads.flat().sort()).toEqual(
-    held.handedOn
-      .flat()
-      .map((record) => record.traceId)
-      .sort(),
+  expect(h.handedOn.flat()).toHaveLength(3);
+  expect(h.handedOn).toStrictEqual(reference.handedOn);
+  // The first tick's traces were held in memory, and read again from the ledger once the thread failed.
+  expect(h.reads.flat().sort()).toEqual(h.handedOn[0].map((record) => record.traceId).sort());
+  expect(h.errors).toHaveLength(1);
+  expect(h.errors[0]).toMatch(
+    /the recorder thread stopped \(exit code 3\); building records on the event loop from now on/,
   );
-  expect(await held.store.loadPendingSpans()).toEqual([]);
-});
-
-it('reads back a trace part of which arrived as OTLP/JSON (not held)', async () => {
-  const h = await harness(64 * 1024 * 1024);
-  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' })]));
-  await h.processor.consume(spanBatchOf([span({ id: 2, parent: 1 })]));
-  h.advance(2_000);
-  await h.processor.tick();
-  expect(h.handedOn.flat().map((record) => record.interactionId)).toEqual([`${TRACE_A}-${'1'.padStart(16, '0')}`]);
-  expect(h.reads).toEqual([[TRACE_A]]);
-});
-
-it('reads the next tick while the previous one writes, and hands records on in the order decided', async () => {
-  const put = gate();
-  let puts = 0;
-  const h = await harness(0, (store) => ({
-    ...store,
-    putInteractions: async (records) => {
-      if (++puts === 1) await put.wait();
-      return store.putInteractions(records);
-    },
-  }));
-  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_A })]));
-  h.advance(2_000);
-  const first = h.processor.tick();
-  await put.reached;
-  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop', traceId: TRACE_B })]));
-  h.advance(2_000);
-  const second = h.processor.tick();
-  // The second tick read its trace while the first one's write is held, and waits to write.
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(h.reads).toEqual([[TRACE_A], [TRACE_B]]);
-  expect(puts).toBe(1);
-  expect(h.handedOn).toEqual([]);
-  put.open();
-  await Promise.all([first, second]);
-  expect(h.handedOn.map((records) => records.map((record) => record.traceId))).toEqual([[TRACE_A], [TRACE_B]]);
-});
-
-it('keeps a trace’s stored spans while a tick reads them, when a late span of it arrives meanwhile', async () => {
-  const read = gate();
-  const h = await harness(0, (store) => ({
-    ...store,
-    loadSpansOfTraces: async (traceIds) => {
-      await read.wait();
-      return store.loadSpansOfTraces(traceIds);
-    },
-  }));
-  await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' }), span({ id: 2, parent: 1 })]));
-  h.advance(2_000);
-  const ticked = h.processor.tick();
-  await read.reached;
-  // Its interaction is decided and being recorded: this one is late, and must not release the trace.
-  await h.processor.consume(spanBatchOf([span({ id: 3, parent: 1 })]));
-  expect(h.processor.stats.lateSpans).toBe(1);
-  read.open();
-  await ticked;
-  expect(h.errors).toEqual([]);
-  expect(h.handedOn.flat()).toHaveLength(1);
-  expect(h.handedOn[0][0].toolCalls ?? []).toEqual([]);
-  // Once recorded, the tick released the trace, the late span's row with it.
-  expect(await h.store.loadTraceSpans(TRACE_A)).toEqual([]);
-  expect(await h.store.loadLateSpans(h.handedOn[0][0].interactionId)).toHaveLength(1);
-});
-
-it('records a backlog larger than one tick takes in ticks one right after another', async () => {
-  const h = await harness(64 * 1024 * 1024);
-  // 600 agent traces of 10 spans: more than MAX_TICK_SPANS in one tick.
-  const spans = Array.from({ length: 600 }, (_, t) => {
-    const traceId = `b${t.toString(16).padStart(31, '0')}`;
-    return [
-      agentSpan({ id: 1, agent: 'shop', traceId }),
-      ...Array.from({ length: 9 }, (_, i) => span({ id: 2 + i, parent: 1, traceId })),
-    ];
-  }).flat();
-  expect(spans.length).toBeGreaterThan(MAX_TICK_SPANS);
-  await h.processor.consume(spanBatchOf(spans));
-  h.advance(2_000);
-  await h.processor.tick();
-  expect(h.handedOn.flat().length).toBeLessThan(600);
-  await pollUntil(() => (h.handedOn.flat().length === 600 ? true : undefined), { timeoutMs: 10_000 });
-  expect(h.handedOn.length).toBeGreaterThan(1);
-  expect(new Set(h.handedOn.flat().map((record) => record.traceId)).size).toBe(600);
-});
-
-it('waits for the writes of every tick on shutdown', async () => {
-  const put = gate();
-  const h = await harness(64 * 1024 * 1024, (store) => ({
-    ...store,
-    putInteractions: async (records) => {
-      await put.wait();
-      return store.putInteractions(records);
-    },
-  }));
-  await h.processor.consume(received(0, 1));
-  h.advance(2_000);
-  void h.processor.tick();
-  await put.reached;
-  let stopped = false;
-  const shutdown = h.processor.shutdown().then(() => (stopped = true));
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(stopped).toBe(false);
-  put.open();
-  await shutdown;
-  expect(h.handedOn.flat()).toHaveLength(1);
+  expect(await h.store.loadPendingSpans()).toEqual([]);
 });

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { readBody, releaseBody } from '../../../../collector/receiver/otlp/read-body.ts';
+import { createBufferPool } from '../../../../collector/model/buffer-pool.ts';
 
 /** A request stream that sends `chunks` and ends, as Node's IncomingMessage does. */
 function requestOf(chunks: Buffer[]): IncomingMessage {
@@ -46,5 +47,21 @@ describe('request bodies', () => {
     const other = Buffer.allocUnsafeSlow(10_000).fill(3);
     releaseBody(other);
     expect(other[0]).toBe(3);
+  });
+
+  it('a body put together in a buffer of the pool goes back to it when released, for the next body', async () => {
+    const pool = createBufferPool();
+    const first = await readBody(requestOf([Buffer.alloc(50_000, 1), Buffer.alloc(50_000, 2)]), { ...options, pool });
+    expect(first[99_999]).toBe(2);
+    const memory = first.buffer;
+    releaseBody(first, pool);
+    expect(pool.idleBytes).toBe(memory.byteLength);
+    const second = await readBody(requestOf([Buffer.alloc(60_000, 3), Buffer.alloc(60_000, 4)]), { ...options, pool });
+    expect(second.buffer).toBe(memory);
+    expect(second.length).toBe(120_000);
+    expect([second[0], second[119_999]]).toEqual([3, 4]);
+    releaseBody(second, pool);
+    releaseBody(second, pool); // twice is harmless
+    expect(pool.idleBytes).toBe(memory.byteLength);
   });
 });

@@ -1,0 +1,76 @@
+/**
+ * Buffers of a megabyte and more that are used again instead of allocated again: every OTLP
+ * request passes through a few of them (its body, its cut by trace, its copy for the ledger's
+ * writer thread). A fresh buffer that size is new memory from the system: the kernel maps and zeroes
+ * every page of it on first touch, which cost the collector more than copying the bytes into it
+ * (measured in docs/benchmarks.md, "Ingest"). A pool keeps a bounded number of idle bytes per size
+ * class (powers of two from `MIN_POOLED_BYTES`); past that bound a returned buffer is freed at once.
+ *
+ * Ownership: `take` hands out a buffer of its own (no one else has a view of it); whoever holds it
+ * last gives it back once, with `give`, and keeps no view of it afterwards. A buffer may travel to
+ * another thread and back (postMessage with transfer) before it is given back: it comes back as
+ * another ArrayBuffer object, so the pool counts what it lent per size class rather than by
+ * identity. A buffer of a size it did not lend, or one already idle, is ignored (left to the
+ * garbage collector).
+ */
+import { freeBuffer } from './free-buffer.ts';
+
+/** Below this a buffer comes from Node's allocator as usual: small ones are cheap to allocate. */
+export const MIN_POOLED_BYTES = 64 * 1024;
+/** Idle bytes a pool keeps at most unless told otherwise. */
+export const DEFAULT_POOL_IDLE_BYTES = 32 * 1024 * 1024;
+
+export interface BufferPool {
+  /** A buffer of exactly `size` bytes (contents undefined), at offset 0 of its own ArrayBuffer. */
+  take(size: number): Buffer;
+  /** Gives back the ArrayBuffer of a buffer `take` handed out. */
+  give(buffer: ArrayBufferLike): void;
+  /** Bytes idle in the pool now. */
+  readonly idleBytes: number;
+}
+
+export function createBufferPool(maxIdleBytes = DEFAULT_POOL_IDLE_BYTES): BufferPool {
+  const idle = new Map<number, ArrayBuffer[]>();
+  const idleSet = new WeakSet<ArrayBuffer>();
+  /** Buffers out of the pool now, by size class: how many may come back. */
+  const lent = new Map<number, number>();
+  let idleBytes = 0;
+
+  return {
+    get idleBytes() {
+      return idleBytes;
+    },
+
+    take(size) {
+      if (size < MIN_POOLED_BYTES) return Buffer.allocUnsafeSlow(size);
+      const capacity = sizeClass(size);
+      const reused = idle.get(capacity)?.pop();
+      if (reused) {
+        idleBytes -= capacity;
+        idleSet.delete(reused);
+      }
+      const buffer = reused ?? new ArrayBuffer(capacity);
+      lent.set(capacity, (lent.get(capacity) ?? 0) + 1);
+      return Buffer.from(buffer, 0, size);
+    },
+
+    give(buffer) {
+      if (!(buffer instanceof ArrayBuffer) || buffer.detached || idleSet.has(buffer)) return;
+      const capacity = buffer.byteLength;
+      const out = lent.get(capacity) ?? 0;
+      if (out === 0) return;
+      lent.set(capacity, out - 1);
+      if (idleBytes + capacity > maxIdleBytes) return freeBuffer(buffer);
+      const list = idle.get(capacity) ?? [];
+      if (list.length === 0) idle.set(capacity, list);
+      list.push(buffer);
+      idleSet.add(buffer);
+      idleBytes += capacity;
+    },
+  };
+}
+
+/** The power of two a size is rounded up to. */
+function sizeClass(size: number): number {
+  return 2 ** Math.ceil(Math.log2(size));
+}

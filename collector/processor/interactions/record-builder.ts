@@ -1,0 +1,103 @@
+/**
+ * Building the records of decided interactions from their traces' stored bytes: decode one trace,
+ * build each of its interactions' records, encode them for the ledger, and let go of the spans
+ * before the next trace. The work of one tick, and pure: the recorder (recorder.ts) runs it on a
+ * thread of its own, or inline.
+ */
+import type { InteractionRecord } from '../../../src/model/records.ts';
+import type { SpanData } from '../../model/span.ts';
+import { endsConversation } from '../../ledger/conversation-store.ts';
+import { encodeInteraction, type EncodedInteraction } from '../../ledger/interaction-store.ts';
+import { decodeEncodedSpans, type EncodedSpans } from '../../ledger/span-store.ts';
+import type { InteractionDecision } from './decisions.ts';
+import { agentIdOf, buildInteractionRecord } from './build-record.ts';
+
+/** What names the builder's errors (an encoding problem is a fault of the builder itself). */
+const WHERE = 'interactions processor';
+
+/** One decided trace: its stored rows and the interactions decided of it. */
+export interface TraceToRecord {
+  traceId: string;
+  rows: EncodedSpans[];
+  decisions: InteractionDecision[];
+  /**
+   * The rows may lack spans the ledger holds (they are what was held in memory): when a decision
+   * names a span they do not have, the trace is reported `incomplete` instead of built.
+   */
+  maybePartial: boolean;
+}
+
+/** One interaction built: its row for the ledger, and what the processor counts of it. */
+export interface BuiltInteraction {
+  row: EncodedInteraction;
+  failed: boolean;
+  /** It is a turn that ends its conversation. */
+  endsConversation: boolean;
+}
+
+export interface BuiltTraces {
+  /** In the order of the traces given, each trace's in the order of its decisions. */
+  built: BuiltInteraction[];
+  /** Traces given `maybePartial` that lack a span their decisions name: build them from the ledger. */
+  incomplete: string[];
+  /** Interactions whose invocation span is not among their trace's spans: not recorded. */
+  missingRoot: string[];
+}
+
+export function buildTraces(traces: readonly TraceToRecord[]): BuiltTraces {
+  const result: BuiltTraces = { built: [], incomplete: [], missingRoot: [] };
+  for (const trace of traces) {
+    const spans = byId(decodeEncodedSpans(trace.rows, WHERE));
+    if (trace.maybePartial && !trace.decisions.every((decision) => named(decision).every((id) => spans.has(id)))) {
+      result.incomplete.push(trace.traceId);
+      continue;
+    }
+    for (const decision of trace.decisions) {
+      const record = buildFromDecision(decision, spans);
+      if (!record) result.missingRoot.push(decision.interactionId);
+      else result.built.push(builtOf(record));
+    }
+  }
+  return result;
+}
+
+function builtOf(record: InteractionRecord): BuiltInteraction {
+  return {
+    row: encodeInteraction(record, WHERE),
+    failed: record.failed,
+    endsConversation: record.conversationId !== undefined && endsConversation(record.attributes),
+  };
+}
+
+function byId(spans: SpanData[]): Map<string, SpanData> {
+  const map = new Map<string, SpanData>();
+  // A span stored twice (a retried delivery): the last one, as the ledger gives them in order.
+  for (const span of spans) map.set(span.spanId, span);
+  return map;
+}
+
+/** Every span id a decision reads. */
+function named(decision: InteractionDecision): string[] {
+  return [decision.rootSpanId, ...decision.memberSpanIds, ...decision.nested.map((nested) => nested.spanId)];
+}
+
+function buildFromDecision(decision: InteractionDecision, spans: Map<string, SpanData>): InteractionRecord | undefined {
+  const root = spans.get(decision.rootSpanId);
+  if (!root) return undefined;
+  const members: SpanData[] = [];
+  for (const id of decision.memberSpanIds) {
+    const span = spans.get(id);
+    if (span) members.push(span);
+  }
+  const nested = decision.nested.flatMap(({ spanId, interactionId }) => {
+    const span = spans.get(spanId);
+    return span ? [{ span, interactionId, agentId: agentIdOf(span) }] : [];
+  });
+  return buildInteractionRecord({
+    root,
+    spans: members,
+    nested,
+    flowId: decision.flowId,
+    completion: decision.completion,
+  });
+}

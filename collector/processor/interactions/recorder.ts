@@ -1,0 +1,142 @@
+/**
+ * Where the records of decided interactions are built (record-builder.ts): on a thread of its own
+ * (`createThreadRecorder`, what the collector runs), or on the caller's (`createInlineRecorder`).
+ * Building is most of what recording costs — decoding every span of every decided trace, reading
+ * it in its dialect, encoding the record — and on the recorder thread it no longer holds up the
+ * event loop that receives and acknowledges spans, nor fills its heap.
+ *
+ * `build` reads the rows it is given before it returns (a thread recorder copies them into the
+ * job's buffer): the caller may let go of them at once, even while the build is in progress.
+ * A recorder thread that fails (it cannot start, or stops) fails the builds it had and every build
+ * after: the caller builds them inline from the ledger instead (recording.ts).
+ */
+import { extname } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { createBufferPool } from '../../model/buffer-pool.ts';
+import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
+import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
+
+export interface Recorder {
+  build(traces: readonly TraceToRecord[]): Promise<BuiltTraces>;
+  /** Stops the thread after the builds in flight. Safe twice. */
+  close(): Promise<void>;
+}
+
+/** A build failed because the recorder thread did (not because of what it was given). */
+export class RecorderThreadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RecorderThreadError';
+  }
+}
+
+export function createInlineRecorder(): Recorder {
+  return {
+    build: (traces) => {
+      try {
+        return Promise.resolve(buildTraces(traces));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
+    async close() {},
+  };
+}
+
+/** The thread's module, named with this module's own extension (.ts in source, .js built). */
+const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
+
+/**
+ * The thread's heap: a 48 MiB young generation (what it allocates lives for one trace, so a larger
+ * one collects less often for the same cost) and a bounded old one (it keeps nothing between jobs).
+ */
+const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 512 };
+
+/** `threadUrl`: the thread's module (tests give one that fails). */
+export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
+  const pending = new Map<number, { resolve(result: BuiltTraces): void; reject(error: Error): void }>();
+  // The jobs' buffers: each comes back with the thread's answer and carries the next job.
+  const buffers = createBufferPool();
+  let worker: Worker | undefined;
+  let nextId = 1;
+  let failure: Error | undefined;
+  let closing: Promise<void> | undefined;
+
+  function fail(error: Error): void {
+    failure ??= error;
+    for (const waiter of pending.values()) waiter.reject(failure);
+    pending.clear();
+  }
+
+  /** The thread, started by the first build. */
+  function thread(): Worker {
+    if (worker) return worker;
+    const started = new Worker(threadUrl, { resourceLimits: RECORDER_RESOURCE_LIMITS });
+    started.unref();
+    started.on('message', (reply: RecorderReply) => {
+      buffers.give(reply.returned);
+      const waiter = pending.get(reply.id);
+      if (!waiter) return;
+      pending.delete(reply.id);
+      if (pending.size === 0) started.unref();
+      if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
+      else waiter.resolve(reply.result!);
+    });
+    started.on('error', (error: unknown) => {
+      const text = error instanceof Error ? error.message : String(error);
+      fail(new RecorderThreadError(`interactions: the recorder thread failed: ${text}`, { cause: error }));
+    });
+    started.on('exit', (code) => {
+      fail(new RecorderThreadError(`interactions: the recorder thread stopped (exit code ${code})`));
+    });
+    worker = started;
+    return started;
+  }
+
+  return {
+    build(traces) {
+      if (failure) return Promise.reject(failure);
+      if (closing) return Promise.reject(new RecorderThreadError('interactions: the recorder is closed'));
+      const target = thread();
+      const { job, buffer } = pack(traces, buffers);
+      return new Promise<BuiltTraces>((resolve, reject) => {
+        const id = nextId++;
+        pending.set(id, { resolve, reject });
+        if (pending.size === 1) target.ref();
+        target.postMessage({ id, traces: job, buffer } satisfies RecorderMessage, [buffer]);
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        if (!worker) return;
+        while (pending.size > 0 && !failure) await new Promise((resolve) => setImmediate(resolve));
+        worker.postMessage({ close: true } satisfies RecorderMessage);
+        await worker.terminate();
+      })();
+      return closing;
+    },
+  };
+}
+
+/** Every row's bytes copied, back to back, into one buffer of the pool; the rows become ranges of it. */
+function pack(
+  traces: readonly TraceToRecord[],
+  pool: ReturnType<typeof createBufferPool>,
+): { job: RecorderTrace[]; buffer: ArrayBuffer } {
+  let total = 0;
+  for (const trace of traces) for (const row of trace.rows) total += row.bytes.byteLength;
+  const bytes = pool.take(Math.max(total, 1));
+  let at = 0;
+  const job = traces.map(({ traceId, rows, decisions, maybePartial }) => ({
+    traceId,
+    decisions,
+    maybePartial,
+    rows: rows.map((row) => {
+      const start = at;
+      bytes.set(row.bytes, start);
+      at += row.bytes.byteLength;
+      return { codec: row.codec, start, end: at };
+    }),
+  }));
+  return { job, buffer: bytes.buffer as ArrayBuffer };
+}
