@@ -37,7 +37,8 @@ export type UnitCheck =
 type Row = Record<string, unknown>;
 
 export interface RetentionChecks {
-  check(unit: PruneUnit): UnitCheck;
+  /** `pending`: traces known to have spans pending elsewhere than the tables (the span log). */
+  check(unit: PruneUnit, pending: ReadonlySet<string>): UnitCheck;
 }
 
 export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
@@ -87,9 +88,12 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
   const flag = (row: unknown, column: string) => Number((row as Row)[column]) === 1;
   const counted = (row: unknown) => ({ count: Number((row as Row).n), bytes: Number((row as Row).bytes) });
 
-  function doomed(row: Row): { interaction: DoomedInteraction; tally: PruneTally } | undefined {
+  function doomed(
+    row: Row,
+    pending: ReadonlySet<string>,
+  ): { interaction: DoomedInteraction; tally: PruneTally } | undefined {
     const traceId = String(row.trace_id);
-    if (flag(traceInUse.get(traceId), 'in_use')) return undefined;
+    if (pending.has(traceId) || flag(traceInUse.get(traceId), 'in_use')) return undefined;
     const interactionId = String(row.interaction_id);
     const tally = emptyTally();
     tally.interactions = { count: 1, bytes: Number(row.bytes) };
@@ -128,17 +132,17 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     };
   }
 
-  function checkInteraction(interactionId: string): UnitCheck {
+  function checkInteraction(interactionId: string, pending: ReadonlySet<string>): UnitCheck {
     const row = selectInteraction.get(interactionId) as Row | undefined;
     if (!row) return { status: 'gone' };
     // A turn goes with its conversation; an interaction beside a turn (a sub-agent's), after it.
     if (flag(row, 'turn') || flag(turnInTrace.get(String(row.trace_id)), 'turn')) return { status: 'in-use' };
-    const found = doomed(row);
+    const found = doomed(row, pending);
     if (!found) return { status: 'in-use' };
     return { status: 'prunable', interactions: [found.interaction], tally: tallyOf([found.tally], 0) };
   }
 
-  function checkConversation(conversationId: string, agentId: string): UnitCheck {
+  function checkConversation(conversationId: string, agentId: string, pending: ReadonlySet<string>): UnitCheck {
     const state = selectConversation.get(conversationId, agentId) as Row | undefined;
     if (!state || state.pruned_at_ms !== null) return { status: 'gone' };
     if (flag(state, 'open')) return { status: 'in-use' };
@@ -148,7 +152,7 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
     const interactions: DoomedInteraction[] = [];
     const parts: PruneTally[] = [];
     for (const row of selectTurns.all(conversationId, agentId) as Row[]) {
-      const found = doomed(row);
+      const found = doomed(row, pending);
       if (!found) return { status: 'in-use' };
       interactions.push(found.interaction);
       parts.push(found.tally);
@@ -174,10 +178,10 @@ export function createRetentionChecks(db: DatabaseSync): RetentionChecks {
   }
 
   return {
-    check(unit) {
+    check(unit, pending) {
       return unit.kind === 'interaction'
-        ? checkInteraction(unit.interactionId)
-        : checkConversation(unit.conversationId, unit.agentId);
+        ? checkInteraction(unit.interactionId, pending)
+        : checkConversation(unit.conversationId, unit.agentId, pending);
     },
   };
 }

@@ -4,9 +4,13 @@
  * reader with the same code.
  *
  * Size: `usedBytes` is the pages in use ((page_count − freelist_count) × page_size); `freeBytes` the
- * free pages not yet given back plus the WAL file. The WAL is a log, not data: its size swings with
- * checkpoints (up to `JOURNAL_SIZE_LIMIT_BYTES` once one has caught up, open-database.ts), and
- * counting it as used would make pruning chase it. Both are exact and cheap (header reads).
+ * free pages not yet given back plus the WAL file and the span log. Both are logs, not data: their
+ * size swings with checkpoints (the WAL, up to `JOURNAL_SIZE_LIMIT_BYTES` once one has caught up,
+ * open-database.ts) and with the spans in flight (the span log), and counting them as used would
+ * make pruning chase them. Both figures are exact and cheap (header reads, the log's own count).
+ *
+ * Pending spans of a file ledger are in its span log, not in a table the writer's checks can read:
+ * a prune request carries which of its units' traces have spans pending (read here just before).
  */
 import { statfsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,6 +29,7 @@ import { LedgerStoreError } from '../errors.ts';
 import { emptyTally, type LedgerRetention, type PruneTally, type PruneUnit } from '../ledger-retention.ts';
 import { createRetentionWrites, type PruneUnitsResult, type ReclaimResult } from './retention-writes.ts';
 import type { WriterClient } from './writer-client.ts';
+import type { SpanLog } from './span-log.ts';
 
 /**
  * How long one prune transaction may hold the writer: ingest writes wait behind it, so it stays
@@ -44,6 +49,8 @@ export function createRetentionStoreMethods(
   writer: WriterClient,
   ensureOpen: () => void,
   exclusive: boolean,
+  /** The ledger's span log (a file ledger); without it pending spans are rows the checks read. */
+  log: SpanLog | undefined,
 ): LedgerRetention {
   const selectInteractions = db.prepare(`
     SELECT interaction_id, agent_id, end_time_ms FROM interactions i
@@ -66,11 +73,29 @@ export function createRetentionStoreMethods(
     SELECT revision, last_activity_ms, pruned_at_ms FROM conversations
     WHERE conversation_id = ? AND agent_id = ? AND pruned_at_ms IS NOT NULL`);
   const pragma = (name: string) => Number((db.prepare(`PRAGMA ${name}`).get() as Row)[name]);
+  const traceOfInteraction = db.prepare('SELECT trace_id FROM interactions WHERE interaction_id = ?');
+  const tracesOfConversation = db.prepare(`
+    SELECT i.trace_id FROM conversation_turns t JOIN interactions i ON i.interaction_id = t.interaction_id
+    WHERE t.conversation_id = ? AND t.agent_id = ?`);
   // A dry run reads with the writer's code on this connection, and deletes nothing.
   const dryRun = createRetentionWrites(db);
   let locked = false;
 
   const iso = (ms: unknown) => new Date(Number(ms)).toISOString();
+
+  /** The traces of the units' interactions that have spans in the span log. */
+  function pendingTracesOf(units: PruneUnit[]): string[] {
+    if (!log) return [];
+    const traceIds = new Set<string>();
+    for (const unit of units) {
+      const rows =
+        unit.kind === 'interaction'
+          ? [traceOfInteraction.get(unit.interactionId) as Row | undefined]
+          : (tracesOfConversation.all(unit.conversationId, unit.agentId) as Row[]);
+      for (const row of rows) if (row && log.has(String(row.trace_id))) traceIds.add(String(row.trace_id));
+    }
+    return [...traceIds];
+  }
 
   function walBytes(): number {
     if (path === ':memory:') return 0;
@@ -86,7 +111,10 @@ export function createRetentionStoreMethods(
       ensureOpen();
       const pageSize = pragma('page_size');
       const free = pragma('freelist_count');
-      return { usedBytes: (pragma('page_count') - free) * pageSize, freeBytes: free * pageSize + walBytes() };
+      return {
+        usedBytes: (pragma('page_count') - free) * pageSize,
+        freeBytes: free * pageSize + walBytes() + (log?.bytes ?? 0),
+      };
     },
 
     async findPrunable(query) {
@@ -122,6 +150,7 @@ export function createRetentionStoreMethods(
         keepEvaluations: options.keepEvaluations,
         budgetMs: PRUNE_TRANSACTION_BUDGET_MS,
         dryRun: options.dryRun === true,
+        pendingTraces: pendingTracesOf(units),
       };
       if (units.length === 0) return { pruned: [], kept: [], deferred: [], tally: emptyTally() };
       const result = (options.dryRun ? dryRun(request) : await writer.write(request)) as PruneUnitsResult;

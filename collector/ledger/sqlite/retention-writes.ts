@@ -23,6 +23,8 @@ export type RetentionWriteRequest =
       keepEvaluations: boolean;
       budgetMs: number;
       dryRun?: boolean;
+      /** Traces of these units with spans pending in the span log (in use whatever the tables say). */
+      pendingTraces?: string[];
     }
   | { op: 'pruneEvaluations'; beforeMs: number; limit: number; dryRun?: boolean }
   | { op: 'reclaimSpace'; maxPages: number; keepPages: number };
@@ -80,10 +82,11 @@ export function createRetentionWrites(db: DatabaseSync): (request: RetentionWrit
   function pruneUnits(request: Extract<RetentionWriteRequest, { op: 'pruneUnits' }>): PruneUnitsResult {
     const started = performance.now();
     const result: PruneUnitsResult = { pruned: [], kept: [], reached: 0, tally: emptyTally() };
+    const pending = new Set(request.pendingTraces);
     for (const [index, unit] of request.units.entries()) {
       if (index > 0 && performance.now() - started > request.budgetMs) break;
       result.reached = index + 1;
-      const found = checks.check(unit);
+      const found = checks.check(unit, pending);
       if (found.status === 'gone') continue;
       if (found.status === 'in-use') {
         result.kept.push(index);

@@ -13,7 +13,6 @@
  */
 import type { StatementSync } from 'node:sqlite';
 import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { SpanData } from '../../model/span.ts';
 import type { InteractionQuery } from '../interaction-store.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
@@ -22,10 +21,12 @@ import { createEvaluationStoreMethods } from './evaluation-store.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
-import { interactionRow, spanRows, type InteractionRow } from '../core/rows.ts';
+import { interactionRow, type InteractionRow } from '../core/rows.ts';
+import { createPendingSpanTable } from './pending-span-table.ts';
+import { openSpanLog, spanLogDir } from './span-log.ts';
+import { createSpanMethods } from './span-methods.ts';
 import { openDatabase, WRITER_CACHE_SIZE_KIB, type Synchronous } from './open-database.ts';
 import { migrate } from './schema.ts';
-import { decodeEncodedSpans, decodeSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { createInlineWriter, createThreadWriter, type WriterClient } from './writer-client.ts';
 import { takeCollectorLock, type CollectorLock } from './collector-lock.ts';
 
@@ -60,46 +61,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     throw error;
   }
 
-  const selectAllPending = db.prepare('SELECT codec, spans FROM pending_spans ORDER BY id');
-  const selectTracePending = db.prepare('SELECT codec, spans FROM pending_spans WHERE trace_id = ? ORDER BY id');
   const selectInteraction = db.prepare('SELECT record FROM interactions WHERE interaction_id = ?');
   const selectExisting = db.prepare(
     'SELECT interaction_id FROM interactions WHERE interaction_id IN (SELECT value FROM json_each(?))',
   );
-  const selectLate = db.prepare('SELECT codec, span FROM late_spans WHERE interaction_id = ? ORDER BY id');
   const listStatements = new Map<string, StatementSync>();
   let closing: Promise<void> | undefined;
   let lock: CollectorLock | undefined;
+  // Pending spans: a file ledger's span log beside it; an in-memory ledger's table.
+  const log = path === ':memory:' ? undefined : openSpanLog({ dir: spanLogDir(path), synchronous, where: path });
+  const pending = log ?? createPendingSpanTable(db, writer);
 
   function ensureOpen(): void {
     if (closing) throw new LedgerStoreError(`ledger ${path}: the store is closed`);
   }
 
-  /** The stored rows of each trace with any, a local read per trace through the trace index. */
-  function readTraces(traceIds: Iterable<string>): Map<string, EncodedSpans[]> {
-    const found = new Map<string, EncodedSpans[]>();
-    for (const traceId of new Set(traceIds)) {
-      const rows = selectTracePending.all(traceId) as { codec: number; spans: Uint8Array }[];
-      if (rows.length > 0)
-        found.set(
-          traceId,
-          rows.map((row) => ({ codec: row.codec, bytes: row.spans })),
-        );
-    }
-    return found;
-  }
-
   async function putEncoded(rows: InteractionRow[]): Promise<Set<string>> {
     if (rows.length === 0) return new Set<string>();
     return new Set((await writer.write({ op: 'putInteractions', rows })) as string[]);
-  }
-
-  function decodeRows(rows: unknown[]): SpanData[] {
-    const spans: SpanData[] = [];
-    for (const row of rows as { codec: number; spans: Uint8Array }[]) {
-      for (const span of decodeSpans(row.codec, row.spans, path)) spans.push(span);
-    }
-    return spans;
   }
 
   /** One prepared statement per combination of filters, made on first use. */
@@ -124,50 +103,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
   return {
     ...createEvaluationStoreMethods(db, path, writer, ensureOpen),
     ...createConversationStoreMethods(db, path, writer, ensureOpen),
-    ...createRetentionStoreMethods(db, path, writer, ensureOpen, inline),
+    ...createRetentionStoreMethods(db, path, writer, ensureOpen, inline, log),
+    ...createSpanMethods(db, path, writer, ensureOpen, pending, log !== undefined),
     ...createWaitAndReviewMethods(db, path, writer, ensureOpen),
-
-    async appendSpans(spans) {
-      ensureOpen();
-      const rows = spanRows(spans, path);
-      if (rows.length === 0) return;
-      await writer.write({ op: 'appendSpans', rows });
-    },
-
-    async loadPendingSpans() {
-      ensureOpen();
-      return decodeRows(selectAllPending.all());
-    },
-
-    async forEachPendingSpans(each) {
-      ensureOpen();
-      for (const row of selectAllPending.iterate() as Iterable<{ codec: number; spans: Uint8Array }>) {
-        each(decodeSpans(row.codec, row.spans, path));
-      }
-    },
 
     /** One collector per ledger file: the lock file `<ledger>.lock` (collector-lock.ts). */
     async claimReplica() {
       ensureOpen();
       if (path === ':memory:' || lock) return;
       lock = takeCollectorLock(path);
-    },
-
-    async loadTraceSpans(traceId) {
-      ensureOpen();
-      return decodeRows(selectTracePending.all(traceId));
-    },
-
-    async loadSpansOfTraces(traceIds) {
-      ensureOpen();
-      const found = new Map<string, SpanData[]>();
-      for (const [traceId, rows] of readTraces(traceIds)) found.set(traceId, decodeEncodedSpans(rows, path));
-      return found;
-    },
-
-    async loadEncodedSpansOfTraces(traceIds) {
-      ensureOpen();
-      return readTraces(traceIds);
     },
 
     async putInteractions(records) {
@@ -178,36 +122,6 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     async putEncodedInteractions(rows) {
       ensureOpen();
       return putEncoded(rows);
-    },
-
-    async releaseTraces(traceIds) {
-      ensureOpen();
-      if (traceIds.length === 0) return;
-      await writer.write({ op: 'releaseTraces', traceIds: [...traceIds] });
-    },
-
-    async putLateSpans(late) {
-      ensureOpen();
-      if (late.length === 0) return;
-      const receivedAtMs = Date.now();
-      const rows = late.map(({ interactionId, span }) => {
-        const [row] = spanRows([span], path);
-        return {
-          interactionId,
-          traceId: span.traceId,
-          spanId: span.spanId,
-          receivedAtMs,
-          codec: row.codec,
-          bytes: row.bytes,
-        };
-      });
-      await writer.write({ op: 'putLateSpans', rows });
-    },
-
-    async loadLateSpans(interactionId) {
-      ensureOpen();
-      const rows = selectLate.all(interactionId) as { codec: number; span: Uint8Array }[];
-      return rows.flatMap((row) => decodeSpans(row.codec, row.span, path).map((span) => ({ interactionId, span })));
     },
 
     async getInteraction(interactionId) {
@@ -240,6 +154,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
     close() {
       closing ??= (async () => {
         try {
+          await pending.close();
           await writer.close();
         } finally {
           db.close();

@@ -8,7 +8,7 @@
  * Appends run concurrently (the store orders its own writes). A trace's stored spans are released
  * only when nothing of it is pending in the assembler and no append carrying it is in flight.
  * Ticks overlap: a tick decides and builds while the ticks before it still build and write, up to
- * TICKS_IN_FLIGHT of them; writes keep tick order.
+ * TICKS_IN_FLIGHT of them; writes keep tick order (tick-order.ts).
  *
  * Conversations: the store records each turn with its interaction; after recording a turn that
  * ends its conversation, and every `conversationScanMs` otherwise, the tick asks the conversation
@@ -26,8 +26,9 @@ import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipe
 import { createAssembler, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
-import { createRecording, type PreparedTick } from './recording.ts';
+import { createRecording, type PreparedTick, type StoredTick } from './recording.ts';
 import { createThreadRecorder, type Recorder } from './recorder.ts';
+import { createTickOrder } from './tick-order.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
 import {
@@ -158,7 +159,15 @@ export function createInteractionsProcessor(options: {
       : typeof config.recorder === 'object'
         ? config.recorder
         : undefined;
-  const recording = createRecording({ store, held, splits, logger, stats, next, ...(recorder ? { recorder } : {}) });
+  const recording = createRecording({
+    ledger: store,
+    held,
+    splits,
+    logger,
+    stats,
+    next,
+    ...(recorder ? { recorder } : {}),
+  });
   const conversations = createConversationTracker({
     store,
     idleMs: config.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS,
@@ -173,11 +182,7 @@ export function createInteractionsProcessor(options: {
   let stopped = false;
   /** The tick reading and building, until it has: another tick meanwhile is that one. */
   let ticking: Promise<void> | undefined;
-  /**
-   * The last ticks' writes, oldest first (TICKS_IN_FLIGHT of them): a tick decides once the oldest
-   * is done, and writes after the newest.
-   */
-  let writes: Promise<void>[] = Array.from({ length: TICKS_IN_FLIGHT }, () => Promise.resolve());
+  const ticks = createTickOrder(TICKS_IN_FLIGHT);
   /** Traces decided by a tick that has not released them yet: no late span releases them meanwhile. */
   const recordingTraces = new Map<string, number>();
 
@@ -285,20 +290,17 @@ export function createInteractionsProcessor(options: {
 
   function tick(): Promise<void> {
     if (ticking) return ticking;
-    const older = writes[0];
-    const newer = writes[writes.length - 1];
     let prepared!: () => void;
     const preparing = new Promise<void>((resolve) => {
       prepared = resolve;
     });
     let more = false;
-    const run = (async () => {
+    const run = ticks.run(async (slot) => {
       let decided: Set<string> | undefined;
       let now = clock();
       let ended = false;
       try {
-        // At most TICKS_IN_FLIGHT ticks wait for their writes: a slow ledger slows ticks down.
-        await older;
+        await slot.mayDecide;
         now = clock();
         const decisions = assembler.collectDue(now, MAX_TICK_SPANS);
         more = decisions.more;
@@ -309,8 +311,15 @@ export function createInteractionsProcessor(options: {
         const preparing = recording.prepare(decisions);
         prepared();
         const ready: PreparedTick = await preparing;
-        await newer;
-        ended = await recording.commit(ready, (traceIds) => {
+        await slot.mayStore;
+        let stored: StoredTick;
+        try {
+          stored = await recording.store(ready);
+        } finally {
+          slot.stored();
+        }
+        await slot.mayFinish;
+        ended = await recording.finish(ready, stored, (traceIds) => {
           countRecording(decided!, -1);
           decided = undefined;
           return release(traceIds);
@@ -320,12 +329,12 @@ export function createInteractionsProcessor(options: {
         logger.error(`interactions: completing interactions failed: ${String(error)}`);
       } finally {
         prepared();
+        slot.stored();
         if (decided) countRecording(decided, -1);
       }
       // Once this tick's interactions are recorded (and those of every tick before it).
       await closeConversations(now, ended);
-    })();
-    writes = [...writes.slice(1), run];
+    });
     ticking = run;
     void preparing.then(() => {
       if (ticking === run) ticking = undefined;
@@ -366,7 +375,7 @@ export function createInteractionsProcessor(options: {
       if (stopped) return;
       stopped = true;
       if (timer) clearInterval(timer);
-      await Promise.all(writes);
+      await ticks.drained();
       // Pending traces stay in the store: the next start replays them.
       await Promise.allSettled([...inFlight]);
       await recorder?.close();

@@ -1,12 +1,12 @@
 /**
- * Recording a tick's decisions, in two steps so that ticks can overlap on a remote ledger:
- * `prepare` reads and builds (the records of each decided trace built by the recorder, from the
- * bytes held in memory when they are all there, else from the ledger in one read, at the same time
- * as the split-trace check) and `commit` writes (records, late spans kept for another replica's
- * interactions, then releases, then hands the new records on). The processor runs one tick's
- * `prepare` while the previous tick commits, and commits in tick order: a trace's spans are
- * released only after its records are stored, and records reach the next stage in the order they
- * were decided.
+ * Recording a tick's decisions, in three steps so that ticks overlap: `prepare` reads and builds
+ * (the records of each decided trace built by the recorder, from the bytes held in memory when they
+ * are all there, else from the ledger in one read, at the same time as the split-trace check),
+ * `store` writes the records, and `finish` writes late spans kept for another replica's
+ * interactions, then releases, then hands the new records on. The processor prepares ticks while
+ * earlier ones store and finish, stores in tick order (one tick's records right after the
+ * previous tick's), and finishes in tick order: a trace's spans are released only after its records
+ * are stored, and records reach the next stage in the order they were decided.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
@@ -37,17 +37,27 @@ export interface RecordingStats {
   tracesSplit: number;
 }
 
+/** A tick's records once the ledger has them: the ids new to it, and the records for the next stage. */
+export interface StoredTick {
+  stored: Set<string>;
+  /** Aligned with the prepared tick's `built` (empty without a next stage). */
+  records: InteractionRecord[];
+}
+
 export interface Recording {
   prepare(decisions: Decisions): Promise<PreparedTick>;
+  /** Writes the tick's records to the ledger (the processor calls it in tick order, one at a time). */
+  store(prepared: PreparedTick): Promise<StoredTick>;
   /**
-   * `release` releases the tick's released traces once its records are stored. Resolves true when
-   * a new interaction ended its conversation (the processor then closes it at once).
+   * Late spans, then `release` (the tick's released traces), then the new records to the next
+   * stage. Resolves true when a new interaction ended its conversation (the processor then closes
+   * it at once).
    */
-  commit(prepared: PreparedTick, release: (traceIds: string[]) => Promise<void>): Promise<boolean>;
+  finish(prepared: PreparedTick, stored: StoredTick, release: (traceIds: string[]) => Promise<void>): Promise<boolean>;
 }
 
 export function createRecording(options: {
-  store: SpanStore & InteractionStore & ReplicaStore;
+  ledger: SpanStore & InteractionStore & ReplicaStore;
   held: HeldSpans;
   splits: SplitTraces;
   /** Where records are built (the processor's recorder thread); inline when absent. */
@@ -57,7 +67,7 @@ export function createRecording(options: {
   /** Where the records new to the ledger go (the processor's `next`). */
   next: { consumeInteractions(records: InteractionRecord[]): Promise<void> } | undefined;
 }): Recording {
-  const { store, held, splits, logger, stats, next } = options;
+  const { ledger, held, splits, logger, stats, next } = options;
   const inline = createInlineRecorder();
   let recorder = options.recorder ?? inline;
 
@@ -75,7 +85,7 @@ export function createRecording(options: {
         logger.error(`${error.message}; building records on the event loop from now on`);
         recorder = inline;
       }
-      const stored = await store.loadEncodedSpansOfTraces(traces.map((trace) => trace.traceId));
+      const stored = await ledger.loadEncodedSpansOfTraces(traces.map((trace) => trace.traceId));
       return inline.build(
         traces.map(({ traceId, decisions }) => ({
           traceId,
@@ -128,7 +138,7 @@ export function createRecording(options: {
       if (!unassigned || found.recorded.length === 0) continue;
       let traceSpans = byId(held.spansOf(traceId));
       if (!traceSpans || !unassigned.every((id) => traceSpans!.has(id)))
-        traceSpans = byId(await store.loadTraceSpans(traceId)) ?? new Map();
+        traceSpans = byId(await ledger.loadTraceSpans(traceId)) ?? new Map();
       const late = splits.keepAsLate(traceId, unassigned, traceSpans, found);
       if (late.length > 0) kept.set(traceId, late);
     }
@@ -138,19 +148,27 @@ export function createRecording(options: {
   /** Each trace's stored rows; a trace with none gets an empty list (its interactions are reported). */
   async function readTraces(traceIds: string[]): Promise<Map<string, TraceToRecord['rows']>> {
     if (traceIds.length === 0) return new Map();
-    const read = await store.loadEncodedSpansOfTraces(traceIds);
+    const read = await ledger.loadEncodedSpansOfTraces(traceIds);
     return new Map(traceIds.map((traceId) => [traceId, read.get(traceId) ?? []]));
   }
 
-  async function commit(
+  async function store(prepared: PreparedTick): Promise<StoredTick> {
+    const { built } = prepared;
+    const putting =
+      built.length > 0 ? ledger.putEncodedInteractions(built.map((entry) => entry.row)) : Promise.resolve(new Set());
+    // The next stage takes records: parsed while the ledger writes their JSON.
+    const records = next ? built.map((entry) => JSON.parse(entry.row.json) as InteractionRecord) : [];
+    return { stored: (await putting) as Set<string>, records };
+  }
+
+  async function finish(
     { built, kept, elsewhere, releasedTraces }: PreparedTick,
+    { stored, records }: StoredTick,
     release: (traceIds: string[]) => Promise<void>,
   ): Promise<boolean> {
-    const stored =
-      built.length > 0 ? await store.putEncodedInteractions(built.map((entry) => entry.row)) : new Set<string>();
     const late = [...kept.values()].flat();
     if (late.length > 0) {
-      await store.putLateSpans(late);
+      await ledger.putLateSpans(late);
       stats.lateSpans += late.length;
     }
     if (elsewhere) {
@@ -159,16 +177,14 @@ export function createRecording(options: {
     }
     await release(releasedTraces);
     // New to the ledger: not those recorded before a restart replayed their spans.
-    const fresh = built.filter((entry) => stored.has(entry.row.interactionId));
+    const fresh = built.flatMap((entry, index) => (stored.has(entry.row.interactionId) ? [index] : []));
     stats.interactions += fresh.length;
-    stats.interactionsFailed += fresh.filter((entry) => entry.failed).length;
-    if (fresh.length > 0 && next) {
-      await next.consumeInteractions(fresh.map((entry) => JSON.parse(entry.row.json) as InteractionRecord));
-    }
-    return fresh.some((entry) => entry.endsConversation);
+    stats.interactionsFailed += fresh.filter((index) => built[index].failed).length;
+    if (fresh.length > 0 && next) await next.consumeInteractions(fresh.map((index) => records[index]));
+    return fresh.some((index) => built[index].endsConversation);
   }
 
-  return { prepare, commit };
+  return { prepare, store, finish };
 }
 
 /** The built interactions in the order decided: trace by trace, each trace's in order. */

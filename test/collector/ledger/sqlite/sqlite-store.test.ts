@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -13,7 +13,8 @@ import {
   type SqliteLedgerStore,
   type SqliteStoreOptions,
 } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
-import { plainSpan, TRACE_A } from '../../../helpers/ledger-fixtures.ts';
+import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
+import { CODEC_V8, encodeSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
 
 function tempDir(): string {
@@ -82,22 +83,21 @@ describe('SQLite store', () => {
     'copies the WAL back into the ledger file on its ' + 'checkpoint thread, well below the writer’s own threshold',
     async () => {
       const { store, path } = open();
-      // ~24 MiB of spans: far below the writer's fallback auto-checkpoint (256 MiB), so only the
-      // checkpoint thread can move these pages into the main file.
+      // ~24 MiB of interactions: far below the writer's fallback auto-checkpoint (256 MiB), so only
+      // the checkpoint thread can move these pages into the main file.
       const big = 'x'.repeat(8 * 1024);
       for (let batch = 0; batch < 30; batch++) {
-        const spans = Array.from({ length: 100 }, (_, i) => ({
-          ...plainSpan(TRACE_A, batch * 100 + i),
-          attributes: { big, n: i },
-        }));
-        await store.appendSpans(spans);
+        const records = Array.from({ length: 100 }, (_, i) =>
+          makeRecord({ endTime: new Date(Date.UTC(2025, 0, 1, 0, 0, batch, i)).toISOString(), finalResponseText: big }),
+        );
+        await store.putInteractions(records);
       }
       expect(FALLBACK_AUTOCHECKPOINT_PAGES * PAGE_SIZE_BYTES).toBeGreaterThan(200 * 1024 * 1024);
       await pollUntil(() => (statSync(path).size > 20 * 1024 * 1024 ? true : undefined), {
         timeoutMs: 15_000,
         what: 'the ledger file to receive the WAL',
       });
-      expect((await store.loadTraceSpans(TRACE_A)).length).toBe(3000);
+      expect(await store.countInteractions({})).toBe(3000);
     },
   );
 
@@ -203,22 +203,55 @@ describe('SQLite store', () => {
     expect(await other.loadTraceSpans(TRACE_A)).toHaveLength(1);
   });
 
+  it('keeps pending spans in a span log beside the ledger file, and moves an older ledger’s into it', async () => {
+    const { store, path } = open();
+    await store.appendSpans([plainSpan(TRACE_A, 1)]);
+    expect(readdirSync(`${path}-spans`).filter((name) => name.endsWith('.spans'))).toHaveLength(1);
+    await store.close();
+    // A ledger written before the span log: its pending spans are rows of pending_spans.
+    const db = new DatabaseSync(path);
+    db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, 1, ?, ?)').run(
+      TRACE_B,
+      CODEC_V8,
+      encodeSpans([plainSpan(TRACE_B, 2)]),
+    );
+    db.close();
+    const upgraded = createSqliteStore({ path });
+    stores.push(upgraded);
+    const replayed: number[] = [];
+    await upgraded.forEachPendingSpans((spans) => replayed.push(...spans.map((span) => Number(span.attributes.n))));
+    // Both are replayed (a real upgrade has only the rows: the log comes with this version).
+    expect(replayed.sort()).toEqual([1, 2]);
+    const reader = new DatabaseSync(path, { readOnly: true });
+    await pollUntil(
+      () =>
+        Number((reader.prepare('SELECT count(*) AS n FROM pending_spans').get() as { n: number }).n) === 0
+          ? true
+          : undefined,
+      { what: 'the moved rows to leave the table' },
+    );
+    reader.close();
+    expect((await upgraded.loadTraceSpans(TRACE_B)).map((span) => span.attributes.n)).toEqual([2]);
+    await upgraded.releaseTraces([TRACE_A, TRACE_B]);
+    expect(await upgraded.loadPendingSpans()).toEqual([]);
+  });
+
   it('rejects a failed write with the SQLite error, and keeps writing afterwards', async () => {
     for (const writer of ['thread', 'inline'] as const) {
       const { store, path } = open({ writer });
-      await store.putInteractions([]); // a no-op
-      await store.releaseTraces([TRACE_A]); // the writer is up and has prepared its statements
+      await store.putInteractions([makeRecord({ endTime: '2025-06-01T10:00:00.000Z' })]); // statements prepared
       const other = new DatabaseSync(path);
-      other.exec('ALTER TABLE pending_spans RENAME TO pending_spans_away');
-      const failed = store.appendSpans([plainSpan(TRACE_A, 1)]);
+      other.exec('ALTER TABLE interactions RENAME TO interactions_away');
+      const failed = store.putInteractions([makeRecord({ endTime: '2025-06-01T10:00:01.000Z' })]);
       await expect(failed).rejects.toThrow(LedgerStoreError);
       await expect(failed).rejects.toThrow(
-        new RegExp(`ledger ${path}: write failed: .*no such table: (main\\.)?pending_spans`),
+        new RegExp(`ledger ${path}: write failed: .*no such table: (main\\.)?interactions`),
       );
-      other.exec('ALTER TABLE pending_spans_away RENAME TO pending_spans');
+      other.exec('ALTER TABLE interactions_away RENAME TO interactions');
       other.close();
-      await store.appendSpans([plainSpan(TRACE_A, 2)]);
-      expect((await store.loadTraceSpans(TRACE_A)).map((s) => s.attributes.n)).toEqual([2]);
+      const record = makeRecord({ endTime: '2025-06-01T10:00:02.000Z' });
+      await store.putInteractions([record]);
+      expect(await store.getInteraction(record.interactionId)).toStrictEqual(record);
     }
   });
 });

@@ -1,0 +1,367 @@
+/**
+ * The write-ahead log of received spans of a SQLite ledger file: the spans acknowledged and not yet
+ * released, in segment files of a folder beside the ledger (`<ledger>-spans/`), instead of rows
+ * of the ledger's own tables. An acknowledged request's spans are one write to the end of a
+ * file: not a B-tree insert of tens of kilobytes, written once to the WAL, copied again into the
+ * ledger file and deleted seconds later (what SQLite did before, docs/benchmarks.md "Ingest").
+ *
+ * - Appends are group-committed: while one write is in flight the next ones wait and go in one
+ *   `writev`. A write resolves once it is in the file (it survives a crash or `kill -9` of the
+ *   process). `synchronous: 'full'` syncs the file before resolving; `normal` syncs it in the
+ *   background, as the ledger's checkpoints sync its WAL (span-log-sync.ts).
+ * - A release writes a release frame (span-log-frames.ts) naming each trace and the highest
+ *   sequence number released; its frames are released wherever they are, so a restart replays
+ *   exactly the unreleased spans.
+ * - A segment with no live frame is deleted, once every segment holding frames its release
+ *   frames cover is gone (so a restart never finds a released frame without its release). A sealed
+ *   segment mostly released (COMPACT_BELOW) has its live frames copied forward, then goes.
+ *
+ * The index (trace → frames) lives in memory and is built by reading the folder on first use
+ * (span-log-scan.ts); reads are positioned reads of the files. Only the collector that holds the
+ * ledger writes the log; other processes (`evalon ledger prune --dry-run`) only read it.
+ */
+import { closeSync, mkdirSync, openSync, readSync, unlink, writev } from 'node:fs';
+import { LedgerStoreError } from '../errors.ts';
+import type { EncodedSpans } from '../core/span-codec.ts';
+import type { SpanRow } from '../core/rows.ts';
+import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
+import { scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
+import type { Synchronous } from './open-database.ts';
+import { createSegmentSync } from './span-log-sync.ts';
+
+/** A segment is sealed and a new one started past this size. */
+export const SPAN_LOG_SEGMENT_BYTES = 64 * 1024 * 1024;
+/** A sealed segment whose live frames are at most this share of it is copied forward and deleted. */
+export const COMPACT_BELOW = 0.25;
+
+/** The folder of a ledger file's span log. */
+export function spanLogDir(ledgerPath: string): string {
+  return `${ledgerPath}-spans`;
+}
+
+export interface SpanLog {
+  /** Appends rows (one trace each); resolves once written (and synced with `full`). */
+  append(rows: readonly SpanRow[]): Promise<void>;
+  /** Releases every frame of these traces; resolves once the release is written. */
+  release(traceIds: readonly string[]): Promise<void>;
+  /** The unreleased rows of each trace with any, in the order appended. */
+  rowsOf(traceIds: Iterable<string>): Map<string, EncodedSpans[]>;
+  /** Every unreleased row in the order appended, one at a time. */
+  eachRow(each: (row: EncodedSpans & { traceId: string }) => void): void;
+  has(traceId: string): boolean;
+  /** Bytes of the log's files. */
+  readonly bytes: number;
+  /** Waits for writes in flight, syncs, and closes the files. Safe twice. */
+  close(): Promise<void>;
+}
+
+interface Write {
+  parts: Uint8Array[];
+  bytes: number;
+  /** Once written: where the write's first byte is. */
+  written(segment: Segment, offset: number): void;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+export function openSpanLog(options: {
+  dir: string;
+  synchronous: Synchronous;
+  /** The ledger, as errors name it. */
+  where: string;
+  segmentBytes?: number;
+}): SpanLog {
+  const { dir, synchronous, where } = options;
+  const segmentBytes = options.segmentBytes ?? SPAN_LOG_SEGMENT_BYTES;
+  let state: SpanLogState | undefined;
+  let head: Segment | undefined;
+  let queue: Write[] = [];
+  let flushing: Promise<void> | undefined;
+  let compacting = false;
+  let closing: Promise<void> | undefined;
+  const sync = createSegmentSync(synchronous, () => collect());
+
+  const fail = (what: string, error: unknown) =>
+    new LedgerStoreError(`ledger ${where}: span log ${dir}: ${what}: ${(error as Error).message}`, { cause: error });
+
+  function loaded(): SpanLogState {
+    state ??= scanSpanLog(dir, where);
+    return state;
+  }
+
+  function open(): SpanLogState {
+    if (closing) throw new LedgerStoreError(`ledger ${where}: the store is closed`);
+    return loaded();
+  }
+
+  function readFrame(frame: Frame): Buffer {
+    const bytes = Buffer.allocUnsafe(frame.length);
+    let read = 0;
+    try {
+      read = readSync(frame.segment.fd, bytes, 0, frame.length, frame.offset);
+    } catch (error) {
+      throw fail(`cannot read ${segmentPath(dir, frame.segment.id)}`, error);
+    }
+    // Its CRC was checked when the log was read at start, or it was written by this process.
+    if (read !== frame.length || bytes.readUInt32LE(0) !== FRAME_MAGIC) {
+      throw new LedgerStoreError(
+        `ledger ${where}: stored spans are damaged: span log ${segmentPath(dir, frame.segment.id)} at ${frame.offset}`,
+      );
+    }
+    return bytes;
+  }
+
+  const rowOf = (frame: Frame): EncodedSpans => ({
+    codec: frame.codec,
+    bytes: readFrame(frame).subarray(FRAME_HEADER_BYTES + frame.idLength),
+  });
+
+  /** The segment the next write of `bytes` goes to: a new one past the segment size. */
+  function headFor(bytes: number): Segment {
+    const { segments } = loaded();
+    if (head && (head.size === 0 || head.size + bytes <= segmentBytes)) return head;
+    const id = loaded().nextSegmentId++;
+    const path = segmentPath(dir, id);
+    let fd: number;
+    try {
+      mkdirSync(dir, { recursive: true });
+      fd = openSync(path, 'wx+');
+      sync.created(dir);
+    } catch (error) {
+      throw fail(`cannot create ${path}`, error);
+    }
+    head = { id, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false };
+    segments.set(id, head);
+    return head;
+  }
+
+  function write(parts: Uint8Array[], written: Write['written']): Promise<void> {
+    let bytes = 0;
+    for (const part of parts) bytes += part.byteLength;
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ parts, bytes, written, resolve, reject });
+      flushing ??= flush();
+    });
+  }
+
+  /** Writes what is queued, all of it in one write, until nothing is (then `flushing` is cleared). */
+  async function flush(): Promise<void> {
+    // Never done before `flushing` is set (writes queued meanwhile join this flush).
+    await null;
+    for (;;) {
+      if (queue.length === 0) {
+        flushing = undefined;
+        return;
+      }
+      const batch = queue;
+      queue = [];
+      let total = 0;
+      for (const entry of batch) total += entry.bytes;
+      let segment: Segment;
+      try {
+        segment = headFor(total);
+      } catch (error) {
+        for (const entry of batch) entry.reject(error as Error);
+        continue;
+      }
+      const offset = segment.size;
+      segment.size += total;
+      try {
+        await writeAll(
+          segment,
+          batch.flatMap((entry) => entry.parts),
+          offset,
+        );
+        await sync.written(segment);
+      } catch (error) {
+        // What was written of this batch is a torn tail: later writes go to a new segment.
+        segment.size = offset;
+        if (head === segment) head = undefined;
+        const failure = fail(`cannot write ${segmentPath(dir, segment.id)}`, error);
+        for (const entry of batch) entry.reject(failure);
+        continue;
+      }
+      let at = offset;
+      for (const entry of batch) {
+        entry.written(segment, at);
+        at += entry.bytes;
+        entry.resolve();
+      }
+    }
+  }
+
+  function writeAll(segment: Segment, parts: Uint8Array[], offset: number): Promise<void> {
+    return new Promise((resolve, reject) =>
+      writev(segment.fd, parts, offset, (error) => (error ? reject(error) : resolve())),
+    );
+  }
+
+  function add(frame: Frame): void {
+    const { traces } = loaded();
+    const frames = traces.get(frame.traceId);
+    if (frames) frames.push(frame);
+    else traces.set(frame.traceId, [frame]);
+    frame.segment.frames.add(frame);
+    frame.segment.liveBytes += frame.length;
+  }
+
+  function drop(frame: Frame): void {
+    frame.segment.frames.delete(frame);
+    frame.segment.liveBytes -= frame.length;
+  }
+
+  /** Deletes the segments nothing needs any more (see the header). */
+  function collect(): void {
+    const { segments } = loaded();
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (const segment of segments.values()) {
+        if (segment === head || segment.frames.size > 0 || sync.busy(segment)) continue;
+        if ([...segment.covers].some((covered) => !covered.deleted)) continue;
+        try {
+          closeSync(segment.fd);
+        } catch {
+          // Already closed: nothing to give back.
+        }
+        // Freeing a file of tens of megabytes takes the kernel a while: not on the event loop. A
+        // file left on disk is read again at the next start, where its frames are all released.
+        unlink(segmentPath(dir, segment.id), () => {});
+        segment.deleted = true;
+        sync.forget(segment);
+        segments.delete(segment.id);
+        changed = true;
+      }
+    }
+  }
+
+  /** Copies forward the live frames of one sealed segment that is mostly released. */
+  function compact(): void {
+    if (compacting || closing) return;
+    const victim = [...loaded().segments.values()].find(
+      (segment) => segment !== head && segment.frames.size > 0 && segment.liveBytes <= segment.size * COMPACT_BELOW,
+    );
+    if (!victim) return;
+    compacting = true;
+    const frames = [...victim.frames].sort((a, b) => a.offset - b.offset);
+    let parts: Buffer[];
+    try {
+      parts = frames.map(readFrame);
+    } catch {
+      compacting = false; // a damaged frame stays where it is, reported when its trace is read
+      return;
+    }
+    const copied = write(parts, (segment, offset) => {
+      const { traces } = loaded();
+      const gone: { traceId: string; seq: number }[] = [];
+      let at = offset;
+      for (const frame of frames) {
+        const list = traces.get(frame.traceId);
+        const index = list ? list.indexOf(frame) : -1;
+        const moved: Frame = { ...frame, segment, offset: at };
+        at += frame.length;
+        if (index < 0) {
+          gone.push({ traceId: frame.traceId, seq: frame.seq }); // released meanwhile: its copy is too
+          continue;
+        }
+        list![index] = moved;
+        drop(frame);
+        segment.frames.add(moved);
+        segment.liveBytes += moved.length;
+      }
+      if (gone.length > 0) void releaseWritten(gone, new Set([segment]));
+    });
+    copied.then(collect, () => undefined).finally(() => (compacting = false));
+  }
+
+  /** Writes a release frame; once written, its segment covers `from`. */
+  function releaseWritten(released: { traceId: string; seq: number }[], from: Set<Segment>): Promise<void> {
+    return write([releaseFrame(released)], (segment) => {
+      for (const covered of from) if (covered !== segment) segment.covers.add(covered);
+      collect();
+      compact();
+    });
+  }
+
+  return {
+    append(rows) {
+      const log = open();
+      if (rows.length === 0) return Promise.resolve();
+      const parts: Uint8Array[] = [];
+      const planned: Omit<Frame, 'segment' | 'offset'>[] = [];
+      for (const row of rows) {
+        const seq = log.nextSeq++;
+        const header = spansFrameHeader(row.traceId, row.codec, row.count, seq, row.bytes);
+        parts.push(header, row.bytes);
+        const idLength = header.length - FRAME_HEADER_BYTES;
+        planned.push({
+          traceId: row.traceId,
+          codec: row.codec,
+          seq,
+          idLength,
+          length: header.length + row.bytes.length,
+        });
+      }
+      return write(parts, (segment, offset) => {
+        let at = offset;
+        for (const frame of planned) {
+          add({ ...frame, segment, offset: at });
+          at += frame.length;
+        }
+      });
+    },
+
+    release(traceIds) {
+      const { traces } = open();
+      const released: { traceId: string; seq: number }[] = [];
+      const from = new Set<Segment>();
+      for (const traceId of new Set(traceIds)) {
+        const frames = traces.get(traceId);
+        if (!frames) continue;
+        traces.delete(traceId);
+        let seq = 0;
+        for (const frame of frames) {
+          drop(frame);
+          from.add(frame.segment);
+          seq = Math.max(seq, frame.seq);
+        }
+        released.push({ traceId, seq });
+      }
+      if (released.length === 0) return Promise.resolve();
+      return releaseWritten(released, from);
+    },
+
+    rowsOf(traceIds) {
+      const { traces } = open();
+      const found = new Map<string, EncodedSpans[]>();
+      for (const traceId of traceIds) {
+        const frames = traces.get(traceId);
+        if (frames && !found.has(traceId)) found.set(traceId, frames.map(rowOf));
+      }
+      return found;
+    },
+
+    eachRow(each) {
+      const frames = [...open().traces.values()].flat().sort((a, b) => a.seq - b.seq);
+      for (const frame of frames) each({ traceId: frame.traceId, ...rowOf(frame) });
+    },
+
+    has(traceId) {
+      return open().traces.has(traceId);
+    },
+
+    get bytes() {
+      let total = 0;
+      for (const segment of state?.segments.values() ?? []) total += segment.size;
+      return total;
+    },
+
+    close() {
+      closing ??= (async () => {
+        while (flushing) await flushing;
+        await sync.close();
+        for (const segment of state?.segments.values() ?? []) closeSync(segment.fd);
+      })();
+      return closing;
+    },
+  };
+}

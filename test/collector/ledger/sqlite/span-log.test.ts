@@ -1,0 +1,203 @@
+/**
+ * The SQLite ledger's span log: what it gives back, across restarts, after a write cut short or a
+ * damaged byte, and how its segment files come and go (rotation, deletion once nothing needs them,
+ * compaction of mostly released segments).
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SpanRow } from '../../../../collector/ledger/core/rows.ts';
+import { openSpanLog, type SpanLog } from '../../../../collector/ledger/sqlite/span-log.ts';
+import { pollUntil } from '../../../helpers/poll.ts';
+
+const dirs: string[] = [];
+const logs: SpanLog[] = [];
+afterEach(async () => {
+  for (const log of logs.splice(0)) await log.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function folder(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'evalon-span-log-'));
+  dirs.push(dir);
+  return join(dir, 'ledger.db-spans');
+}
+
+function open(dir: string, options: { segmentBytes?: number; synchronous?: 'normal' | 'full' } = {}): SpanLog {
+  const log = openSpanLog({ dir, synchronous: options.synchronous ?? 'normal', where: 'test', ...options });
+  logs.push(log);
+  return log;
+}
+
+async function reopen(log: SpanLog, dir: string, options: { segmentBytes?: number } = {}): Promise<SpanLog> {
+  await log.close();
+  return open(dir, options);
+}
+
+const trace = (n: number) => n.toString(16).padStart(32, '0');
+/** A row of `size` bytes, all `fill`. */
+const row = (t: number, fill: number, size = 100): SpanRow => ({
+  traceId: trace(t),
+  count: 1,
+  codec: 2,
+  bytes: Buffer.alloc(size, fill),
+});
+const fills = (log: SpanLog, t: number) => (log.rowsOf([trace(t)]).get(trace(t)) ?? []).map((r) => r.bytes[0]);
+const everyRow = (log: SpanLog) => {
+  const seen: Array<[string, number]> = [];
+  log.eachRow((r) => seen.push([r.traceId, r.bytes[0]]));
+  return seen;
+};
+const segments = (dir: string) =>
+  readdirSync(dir)
+    .filter((name) => name.endsWith('.spans'))
+    .sort();
+
+describe('the span log', () => {
+  it('gives back what was appended, by trace and in order, until released, also after a restart', async () => {
+    const dir = folder();
+    let log = open(dir);
+    await log.append([row(1, 1), row(2, 2)]);
+    await log.append([row(1, 3)]);
+    expect(fills(log, 1)).toEqual([1, 3]);
+    expect(log.has(trace(2))).toBe(true);
+    expect(everyRow(log)).toEqual([
+      [trace(1), 1],
+      [trace(2), 2],
+      [trace(1), 3],
+    ]);
+    await log.release([trace(2), trace(9)]);
+    expect(log.has(trace(2))).toBe(false);
+    log = await reopen(log, dir);
+    expect(everyRow(log)).toEqual([
+      [trace(1), 1],
+      [trace(1), 3],
+    ]);
+    expect(log.rowsOf([trace(2)]).size).toBe(0);
+    // A released trace receiving spans again is pending again.
+    await log.append([row(2, 4)]);
+    log = await reopen(log, dir);
+    expect(fills(log, 2)).toEqual([4]);
+  });
+
+  it('syncs every write with synchronous=full and gives back the same', async () => {
+    const dir = folder();
+    let log = open(dir, { synchronous: 'full' });
+    await log.append([row(1, 7, 5000)]);
+    await log.release([]);
+    log = await reopen(log, dir);
+    expect(fills(log, 1)).toEqual([7]);
+    expect(log.rowsOf([trace(1)]).get(trace(1))![0].bytes).toHaveLength(5000);
+  });
+
+  it('ends a segment at a write cut short (a crash mid-write), keeping what came before it', async () => {
+    const dir = folder();
+    let log = open(dir);
+    await log.append([row(1, 1)]);
+    await log.append([row(2, 2, 1000)]);
+    await log.close();
+    const [file] = segments(dir);
+    const size = readFileSync(join(dir, file)).length;
+    truncateSync(join(dir, file), size - 500);
+    log = open(dir);
+    expect(everyRow(log)).toEqual([[trace(1), 1]]);
+    // New appends go to a segment of their own, after the cut one.
+    await log.append([row(3, 3)]);
+    log = await reopen(log, dir);
+    expect(everyRow(log)).toEqual([
+      [trace(1), 1],
+      [trace(3), 3],
+    ]);
+  });
+
+  it('ends a segment at a frame that does not match its checksum', async () => {
+    const dir = folder();
+    let log = open(dir);
+    await log.append([row(1, 1)]);
+    await log.append([row(2, 2)]);
+    await log.append([row(3, 3)]);
+    await log.close();
+    const path = join(dir, segments(dir)[0]);
+    const bytes = readFileSync(path);
+    // The second frame's payload: after the first frame and the second's header and id.
+    const first = bytes.readUInt32LE(4);
+    bytes[first + 28 + 32 + 10] ^= 0xff;
+    writeFileSync(path, bytes);
+    log = open(dir);
+    expect(everyRow(log)).toEqual([[trace(1), 1]]);
+  });
+
+  it('starts a new segment past its size and deletes segments nothing needs any more', async () => {
+    const dir = folder();
+    const log = open(dir, { segmentBytes: 4096 });
+    for (let t = 1; t <= 6; t++) await log.append([row(t, t, 1500)]);
+    expect(segments(dir).length).toBeGreaterThanOrEqual(3);
+    await log.release([1, 2, 3, 4, 5].map(trace));
+    // Every segment but the one being written to (which holds trace 6 and the release) goes.
+    await pollUntil(() => (segments(dir).length === 1 ? true : undefined), { what: 'released segments deleted' });
+    expect(fills(log, 6)).toEqual([6]);
+    expect(log.bytes).toBeLessThan(4096 + 200);
+  });
+
+  it('keeps a segment whose release frames cover one still there: a restart replays no released trace', async () => {
+    const dir = folder();
+    let log = open(dir, { segmentBytes: 2048 });
+    await log.append([row(1, 1, 900), row(2, 2, 900)]); // segment 1: traces 1 and 2
+    await log.append([row(3, 3, 1500)]); // segment 2
+    await log.release([trace(1)]); // the release of 1 goes in segment 2, covering segment 1
+    await log.release([trace(3)]); // segment 2 is now all released, but covers segment 1 (trace 2 lives)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    log = await reopen(log, dir, { segmentBytes: 2048 });
+    expect(everyRow(log)).toEqual([[trace(2), 2]]);
+    await log.release([trace(2)]);
+    await pollUntil(() => (segments(dir).length === 1 ? true : undefined), { what: 'every released segment gone' });
+    log = await reopen(log, dir, { segmentBytes: 2048 });
+    expect(everyRow(log)).toEqual([]);
+  });
+
+  it('copies the live frames of a mostly released segment forward and deletes it, keeping their order', async () => {
+    const dir = folder();
+    let log = open(dir, { segmentBytes: 8192 });
+    // Segment 1: traces 1..7 (1000 bytes each); trace 4 has a second row later, in segment 2.
+    await log.append([1, 2, 3, 4, 5, 6, 7].map((t) => row(t, t, 1000)));
+    await log.append([row(4, 44, 1000), row(8, 8, 1000)]);
+    const first = segments(dir)[0];
+    // All but trace 4 released: segment 1 keeps one frame of seven, and is copied forward.
+    await log.release([1, 2, 3, 5, 6, 7].map(trace));
+    await pollUntil(() => (!segments(dir).includes(first) ? true : undefined), { what: 'segment 1 compacted away' });
+    expect(fills(log, 4)).toEqual([4, 44]);
+    log = await reopen(log, dir, { segmentBytes: 8192 });
+    expect(fills(log, 4)).toEqual([4, 44]);
+    expect(everyRow(log).map(([t]) => t)).toEqual([trace(4), trace(4), trace(8)]);
+  });
+
+  it('does not bring back a trace released while its frames were being copied forward', async () => {
+    const dir = folder();
+    let log = open(dir, { segmentBytes: 8192 });
+    await log.append([1, 2, 3, 4, 5, 6, 7].map((t) => row(t, t, 1000)));
+    await log.append([row(8, 8, 1000)]);
+    const releasing = log.release([1, 2, 3, 5, 6, 7].map(trace)); // queues the copy of trace 4
+    const again = log.release([trace(4)]); // before the copy is written
+    await Promise.all([releasing, again]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    log = await reopen(log, dir, { segmentBytes: 8192 });
+    expect(everyRow(log)).toEqual([[trace(8), 8]]);
+  });
+
+  it('reads nothing from a folder that is not there, and creates it on the first append', async () => {
+    const dir = folder();
+    const log = open(dir);
+    expect(everyRow(log)).toEqual([]);
+    expect(log.bytes).toBe(0);
+    await log.append([row(1, 1)]);
+    expect(segments(dir)).toHaveLength(1);
+  });
+
+  it('refuses use once closed', async () => {
+    const log = open(folder());
+    await log.close();
+    await log.close();
+    expect(() => log.has(trace(1))).toThrow(/the store is closed/);
+  });
+});
