@@ -55,6 +55,12 @@ export interface SpanStore {
    */
   loadEncodedSpansOfTraces(traceIds: string[]): Promise<Map<string, EncodedSpans[]>>;
 
+  /**
+   * Lets go of what `loadEncodedSpansOfTraces` answered, once decoded or copied: a store may read
+   * into the same memory again (the views must not be read after). Optional to call.
+   */
+  releaseEncodedSpans(read: Map<string, EncodedSpans[]>): void;
+
   /** Drops the stored spans of traces whose interactions are all decided. */
   releaseTraces(traceIds: string[]): Promise<void>;
 

@@ -90,7 +90,11 @@ export interface InteractionRow {
   agentId: string;
   conversationId: string | null;
   endTimeMs: number;
-  json: string;
+  /**
+   * The record as JSON: text, or its UTF-8 bytes (a record encoded on another thread comes as
+   * bytes, which move between threads without being copied into a string).
+   */
+  json: string | Uint8Array;
   /** The conversation turn it is, when it is one. */
   turn?: TurnRow;
 }

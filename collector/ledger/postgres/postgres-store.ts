@@ -163,7 +163,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       rows.map((r) => r.agentId),
       rows.map((r) => r.conversationId),
       rows.map((r) => r.endTimeMs),
-      rows.map((r) => r.json),
+      rows.map((r) => (typeof r.json === 'string' ? r.json : Buffer.from(r.json).toString('utf8'))),
       replicaId,
     ];
     // Without conversation turns, one statement (its own transaction) as before.
@@ -246,6 +246,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     loadEncodedSpansOfTraces(traceIds) {
       return run('loadEncodedSpansOfTraces', () => readTraces(traceIds));
     },
+
+    // Rows are read into buffers of their own, left to the garbage collector.
+    releaseEncodedSpans() {},
 
     putInteractions(records) {
       return run('putInteractions', () => putEncoded(records.map((record) => interactionRow(record, where))));

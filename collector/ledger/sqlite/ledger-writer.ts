@@ -46,9 +46,10 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
   // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
   const deleteSpans = db.prepare('DELETE FROM pending_spans WHERE trace_id IN (SELECT value FROM json_each(?))');
+  // A record's JSON may come as UTF-8 bytes: CAST stores them as the text they are.
   const insertInteraction = db.prepare(`
     INSERT OR IGNORE INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
-    VALUES (?, ?, ?, ?, ?, ?)`);
+    VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))`);
   const insertLate = db.prepare(
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );

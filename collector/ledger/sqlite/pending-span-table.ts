@@ -39,6 +39,7 @@ export function createPendingSpanTable(db: DatabaseSync, writer: WriterClient): 
         each({ traceId: row.trace_id, codec: row.codec, bytes: row.spans });
       }
     },
+    giveBack() {},
     has: (traceId) => Number((selectAny.get(traceId) as { pending: number }).pending) === 1,
     bytes: 0,
     async close() {},

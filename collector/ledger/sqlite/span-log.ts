@@ -20,14 +20,15 @@
  * (span-log-scan.ts); reads are positioned reads of the files. Only the collector that holds the
  * ledger writes the log; other processes (`evalon ledger prune --dry-run`) only read it.
  */
-import { closeSync, mkdirSync, openSync, readSync, unlink, writev } from 'node:fs';
+import { closeSync, mkdirSync, openSync, unlink, writev } from 'node:fs';
 import { LedgerStoreError } from '../errors.ts';
 import type { EncodedSpans } from '../core/span-codec.ts';
 import type { SpanRow } from '../core/rows.ts';
-import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
+import { FRAME_HEADER_BYTES, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
 import { scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
+import { createFrameReader } from './span-log-reads.ts';
 
 /** A segment is sealed and a new one started past this size. */
 export const SPAN_LOG_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -44,8 +45,13 @@ export interface SpanLog {
   append(rows: readonly SpanRow[]): Promise<void>;
   /** Releases every frame of these traces; resolves once the release is written. */
   release(traceIds: readonly string[]): Promise<void>;
-  /** The unreleased rows of each trace with any, in the order appended. */
+  /**
+   * The unreleased rows of each trace with any, in the order appended: views of buffers read for
+   * them, valid until given back with `giveBack` (or, if never given back, until collected).
+   */
   rowsOf(traceIds: Iterable<string>): Map<string, EncodedSpans[]>;
+  /** Lets go of what `rowsOf` answered: its buffers are read into again. */
+  giveBack(rows: Map<string, EncodedSpans[]>): void;
   /** Every unreleased row in the order appended, one at a time. */
   eachRow(each: (row: EncodedSpans & { traceId: string }) => void): void;
   has(traceId: string): boolean;
@@ -94,26 +100,12 @@ export function openSpanLog(options: {
     return loaded();
   }
 
-  function readFrame(frame: Frame): Buffer {
-    const bytes = Buffer.allocUnsafe(frame.length);
-    let read = 0;
-    try {
-      read = readSync(frame.segment.fd, bytes, 0, frame.length, frame.offset);
-    } catch (error) {
-      throw fail(`cannot read ${segmentPath(dir, frame.segment.id)}`, error);
-    }
-    // Its CRC was checked when the log was read at start, or it was written by this process.
-    if (read !== frame.length || bytes.readUInt32LE(0) !== FRAME_MAGIC) {
-      throw new LedgerStoreError(
-        `ledger ${where}: stored spans are damaged: span log ${segmentPath(dir, frame.segment.id)} at ${frame.offset}`,
-      );
-    }
-    return bytes;
-  }
+  const { readFrames, giveBack } = createFrameReader(dir, where, fail);
+  const readFrame = (frame: Frame): Buffer => readFrames([frame]).get(frame)!;
 
-  const rowOf = (frame: Frame): EncodedSpans => ({
+  const rowOf = (frame: Frame, bytes: Buffer): EncodedSpans => ({
     codec: frame.codec,
-    bytes: readFrame(frame).subarray(FRAME_HEADER_BYTES + frame.idLength),
+    bytes: bytes.subarray(FRAME_HEADER_BYTES + frame.idLength),
   });
 
   /** The segment the next write of `bytes` goes to: a new one past the segment size. */
@@ -332,17 +324,26 @@ export function openSpanLog(options: {
 
     rowsOf(traceIds) {
       const { traces } = open();
-      const found = new Map<string, EncodedSpans[]>();
+      const wanted = new Map<string, Frame[]>();
       for (const traceId of traceIds) {
         const frames = traces.get(traceId);
-        if (frames && !found.has(traceId)) found.set(traceId, frames.map(rowOf));
+        if (frames) wanted.set(traceId, frames);
       }
+      const bytes = readFrames([...wanted.values()].flat());
+      const found = new Map<string, EncodedSpans[]>();
+      for (const [traceId, frames] of wanted)
+        found.set(
+          traceId,
+          frames.map((frame) => rowOf(frame, bytes.get(frame)!)),
+        );
       return found;
     },
 
+    giveBack,
+
     eachRow(each) {
       const frames = [...open().traces.values()].flat().sort((a, b) => a.seq - b.seq);
-      for (const frame of frames) each({ traceId: frame.traceId, ...rowOf(frame) });
+      for (const frame of frames) each({ traceId: frame.traceId, ...rowOf(frame, readFrame(frame)) });
     },
 
     has(traceId) {

@@ -89,6 +89,10 @@ export function createSpanMethods(
       return pending.rowsOf(traceIds);
     },
 
+    releaseEncodedSpans(read) {
+      pending.giveBack(read);
+    },
+
     async releaseTraces(traceIds) {
       ensureOpen();
       if (traceIds.length === 0) return;

@@ -20,6 +20,7 @@ export function forTransfer(
   request: WriteRequest,
   pool: BufferPool,
 ): { request: WriteRequest; transfer: ArrayBuffer[] } {
+  if (request.op === 'putInteractions') return recordsForTransfer(request, pool);
   if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return { request, transfer: [] };
   let total = 0;
   for (const { bytes } of request.rows) total += bytes.byteLength;
@@ -35,9 +36,36 @@ export function forTransfer(
   return { request: { ...request, rows } as WriteRequest, transfer: [copy.buffer as ArrayBuffer] };
 }
 
+/**
+ * Records whose JSON is UTF-8 bytes (built on the recorder thread) have the bytes copied into one
+ * buffer from `pool` the same way; JSON as text is posted as it is.
+ */
+function recordsForTransfer(
+  request: Extract<WriteRequest, { op: 'putInteractions' }>,
+  pool: BufferPool,
+): { request: WriteRequest; transfer: ArrayBuffer[] } {
+  let total = 0;
+  for (const { json } of request.rows) if (typeof json !== 'string') total += json.byteLength;
+  if (total === 0) return { request, transfer: [] };
+  const copy = pool.take(total);
+  let at = 0;
+  const rows = request.rows.map((row) => {
+    if (typeof row.json === 'string') return row;
+    const start = at;
+    copy.set(row.json, start);
+    at += row.json.byteLength;
+    return { ...row, json: copy.subarray(start, at) };
+  });
+  return { request: { ...request, rows }, transfer: [copy.buffer as ArrayBuffer] };
+}
+
 /** The buffer a request's rows were moved in (on the writer thread), to move back once written. */
 export function transferredBuffer(request: WriteRequest): ArrayBuffer | undefined {
-  if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return undefined;
-  const buffer = request.rows[0]?.bytes.buffer;
+  let buffer: ArrayBufferLike | undefined;
+  if (request.op === 'appendSpans' || request.op === 'putLateSpans') buffer = request.rows[0]?.bytes.buffer;
+  else if (request.op === 'putInteractions') {
+    const bytes = request.rows.find((row) => typeof row.json !== 'string')?.json;
+    buffer = typeof bytes === 'object' ? bytes.buffer : undefined;
+  }
   return buffer instanceof ArrayBuffer && !buffer.detached ? buffer : undefined;
 }

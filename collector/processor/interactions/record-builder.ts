@@ -11,6 +11,7 @@ import { encodeInteraction, type EncodedInteraction } from '../../ledger/interac
 import { decodeEncodedSpans, type EncodedSpans } from '../../ledger/span-store.ts';
 import type { InteractionDecision } from './decisions.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
+import { headOf, type RecordHead } from './lazy-record.ts';
 
 /** What names the builder's errors (an encoding problem is a fault of the builder itself). */
 const WHERE = 'interactions processor';
@@ -27,9 +28,11 @@ export interface TraceToRecord {
   maybePartial: boolean;
 }
 
-/** One interaction built: its row for the ledger, and what the processor counts of it. */
+/** One interaction built: its row for the ledger, what the processor counts of it, its head. */
 export interface BuiltInteraction {
   row: EncodedInteraction;
+  /** The record without its content (lazy-record.ts): what the next stage reads first. */
+  head: RecordHead;
   failed: boolean;
   /** It is a turn that ends its conversation. */
   endsConversation: boolean;
@@ -44,7 +47,11 @@ export interface BuiltTraces {
   missingRoot: string[];
 }
 
-export function buildTraces(traces: readonly TraceToRecord[]): BuiltTraces {
+/**
+ * `encodeJson`: what becomes of each record's JSON text (the recorder thread writes it into
+ * buffers that move to the event loop without a copy); kept as text without it.
+ */
+export function buildTraces(traces: readonly TraceToRecord[], encodeJson?: (json: string) => Uint8Array): BuiltTraces {
   const result: BuiltTraces = { built: [], incomplete: [], missingRoot: [] };
   for (const trace of traces) {
     const spans = byId(decodeEncodedSpans(trace.rows, WHERE));
@@ -55,15 +62,18 @@ export function buildTraces(traces: readonly TraceToRecord[]): BuiltTraces {
     for (const decision of trace.decisions) {
       const record = buildFromDecision(decision, spans);
       if (!record) result.missingRoot.push(decision.interactionId);
-      else result.built.push(builtOf(record));
+      else result.built.push(builtOf(record, encodeJson));
     }
   }
   return result;
 }
 
-function builtOf(record: InteractionRecord): BuiltInteraction {
+function builtOf(record: InteractionRecord, encodeJson: ((json: string) => Uint8Array) | undefined): BuiltInteraction {
+  const row = encodeInteraction(record, WHERE);
+  if (encodeJson) row.json = encodeJson(row.json as string);
   return {
-    row: encodeInteraction(record, WHERE),
+    row,
+    head: headOf(record),
     failed: record.failed,
     endsConversation: record.conversationId !== undefined && endsConversation(record.attributes),
   };

@@ -43,6 +43,9 @@ export function createInlineRecorder(): Recorder {
   };
 }
 
+/** Traces a job sent to the thread holds at most (a few hundred spans: a few MB to allocate). */
+export const TRACES_PER_JOB = 32;
+
 /** The thread's module, named with this module's own extension (.ts in source, .js built). */
 const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
 
@@ -98,13 +101,25 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
       if (failure) return Promise.reject(failure);
       if (closing) return Promise.reject(new RecorderThreadError('interactions: the recorder is closed'));
       const target = thread();
-      const { job, buffer } = pack(traces, buffers);
-      return new Promise<BuiltTraces>((resolve, reject) => {
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        if (pending.size === 1) target.ref();
-        target.postMessage({ id, traces: job, buffer } satisfies RecorderMessage, [buffer]);
-      });
+      // Jobs of a few traces: what one job builds is answered (and let go) before the thread's
+      // next scavenge, instead of a tick's worth of records surviving into its old generation.
+      const jobs: Promise<BuiltTraces>[] = [];
+      for (let at = 0; at < traces.length; at += TRACES_PER_JOB) {
+        const { job, buffer } = pack(traces.slice(at, at + TRACES_PER_JOB), buffers);
+        jobs.push(
+          new Promise<BuiltTraces>((resolve, reject) => {
+            const id = nextId++;
+            pending.set(id, { resolve, reject });
+            if (pending.size === 1) target.ref();
+            target.postMessage({ id, traces: job, buffer } satisfies RecorderMessage, [buffer]);
+          }),
+        );
+      }
+      return Promise.all(jobs).then((results) => ({
+        built: results.flatMap((result) => result.built),
+        incomplete: results.flatMap((result) => result.incomplete),
+        missingRoot: results.flatMap((result) => result.missingRoot),
+      }));
     },
     close() {
       closing ??= (async () => {

@@ -18,6 +18,7 @@ import type { Decisions, InteractionDecision } from './assembler.ts';
 import type { HeldSpans } from './held-spans.ts';
 import type { BuiltInteraction, BuiltTraces, TraceToRecord } from './record-builder.ts';
 import { createInlineRecorder, RecorderThreadError, type Recorder } from './recorder.ts';
+import { lazyRecord } from './lazy-record.ts';
 import type { SplitTraces } from './split-traces.ts';
 
 export interface PreparedTick {
@@ -86,14 +87,18 @@ export function createRecording(options: {
         recorder = inline;
       }
       const stored = await ledger.loadEncodedSpansOfTraces(traces.map((trace) => trace.traceId));
-      return inline.build(
-        traces.map(({ traceId, decisions }) => ({
-          traceId,
-          decisions,
-          rows: stored.get(traceId) ?? [],
-          maybePartial: false,
-        })),
-      );
+      try {
+        return await inline.build(
+          traces.map(({ traceId, decisions }) => ({
+            traceId,
+            decisions,
+            rows: stored.get(traceId) ?? [],
+            maybePartial: false,
+          })),
+        );
+      } finally {
+        ledger.releaseEncodedSpans(stored);
+      }
     }
   }
 
@@ -124,7 +129,11 @@ export function createRecording(options: {
       decisions: byTrace.get(traceId)!,
       maybePartial: false,
     }));
-    const second = await build(fromLedger);
+    // The recorder has the read bytes once build returns (it copies or decodes them at once).
+    const building = build(fromLedger);
+    ledger.releaseEncodedSpans(read);
+    ledger.releaseEncodedSpans(again);
+    const second = await building;
 
     for (const interactionId of [...first.missingRoot, ...second.missingRoot]) {
       logger.error(`interactions: the stored spans of interaction ${interactionId} are missing; it was not recorded`);
@@ -156,8 +165,8 @@ export function createRecording(options: {
     const { built } = prepared;
     const putting =
       built.length > 0 ? ledger.putEncodedInteractions(built.map((entry) => entry.row)) : Promise.resolve(new Set());
-    // The next stage takes records: parsed while the ledger writes their JSON.
-    const records = next ? built.map((entry) => JSON.parse(entry.row.json) as InteractionRecord) : [];
+    // The next stage takes records, their content parsed when first read (lazy-record.ts).
+    const records = next ? built.map((entry) => lazyRecord(entry.head, entry.row.json)) : [];
     return { stored: (await putting) as Set<string>, records };
   }
 
