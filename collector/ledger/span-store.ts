@@ -25,6 +25,12 @@ export interface LateSpan {
 
 export interface SpanStore {
   /**
+   * Whether reading pending spans back is a query to a server (PostgreSQL) rather than a read of
+   * local files (SQLite): the interactions processor keeps more of them in memory then.
+   */
+  readonly readsSpansFromServer: boolean;
+
+  /**
    * Durably stores received spans (the write-ahead path), decoded or as a received batch (whose
    * bytes are stored as received). Resolves once durable.
    */

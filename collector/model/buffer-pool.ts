@@ -18,7 +18,7 @@ import { freeBuffer } from './free-buffer.ts';
 /** Below this a buffer comes from Node's allocator as usual: small ones are cheap to allocate. */
 export const MIN_POOLED_BYTES = 64 * 1024;
 /** Idle bytes a pool keeps at most unless told otherwise. */
-export const DEFAULT_POOL_IDLE_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_POOL_IDLE_BYTES = 16 * 1024 * 1024;
 
 export interface BufferPool {
   /** A buffer of exactly `size` bytes (contents undefined), at offset 0 of its own ArrayBuffer. */

@@ -41,9 +41,13 @@ describe('the component registry', () => {
       settleMs: DEFAULT_SETTLE_MS,
       decisionWaitMs: DEFAULT_DECISION_WAIT_MS,
       maxPendingTraces: DEFAULT_MAX_PENDING_TRACES,
-      pendingSpansMemoryBytes: DEFAULT_PENDING_SPANS_MEMORY_BYTES,
+      // pending_spans_memory unset: the processor takes the default for its ledger.
       conversationIdleMs: DEFAULT_CONVERSATION_IDLE_MS,
     });
+    expect(COMPONENTS.processors.interactions.schema.parse({ pending_spans_memory: '8MiB' })).toMatchObject({
+      pendingSpansMemoryBytes: 8 * 1024 * 1024,
+    });
+    expect(DEFAULT_PENDING_SPANS_MEMORY_BYTES).toBe(16 * 1024 * 1024);
     expect(COMPONENTS.receivers.otlp.schema.parse({ protocols: { grpc: null } })).toMatchObject({
       http: { maxRequestBodyBytes: DEFAULT_MAX_REQUEST_BODY_BYTES },
       grpc: { maxRecvMsgBytes: DEFAULT_MAX_RECV_MSG_BYTES },

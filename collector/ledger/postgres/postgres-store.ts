@@ -247,6 +247,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return run('loadEncodedSpansOfTraces', () => readTraces(traceIds));
     },
 
+    readsSpansFromServer: true,
     // Rows are read into buffers of their own, left to the garbage collector.
     releaseEncodedSpans() {},
 

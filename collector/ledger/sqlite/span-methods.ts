@@ -46,6 +46,8 @@ export function createSpanMethods(
   }
 
   return {
+    readsSpansFromServer: false,
+
     async appendSpans(spans) {
       ensureOpen();
       const rows = spanRows(spans, path);

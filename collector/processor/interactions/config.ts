@@ -8,8 +8,13 @@ import { count, duration, size } from '../../config/values.ts';
 export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
-/** Received spans kept in memory until recorded: 64 MiB (docs/benchmarks.md, "Ingest"). */
-export const DEFAULT_PENDING_SPANS_MEMORY_BYTES = 64 * 1024 * 1024;
+/**
+ * Received spans kept in memory until recorded, by default: 16 MiB with a SQLite ledger file (its
+ * span log reads them back from the OS's file cache), 64 MiB with PostgreSQL (a read back is a
+ * query). docs/benchmarks.md, "Ingest".
+ */
+export const DEFAULT_PENDING_SPANS_MEMORY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_PENDING_SPANS_MEMORY_BYTES_SERVER = 64 * 1024 * 1024;
 /** A conversation with no new turn for this long after its last one completed is over. */
 export const DEFAULT_CONVERSATION_IDLE_MS = 900_000;
 
@@ -24,8 +29,9 @@ export interface InteractionsProcessorConfig {
   /**
    * `pending_spans_memory`: received spans kept in memory, as received, until their interactions
    * are recorded; spans past it are read back from the ledger when their interaction is built.
+   * Unset: the default for the ledger (DEFAULT_PENDING_SPANS_MEMORY_BYTES…).
    */
-  pendingSpansMemoryBytes: number;
+  pendingSpansMemoryBytes?: number;
   /** `conversation_idle`: a conversation with no turn for this long after its last one is over. */
   conversationIdleMs: number;
 }
@@ -34,7 +40,7 @@ export const interactionsProcessorSchema = section({
   settle: duration().default(DEFAULT_SETTLE_MS),
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
-  pending_spans_memory: size({ allowZero: true }).default(DEFAULT_PENDING_SPANS_MEMORY_BYTES),
+  pending_spans_memory: size({ allowZero: true }).optional(),
   conversation_idle: duration({ positive: true }).default(DEFAULT_CONVERSATION_IDLE_MS),
 })
   .superRefine(
@@ -56,7 +62,9 @@ export const interactionsProcessorSchema = section({
       settleMs: processor.settle,
       decisionWaitMs: processor.decision_wait,
       maxPendingTraces: processor.max_pending_traces,
-      pendingSpansMemoryBytes: processor.pending_spans_memory,
+      ...(processor.pending_spans_memory !== undefined
+        ? { pendingSpansMemoryBytes: processor.pending_spans_memory }
+        : {}),
       conversationIdleMs: processor.conversation_idle,
     }),
   );

@@ -34,6 +34,7 @@ import { createSplitTraces } from './split-traces.ts';
 import {
   DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_PENDING_SPANS_MEMORY_BYTES,
+  DEFAULT_PENDING_SPANS_MEMORY_BYTES_SERVER,
   type InteractionsProcessorConfig,
 } from './config.ts';
 import {
@@ -152,7 +153,10 @@ export function createInteractionsProcessor(options: {
     tracesSplit: 0,
   };
   const splits = createSplitTraces({ store, logger, clock });
-  const held = createHeldSpans(config.pendingSpansMemoryBytes ?? DEFAULT_PENDING_SPANS_MEMORY_BYTES);
+  const held = createHeldSpans(
+    config.pendingSpansMemoryBytes ??
+      (store.readsSpansFromServer ? DEFAULT_PENDING_SPANS_MEMORY_BYTES_SERVER : DEFAULT_PENDING_SPANS_MEMORY_BYTES),
+  );
   const recorder =
     config.recorder === 'thread'
       ? createThreadRecorder()

@@ -62,17 +62,15 @@ export function buildTraces(traces: readonly TraceToRecord[], encodeJson?: (json
     for (const decision of trace.decisions) {
       const record = buildFromDecision(decision, spans);
       if (!record) result.missingRoot.push(decision.interactionId);
-      else result.built.push(builtOf(record, encodeJson));
+      else result.built.push(builtOf(record));
     }
   }
   return result;
 }
 
-function builtOf(record: InteractionRecord, encodeJson: ((json: string) => Uint8Array) | undefined): BuiltInteraction {
-  const row = encodeInteraction(record, WHERE);
-  if (encodeJson) row.json = encodeJson(row.json as string);
+function builtOf(record: InteractionRecord): BuiltInteraction {
   return {
-    row,
+    row: encodeInteraction(record, WHERE),
     head: headOf(record),
     failed: record.failed,
     endsConversation: record.conversationId !== undefined && endsConversation(record.attributes),

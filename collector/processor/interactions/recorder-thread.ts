@@ -36,43 +36,35 @@ port.on('message', (message: RecorderMessage) => {
   }
   const { id, traces, buffer } = message;
   const bytes = new Uint8Array(buffer);
-  const output = createJsonOutput();
   try {
     const result = buildTraces(
       traces.map((trace) => ({
         ...trace,
         rows: trace.rows.map((row) => ({ codec: row.codec, bytes: bytes.subarray(row.start, row.end) })),
       })),
-      output.encode,
     );
-    // The records' JSON moves with the answer, in the buffers it was written to.
-    port.postMessage({ id, result, returned: buffer } satisfies RecorderReply, [buffer, ...output.buffers]);
+    // The records' JSON moves with the answer, in the buffer it was written to.
+    port.postMessage({ id, result, returned: buffer } satisfies RecorderReply, [buffer, ...jsonAsBytes(result)]);
   } catch (error) {
     const { name, message: text } = error instanceof Error ? error : new Error(String(error));
     port.postMessage({ id, error: { name, message: text }, returned: buffer } satisfies RecorderReply, [buffer]);
   }
 });
 
-/** Output buffers a job's JSON is written into as UTF-8, one after another. */
-const OUTPUT_CHUNK_BYTES = 1024 * 1024;
-
-function createJsonOutput(): { encode(json: string): Uint8Array; buffers: ArrayBuffer[] } {
-  const buffers: ArrayBuffer[] = [];
-  let chunk: Buffer | undefined;
-  let used = 0;
-  return {
-    buffers,
-    encode(json) {
-      const length = Buffer.byteLength(json);
-      if (!chunk || used + length > chunk.length) {
-        chunk = Buffer.from(new ArrayBuffer(Math.max(OUTPUT_CHUNK_BYTES, length)));
-        buffers.push(chunk.buffer as ArrayBuffer);
-        used = 0;
-      }
-      chunk.write(json, used);
-      const view = chunk.subarray(used, used + length);
-      used += length;
-      return view;
-    },
-  };
+/**
+ * The built rows' JSON as UTF-8, written into one buffer of exactly its size (it moves to the event
+ * loop and lives there as long as the records handed on keep it): each row's text becomes a view.
+ */
+function jsonAsBytes(result: BuiltTraces): ArrayBuffer[] {
+  let total = 0;
+  for (const { row } of result.built) total += Buffer.byteLength(row.json as string);
+  if (total === 0) return [];
+  const bytes = Buffer.from(new ArrayBuffer(total));
+  let at = 0;
+  for (const { row } of result.built) {
+    const written = bytes.write(row.json as string, at);
+    row.json = bytes.subarray(at, at + written);
+    at += written;
+  }
+  return [bytes.buffer as ArrayBuffer];
 }

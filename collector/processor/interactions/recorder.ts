@@ -45,15 +45,20 @@ export function createInlineRecorder(): Recorder {
 
 /** Traces a job sent to the thread holds at most (a few hundred spans: a few MB to allocate). */
 export const TRACES_PER_JOB = 32;
+/** Stored bytes a job holds at most, unless one trace alone is larger. */
+export const JOB_BYTES = 4 * 1024 * 1024;
 
 /** The thread's module, named with this module's own extension (.ts in source, .js built). */
 const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).pathname)}`, import.meta.url);
 
 /**
- * The thread's heap: a 48 MiB young generation (what it allocates lives for one trace, so a larger
- * one collects less often for the same cost) and a bounded old one (it keeps nothing between jobs).
+ * The thread's heap: what it allocates lives for one job (32 traces, a few MB), and it keeps
+ * nothing between jobs, so a 16 MiB young generation and a 256 MiB old one hold it (room for a
+ * job of one trace of tens of MB; a trace that does not fit fails the thread, and the processor
+ * builds inline from then on): with more, V8 grew its heap to hundreds of MiB it never needed
+ * (docs/benchmarks.md, "Ingest").
  */
-const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 512 };
+const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 };
 
 /** `threadUrl`: the thread's module (tests give one that fails). */
 export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
@@ -104,8 +109,8 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
       // Jobs of a few traces: what one job builds is answered (and let go) before the thread's
       // next scavenge, instead of a tick's worth of records surviving into its old generation.
       const jobs: Promise<BuiltTraces>[] = [];
-      for (let at = 0; at < traces.length; at += TRACES_PER_JOB) {
-        const { job, buffer } = pack(traces.slice(at, at + TRACES_PER_JOB), buffers);
+      for (const part of jobsOf(traces)) {
+        const { job, buffer } = pack(part, buffers);
         jobs.push(
           new Promise<BuiltTraces>((resolve, reject) => {
             const id = nextId++;
@@ -131,6 +136,26 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
       return closing;
     },
   };
+}
+
+/** The traces cut into jobs of at most TRACES_PER_JOB traces and JOB_BYTES (or one trace). */
+function jobsOf(traces: readonly TraceToRecord[]): TraceToRecord[][] {
+  const jobs: TraceToRecord[][] = [];
+  let job: TraceToRecord[] = [];
+  let bytes = 0;
+  for (const trace of traces) {
+    let size = 0;
+    for (const row of trace.rows) size += row.bytes.byteLength;
+    if (job.length > 0 && (job.length === TRACES_PER_JOB || bytes + size > JOB_BYTES)) {
+      jobs.push(job);
+      job = [];
+      bytes = 0;
+    }
+    job.push(trace);
+    bytes += size;
+  }
+  if (job.length > 0) jobs.push(job);
+  return jobs;
 }
 
 /** Every row's bytes copied, back to back, into one buffer of the pool; the rows become ranges of it. */

@@ -162,7 +162,6 @@ describe('loadConfig', () => {
       settleMs: 2_000,
       decisionWaitMs: 30_000,
       maxPendingTraces: 100_000,
-      pendingSpansMemoryBytes: 64 * 1024 * 1024,
       conversationIdleMs: 900_000,
     });
     const { evaluators, ...evaluation } = config.processors.evaluation;
