@@ -15,11 +15,11 @@
 export const COLLECTOR_NODE_FLAGS: ReadonlyArray<readonly [option: string, value: string]> = [
   // Young generation 32 MiB instead of 128 MiB: scavenges come more often and cost the same each.
   ['--max-semi-space-size', '16'],
-  // The old generation grows to 1.3x what the last full collection kept before the next one,
-  // instead of up to 4x: with 100,000 traces pending (~230 MiB live) the heap held 410 MiB, with
-  // this 230 MiB. No hard cap: a cap below 2 GiB also made V8 collect far more often near it
-  // (when the event loop also built records, the verdict lag's p99 went from ~30 ms to ~700 ms).
-  ['--heap-growing-percent', '30'],
+  // The old generation grows to 2x what the last full collection kept before the next one, instead
+  // of up to 4x: with 100,000 traces pending (~190 MiB live) the heap held 410 MiB, with this
+  // ~240 MiB. 1.3x collected so often that the verdict lag's p99 tripled (docs/benchmarks.md). No
+  // hard cap: near one V8 collects far more often still.
+  ['--heap-growing-percent', '100'],
 ];
 
 /** glibc malloc: one arena, and large blocks (request bodies) returned to the system when freed. */
