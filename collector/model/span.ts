@@ -99,7 +99,37 @@ export function hasLocalParent(span: Pick<SpanData, 'flags' | 'parentSpanId'>): 
   );
 }
 
+const DAY_MS = 86_400_000;
+
 export function nanosToIso(nanos: number): string {
   // A double holds Unix nanoseconds to about 256 ns: round half a step up before truncating to ms.
-  return new Date(Math.floor((nanos + 512) / 1e6)).toISOString();
+  const ms = Math.floor((nanos + 512) / 1e6);
+  // Years 1970–9999 are written here, as Date#toISOString writes them (~5x faster: called for
+  // every transcript entry of every record); anything else by Date itself.
+  if (!(ms >= 0 && ms < 253_402_300_800_000)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let rest = ms - days * DAY_MS;
+  // The civil date of a day count (H. Hinnant's days_from_civil, inverted).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1000);
+  const millis = rest - seconds * 1000;
+  const date = `${year}-${pad(month, 2)}-${pad(day, 2)}`;
+  return `${date}T${pad(hours, 2)}:${pad(minutes, 2)}:${pad(seconds, 2)}.${pad(millis, 3)}Z`;
+}
+
+function pad(value: number, width: number): string {
+  const text = String(value);
+  return text.length >= width ? text : '0'.repeat(width - text.length) + text;
 }
