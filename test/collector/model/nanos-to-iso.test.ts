@@ -19,7 +19,9 @@ describe('nanosToIso', () => {
   });
 
   it('rounds to the millisecond a double of Unix nanoseconds means, and leaves far dates to Date', () => {
-    expect(nanosToIso(1_764_633_600_123 * 1e6 + 999_000)).toBe('2025-12-02T00:00:00.124Z');
+    // Truncated to the millisecond, after half a double's step (~256 ns at these values) up.
+    expect(nanosToIso(1_764_633_600_123 * 1e6 + 999_000)).toBe('2025-12-02T00:00:00.123Z');
+    expect(nanosToIso(1_764_633_600_124 * 1e6 - 200)).toBe('2025-12-02T00:00:00.124Z');
     expect(nanosToIso(-1e6)).toBe(new Date(-1).toISOString());
     expect(nanosToIso(253_402_300_800_000 * 1e6)).toBe(new Date(253_402_300_800_000).toISOString());
   });
