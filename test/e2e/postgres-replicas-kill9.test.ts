@@ -175,11 +175,15 @@ it('loses no acknowledged span and records every evaluation once when a replica 
   const toolCounts = records.rows.map((row) => (row.record as { toolCalls: unknown[] }).toolCalls.length);
   expect(toolCounts.filter((n) => n !== TOOLS_PER_TRACE)).toEqual([]);
 
-  // Every interaction gets exactly one outcome per evaluator: the queue drains, nothing twice.
-  await pollUntil(async () => ((await count('SELECT count(*) AS n FROM evaluation_queue')) === 0 ? true : undefined), {
+  // Every interaction gets exactly one outcome per evaluator: everything recorded is taken in (a
+  // busy replica may leave intake to its catch-up from the ledger) and the queue drains, nothing twice.
+  const settled = async () =>
+    (await count('SELECT count(*) AS n FROM interaction_intake')) === 0 &&
+    (await count('SELECT count(*) AS n FROM evaluation_queue')) === 0;
+  await pollUntil(async () => ((await settled()) ? true : undefined), {
     timeoutMs: 90_000,
     intervalMs: 250,
-    what: 'the evaluation queue to drain',
+    what: 'every interaction taken in and the evaluation queue drained',
   });
   const interactions = await count('SELECT count(*) AS n FROM interactions');
   const outcomes = await adminQuery(database.url, 'SELECT interaction_id, evaluator_id, outcome FROM evaluations');
