@@ -40,6 +40,7 @@ export function createPendingSpanTable(db: DatabaseSync, writer: WriterClient): 
       }
     },
     giveBack() {},
+    tidy() {},
     has: (traceId) => Number((selectAny.get(traceId) as { pending: number }).pending) === 1,
     bytes: 0,
     async close() {},

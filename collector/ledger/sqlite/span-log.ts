@@ -55,6 +55,11 @@ export interface SpanLog {
   /** Every unreleased row in the order appended, one at a time. */
   eachRow(each: (row: EncodedSpans & { traceId: string }) => void): void;
   has(traceId: string): boolean;
+  /**
+   * Deletes the segments nothing needs (found so at start: all their frames released) and copies
+   * forward a mostly released one: for the process that writes the log, never a reader beside it.
+   */
+  tidy(): void;
   /** Bytes of the log's files. */
   readonly bytes: number;
   /** Waits for writes in flight, syncs, and closes the files. Safe twice. */
@@ -348,6 +353,12 @@ export function openSpanLog(options: {
 
     has(traceId) {
       return open().traces.has(traceId);
+    },
+
+    tidy() {
+      open();
+      collect();
+      compact();
     },
 
     get bytes() {

@@ -29,10 +29,14 @@ export function createSpanMethods(
   const selectLate = db.prepare('SELECT codec, span FROM late_spans WHERE interaction_id = ? ORDER BY id');
   let adopted: Promise<void> | undefined;
 
-  /** Moves pending rows left in the table by an earlier version into the log (once). */
+  /**
+   * Once, before this process first writes or replays pending spans (it holds the ledger): tidies
+   * the log, and moves pending rows left in the table by an earlier version into it.
+   */
   function adopt(): Promise<void> {
     adopted ??= (async () => {
       if (!inLog) return;
+      pending.tidy();
       const rows = db.prepare('SELECT trace_id, span_count, codec, spans FROM pending_spans ORDER BY id').all() as
         | TableRow[]
         | [];

@@ -185,6 +185,22 @@ describe('the span log', () => {
     expect(everyRow(log)).toEqual([[trace(8), 8]]);
   });
 
+  it('deletes at start, when tidied, segments whose frames were all released before a restart', async () => {
+    const dir = folder();
+    let log = open(dir, { segmentBytes: 2048 });
+    await log.append([row(1, 1, 1500)]);
+    await log.append([row(2, 2, 1500)]);
+    await log.release([trace(1), trace(2)]);
+    // The segment being written to when the collector stopped stays: all of it released.
+    log = await reopen(log, dir, { segmentBytes: 2048 });
+    expect(segments(dir)).toHaveLength(1);
+    log.tidy();
+    await pollUntil(() => (segments(dir).length === 0 ? true : undefined), { what: 'the dead segment deleted' });
+    expect(everyRow(log)).toEqual([]);
+    log = await reopen(log, dir, { segmentBytes: 2048 });
+    expect(everyRow(log)).toEqual([]);
+  });
+
   it('reads nothing from a folder that is not there, and creates it on the first append', async () => {
     const dir = folder();
     const log = open(dir);
