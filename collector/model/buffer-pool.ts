@@ -70,6 +70,25 @@ export function createBufferPool(maxIdleBytes = DEFAULT_POOL_IDLE_BYTES): Buffer
   };
 }
 
+/**
+ * `parts` copied back to back into one buffer taken from `pool`, and each part's copy (a view of
+ * it), in order: what moves to another thread in one transfer, or a request body put together.
+ */
+export function copyTogether(pool: BufferPool, parts: readonly Uint8Array[]): { bytes: Buffer; copies: Buffer[] } {
+  let total = 0;
+  for (const part of parts) total += part.byteLength;
+  // Never an empty buffer: one of its own, which a transfer can move, whatever the parts.
+  const bytes = pool.take(Math.max(total, 1)).subarray(0, total);
+  const copies: Buffer[] = [];
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    copies.push(bytes.subarray(at, at + part.byteLength));
+    at += part.byteLength;
+  }
+  return { bytes, copies };
+}
+
 /** The power of two a size is rounded up to. */
 function sizeClass(size: number): number {
   return 2 ** Math.ceil(Math.log2(size));

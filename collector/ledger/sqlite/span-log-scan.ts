@@ -108,7 +108,7 @@ export function scanSpanLog(dir: string, where: string): SpanLogState {
             seq: head.seq,
             idLength: head.idLength,
           };
-          add(state, spans);
+          addFrame(state, spans);
         }
         state.nextSeq = Math.max(state.nextSeq, head.seq + 1);
       } else {
@@ -131,7 +131,8 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): B
   return buffer.subarray(0, read);
 }
 
-function add(state: SpanLogState, frame: Frame): void {
+/** A live frame into the index: its trace's list and its segment's count. */
+export function addFrame(state: SpanLogState, frame: Frame): void {
   const frames = state.traces.get(frame.traceId);
   if (frames) frames.push(frame);
   else state.traces.set(frame.traceId, [frame]);

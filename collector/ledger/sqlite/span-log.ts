@@ -25,7 +25,7 @@ import { LedgerStoreError } from '../errors.ts';
 import type { EncodedSpans } from '../core/span-codec.ts';
 import type { SpanRow } from '../core/rows.ts';
 import { FRAME_HEADER_BYTES, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
-import { scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
+import { addFrame, scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
 import { createFrameReader } from './span-log-reads.ts';
@@ -193,15 +193,6 @@ export function openSpanLog(options: {
     );
   }
 
-  function add(frame: Frame): void {
-    const { traces } = loaded();
-    const frames = traces.get(frame.traceId);
-    if (frames) frames.push(frame);
-    else traces.set(frame.traceId, [frame]);
-    frame.segment.frames.add(frame);
-    frame.segment.liveBytes += frame.length;
-  }
-
   function drop(frame: Frame): void {
     frame.segment.frames.delete(frame);
     frame.segment.liveBytes -= frame.length;
@@ -301,7 +292,7 @@ export function openSpanLog(options: {
       return write(parts, (segment, offset) => {
         let at = offset;
         for (const frame of planned) {
-          add({ ...frame, segment, offset: at });
+          addFrame(loaded(), { ...frame, segment, offset: at });
           at += frame.length;
         }
       });

@@ -45,7 +45,10 @@ export function createSpanMethods(
         rows.map((row) => ({ traceId: row.trace_id, count: row.span_count, codec: row.codec, bytes: row.spans })),
       );
       await writer.write({ op: 'releaseTraces', traceIds: [...new Set(rows.map((row) => row.trace_id))] });
-    })();
+    })().catch((error: unknown) => {
+      adopted = undefined; // tried again by the next write (moved rows appended twice replay as duplicates)
+      throw error;
+    });
     return adopted;
   }
 

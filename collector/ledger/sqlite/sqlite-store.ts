@@ -1,15 +1,18 @@
 /**
- * The embedded ledger store: one SQLite file through `node:sqlite` (no native dependency).
+ * The embedded ledger store: one SQLite file through `node:sqlite` (no native dependency), and
+ * beside it the span log of pending spans (`<ledger>-spans/`, span-log.ts; `:memory:` keeps them
+ * in a table).
  *
  * Durability: WAL journal with `synchronous=NORMAL` by default. A write resolves once its
- * transaction has committed, that is once it is in the WAL file, so it survives a crash or
- * `kill -9` of the process (the contract of `appendSpans`). A power loss or OS crash may lose the
- * last transactions; `synchronous: 'full'` syncs the WAL at every commit to cover that too.
+ * transaction has committed, that is once it is in the WAL file (an append, once in the span
+ * log's file), so it survives a crash or `kill -9` of the process (the contract of
+ * `appendSpans`). A power loss or OS crash may lose the last transactions; `synchronous: 'full'`
+ * syncs the WAL at every commit, and the span log at every write, to cover that too.
  *
- * Threads: this module encodes spans and records on the caller's thread and reads through its own
- * connection; every write goes to one writer connection on a worker thread (`writer-thread.ts`),
- * so SQL, commits and checkpoints do not block the event loop. WAL lets the reader see each write
- * as soon as it has resolved. `:memory:` (or `writer: 'inline'`) writes on the caller's thread.
+ * Threads: this module reads through its own connection; every SQL write goes to one writer
+ * connection on a worker thread (`writer-thread.ts`), so SQL, commits and checkpoints do not block
+ * the event loop, and span log writes run on libuv's thread pool. WAL lets the reader see each
+ * write as soon as it has resolved. `:memory:` (or `writer: 'inline'`) writes on the caller's thread.
  */
 import type { StatementSync } from 'node:sqlite';
 import type { InteractionRecord } from '../../../src/model/records.ts';

@@ -7,7 +7,7 @@
  * writer's answer, written or not: the next write uses it again (a fresh buffer of that size costs
  * more in page faults than the copy, docs/benchmarks.md).
  */
-import type { BufferPool } from '../../model/buffer-pool.ts';
+import { copyTogether, type BufferPool } from '../../model/buffer-pool.ts';
 import type { WriteRequest } from './ledger-writer.ts';
 
 /**
@@ -22,18 +22,13 @@ export function forTransfer(
 ): { request: WriteRequest; transfer: ArrayBuffer[] } {
   if (request.op === 'putInteractions') return recordsForTransfer(request, pool);
   if (request.op !== 'appendSpans' && request.op !== 'putLateSpans') return { request, transfer: [] };
-  let total = 0;
-  for (const { bytes } of request.rows) total += bytes.byteLength;
-  if (total === 0) return { request, transfer: [] };
-  const copy = pool.take(total);
-  let at = 0;
-  const rows = request.rows.map((row) => {
-    const start = at;
-    copy.set(row.bytes, start);
-    at += row.bytes.byteLength;
-    return { ...row, bytes: copy.subarray(start, at) };
-  });
-  return { request: { ...request, rows } as WriteRequest, transfer: [copy.buffer as ArrayBuffer] };
+  if (!request.rows.some((row) => row.bytes.byteLength > 0)) return { request, transfer: [] };
+  const { bytes, copies } = copyTogether(
+    pool,
+    request.rows.map((row) => row.bytes),
+  );
+  const rows = request.rows.map((row, i) => ({ ...row, bytes: copies[i] }));
+  return { request: { ...request, rows } as WriteRequest, transfer: [bytes.buffer as ArrayBuffer] };
 }
 
 /**
@@ -44,19 +39,12 @@ function recordsForTransfer(
   request: Extract<WriteRequest, { op: 'putInteractions' }>,
   pool: BufferPool,
 ): { request: WriteRequest; transfer: ArrayBuffer[] } {
-  let total = 0;
-  for (const { json } of request.rows) if (typeof json !== 'string') total += json.byteLength;
-  if (total === 0) return { request, transfer: [] };
-  const copy = pool.take(total);
-  let at = 0;
-  const rows = request.rows.map((row) => {
-    if (typeof row.json === 'string') return row;
-    const start = at;
-    copy.set(row.json, start);
-    at += row.json.byteLength;
-    return { ...row, json: copy.subarray(start, at) };
-  });
-  return { request: { ...request, rows }, transfer: [copy.buffer as ArrayBuffer] };
+  const encoded = request.rows.flatMap((row) => (typeof row.json === 'string' ? [] : [row.json]));
+  if (encoded.length === 0) return { request, transfer: [] };
+  const { bytes, copies } = copyTogether(pool, encoded);
+  let next = 0;
+  const rows = request.rows.map((row) => (typeof row.json === 'string' ? row : { ...row, json: copies[next++] }));
+  return { request: { ...request, rows }, transfer: [bytes.buffer as ArrayBuffer] };
 }
 
 /** The buffer a request's rows were moved in (on the writer thread), to move back once written. */

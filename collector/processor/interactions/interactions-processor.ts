@@ -312,9 +312,9 @@ export function createInteractionsProcessor(options: {
         countRecording(decided, 1);
         // What is decided is handed to the recorder when prepare returns: the next tick may decide
         // while this one's records are built.
-        const preparing = recording.prepare(decisions);
+        const building = recording.prepare(decisions);
         prepared();
-        const ready: PreparedTick = await preparing;
+        const ready: PreparedTick = await building;
         await slot.mayStore;
         let stored: StoredTick;
         try {

@@ -47,14 +47,10 @@ export interface BuiltTraces {
   missingRoot: string[];
 }
 
-/**
- * `encodeJson`: what becomes of each record's JSON text (the recorder thread writes it into
- * buffers that move to the event loop without a copy); kept as text without it.
- */
-export function buildTraces(traces: readonly TraceToRecord[], encodeJson?: (json: string) => Uint8Array): BuiltTraces {
+export function buildTraces(traces: readonly TraceToRecord[]): BuiltTraces {
   const result: BuiltTraces = { built: [], incomplete: [], missingRoot: [] };
   for (const trace of traces) {
-    const spans = byId(decodeEncodedSpans(trace.rows, WHERE));
+    const spans = spansById(decodeEncodedSpans(trace.rows, WHERE));
     if (trace.maybePartial && !trace.decisions.every((decision) => named(decision).every((id) => spans.has(id)))) {
       result.incomplete.push(trace.traceId);
       continue;
@@ -77,7 +73,8 @@ function builtOf(record: InteractionRecord): BuiltInteraction {
   };
 }
 
-function byId(spans: SpanData[]): Map<string, SpanData> {
+/** A trace's spans by id. */
+export function spansById(spans: readonly SpanData[]): Map<string, SpanData> {
   const map = new Map<string, SpanData>();
   // A span stored twice (a retried delivery): the last one, as the ledger gives them in order.
   for (const span of spans) map.set(span.spanId, span);

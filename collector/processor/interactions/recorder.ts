@@ -12,7 +12,7 @@
  */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createBufferPool } from '../../model/buffer-pool.ts';
+import { copyTogether, createBufferPool, type BufferPool } from '../../model/buffer-pool.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
 
@@ -66,6 +66,8 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
   // The jobs' buffers: each comes back with the thread's answer and carries the next job.
   const buffers = createBufferPool();
   let worker: Worker | undefined;
+  /** Builds not answered yet: closing waits for them. */
+  const inFlight = new Set<Promise<BuiltTraces>>();
   let nextId = 1;
   let failure: Error | undefined;
   let closing: Promise<void> | undefined;
@@ -120,16 +122,19 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
           }),
         );
       }
-      return Promise.all(jobs).then((results) => ({
+      const built = Promise.all(jobs).then((results) => ({
         built: results.flatMap((result) => result.built),
         incomplete: results.flatMap((result) => result.incomplete),
         missingRoot: results.flatMap((result) => result.missingRoot),
       }));
+      inFlight.add(built);
+      void built.finally(() => inFlight.delete(built)).catch(() => undefined);
+      return built;
     },
     close() {
       closing ??= (async () => {
         if (!worker) return;
-        while (pending.size > 0 && !failure) await new Promise((resolve) => setImmediate(resolve));
+        await Promise.allSettled([...inFlight]);
         worker.postMessage({ close: true } satisfies RecorderMessage);
         await worker.terminate();
       })();
@@ -159,23 +164,19 @@ function jobsOf(traces: readonly TraceToRecord[]): TraceToRecord[][] {
 }
 
 /** Every row's bytes copied, back to back, into one buffer of the pool; the rows become ranges of it. */
-function pack(
-  traces: readonly TraceToRecord[],
-  pool: ReturnType<typeof createBufferPool>,
-): { job: RecorderTrace[]; buffer: ArrayBuffer } {
-  let total = 0;
-  for (const trace of traces) for (const row of trace.rows) total += row.bytes.byteLength;
-  const bytes = pool.take(Math.max(total, 1));
-  let at = 0;
+function pack(traces: readonly TraceToRecord[], pool: BufferPool): { job: RecorderTrace[]; buffer: ArrayBuffer } {
+  const { bytes, copies } = copyTogether(
+    pool,
+    traces.flatMap((trace) => trace.rows.map((row) => row.bytes)),
+  );
+  let next = 0;
   const job = traces.map(({ traceId, rows, decisions, maybePartial }) => ({
     traceId,
     decisions,
     maybePartial,
     rows: rows.map((row) => {
-      const start = at;
-      bytes.set(row.bytes, start);
-      at += row.bytes.byteLength;
-      return { codec: row.codec, start, end: at };
+      const copy = copies[next++];
+      return { codec: row.codec, start: copy.byteOffset, end: copy.byteOffset + copy.byteLength };
     }),
   }));
   return { job, buffer: bytes.buffer as ArrayBuffer };

@@ -9,14 +9,13 @@
  * are stored, and records reach the next stage in the order they were decided.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { SpanData } from '../../model/span.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore, TracesElsewhere } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import type { Logger } from '../../logger.ts';
 import type { Decisions, InteractionDecision } from './assembler.ts';
 import type { HeldSpans } from './held-spans.ts';
-import type { BuiltInteraction, BuiltTraces, TraceToRecord } from './record-builder.ts';
+import { spansById, type BuiltInteraction, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import { createInlineRecorder, RecorderThreadError, type Recorder } from './recorder.ts';
 import { lazyRecord } from './lazy-record.ts';
 import type { SplitTraces } from './split-traces.ts';
@@ -120,6 +119,8 @@ export function createRecording(options: {
       else unread.push(traceId);
     }
     const builtFromMemory = build(fromMemory);
+    // Awaited below; handled now so that a failed read first does not leave its failure unhandled.
+    builtFromMemory.catch(() => undefined);
     const [elsewhere, read] = await Promise.all([splits.find(decidedTraces(decisions)), readTraces(unread)]);
     const first = await builtFromMemory;
     const again = first.incomplete.length > 0 ? await readTraces(first.incomplete) : new Map();
@@ -145,9 +146,10 @@ export function createRecording(options: {
     for (const [traceId, found] of elsewhere?.traces ?? []) {
       const unassigned = decisions.unassigned.get(traceId);
       if (!unassigned || found.recorded.length === 0) continue;
-      let traceSpans = byId(held.spansOf(traceId));
+      const heldSpans = held.spansOf(traceId);
+      let traceSpans = heldSpans && spansById(heldSpans);
       if (!traceSpans || !unassigned.every((id) => traceSpans!.has(id)))
-        traceSpans = byId(await ledger.loadTraceSpans(traceId)) ?? new Map();
+        traceSpans = spansById(await ledger.loadTraceSpans(traceId));
       const late = splits.keepAsLate(traceId, unassigned, traceSpans, found);
       if (late.length > 0) kept.set(traceId, late);
     }
@@ -207,14 +209,6 @@ function inDecisionOrder(byTrace: Map<string, InteractionDecision[]>, built: Bui
     }
   }
   return ordered;
-}
-
-function byId(spans: SpanData[] | undefined): Map<string, SpanData> | undefined {
-  if (!spans) return undefined;
-  const map = new Map<string, SpanData>();
-  // A span stored twice (a retried delivery): the last one, as the ledger gives them in order.
-  for (const span of spans) map.set(span.spanId, span);
-  return map;
 }
 
 /** The traces a batch of decisions decided something of, each once. */

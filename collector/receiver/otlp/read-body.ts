@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { createGunzip, createInflate } from 'node:zlib';
-import type { BufferPool } from '../../model/buffer-pool.ts';
+import { copyTogether, type BufferPool } from '../../model/buffer-pool.ts';
 import { freeBuffer } from '../../model/free-buffer.ts';
 import type { ContentEncoding } from './content-negotiation.ts';
 import { BodyEncodingError, BodyTooLargeError, InFlightLimitError, RequestAbortedError } from './errors.ts';
@@ -91,7 +91,7 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       if (settled) return;
       detach();
       if (chunks.length === 1) return resolve(chunks[0]);
-      const body = pool ? concatInto(pool.take(heldBytes), chunks) : Buffer.concat(chunks, heldBytes);
+      const body = pool ? copyTogether(pool, chunks).bytes : Buffer.concat(chunks, heldBytes);
       // A buffer of its own (from the pool, or one Buffer.concat did not take from Node's slab).
       if (pool || (body.byteOffset === 0 && body.byteLength === body.buffer.byteLength)) assembled.add(body.buffer);
       resolve(body);
@@ -117,10 +117,4 @@ export function readBody(req: IncomingMessage, options: ReadBodyOptions): Promis
       req.pipe(inflater);
     }
   });
-}
-
-function concatInto(target: Buffer, chunks: Buffer[]): Buffer {
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(target, at);
-  return target;
 }

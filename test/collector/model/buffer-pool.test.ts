@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBufferPool, MIN_POOLED_BYTES } from '../../../collector/model/buffer-pool.ts';
+import { copyTogether, createBufferPool, MIN_POOLED_BYTES } from '../../../collector/model/buffer-pool.ts';
 
 describe('the buffer pool', () => {
   it('hands out buffers of the size asked for, and gives a returned one out again for the same size class', () => {
@@ -55,5 +55,20 @@ describe('the buffer pool', () => {
     expect(small.byteLength).toBe(100);
     pool.give(small.buffer);
     expect(pool.idleBytes).toBe(0);
+  });
+});
+
+describe('copying parts together', () => {
+  it('puts them back to back in one pooled buffer and answers each part’s copy', () => {
+    const pool = createBufferPool();
+    const parts = [Buffer.from([1, 2]), Buffer.alloc(MIN_POOLED_BYTES, 3), Buffer.from([4])];
+    const { bytes, copies } = copyTogether(pool, parts);
+    expect(bytes.length).toBe(MIN_POOLED_BYTES + 3);
+    expect(copies.map((copy) => copy.byteOffset)).toEqual([0, 2, MIN_POOLED_BYTES + 2]);
+    expect(copies.every((copy) => copy.buffer === bytes.buffer)).toBe(true);
+    expect([...copies[0], copies[1][0], ...copies[2]]).toEqual([1, 2, 3, 4]);
+    pool.give(bytes.buffer);
+    expect(pool.idleBytes).toBe(bytes.buffer.byteLength);
+    expect(copyTogether(pool, []).bytes.buffer.byteLength).toBeGreaterThan(0);
   });
 });
