@@ -40,8 +40,6 @@ export interface LedgerWriter {
   write(request: WriteRequest): unknown;
 }
 
-const RETENTION_OPS = new Set<string>(['pruneUnits', 'pruneEvaluations', 'reclaimSpace']);
-
 export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
   // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
@@ -111,9 +109,11 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
 
   return {
     write(request) {
-      // Retention writes may come from `evalon ledger prune` beside readers in other processes:
-      // IMMEDIATE takes the write lock before their reads, so no other writer invalidates them.
-      db.exec(RETENTION_OPS.has(request.op) ? 'BEGIN IMMEDIATE' : 'BEGIN');
+      // IMMEDIATE takes the write lock before the transaction's first read, waiting (busy_timeout)
+      // while another connection holds it, such as `evalon ledger prune` in another process. A
+      // deferred transaction that reads first and then writes would fail at once instead: SQLite
+      // does not wait to turn a read into a write, and that read could be stale.
+      db.exec('BEGIN IMMEDIATE');
       try {
         const result = apply(request);
         db.exec('COMMIT');

@@ -74,9 +74,14 @@ export function openDatabase({
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Both take effect on a new file only (before its first table); an existing file keeps its own.
-    db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
-    // Space freed by retention goes back to the file system in steps (PRAGMA incremental_vacuum).
-    db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    // Only a new file is told: setting auto_vacuum takes the write lock, and a connection opened
+    // beside the writer (the checkpoint thread's) would then make the writer's read-then-write
+    // transactions fail with SQLITE_BUSY, for which SQLite never waits.
+    if (isNewFile(db)) {
+      db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
+      // Space freed by retention goes back to the file system in steps (PRAGMA incremental_vacuum).
+      db.exec('PRAGMA auto_vacuum = INCREMENTAL');
+    }
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${synchronous.toUpperCase()}`);
     db.exec(`PRAGMA wal_autocheckpoint = ${autocheckpointPages}`);
@@ -92,4 +97,10 @@ export function openDatabase({
     );
   }
   return db;
+}
+
+/** Whether the file has no table yet (a ledger about to be created). */
+function isNewFile(db: DatabaseSync): boolean {
+  const row = db.prepare('SELECT count(*) AS tables FROM sqlite_schema').get() as { tables: number };
+  return row.tables === 0;
 }

@@ -6,7 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { checkMigrationList } from '../../../../collector/ledger/core/migrations.ts';
 import { LedgerSchemaError, LedgerStoreError } from '../../../../collector/ledger/errors.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/sqlite/schema.ts';
-import { FALLBACK_AUTOCHECKPOINT_PAGES, PAGE_SIZE_BYTES } from '../../../../collector/ledger/sqlite/open-database.ts';
+import {
+  FALLBACK_AUTOCHECKPOINT_PAGES,
+  openDatabase,
+  PAGE_SIZE_BYTES,
+} from '../../../../collector/ledger/sqlite/open-database.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import {
   createSqliteStore,
@@ -234,6 +238,27 @@ describe('SQLite store', () => {
     expect((await upgraded.loadTraceSpans(TRACE_B)).map((span) => span.attributes.n)).toEqual([2]);
     await upgraded.releaseTraces([TRACE_A, TRACE_B]);
     expect(await upgraded.loadPendingSpans()).toEqual([]);
+  });
+
+  it('waits while another connection holds the write lock, also for a write that reads first', async () => {
+    {
+      // The writer thread (an inline writer would wait on this very thread).
+      const { store, path } = open();
+      const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', conversationId: 'c-1' });
+      await store.putInteractions([record]);
+      // Like `evalon ledger prune` in another process: holds the lock for 300 ms.
+      const other = new DatabaseSync(path);
+      other.exec('BEGIN IMMEDIATE');
+      // Another connection opens meanwhile (as the checkpoint thread's does): it does not need the lock.
+      openDatabase({ path, synchronous: 'normal' }).close();
+      const release = new Promise<void>((done) => setTimeout(() => done(other.exec('COMMIT')), 300));
+      // Reads the conversation, then writes its end request.
+      const request = { conversationId: 'c-1', agentId: record.agentId, at: record.endTime, dueAt: record.endTime };
+      const ended = store.requestConversationEnd(request);
+      await release;
+      other.close();
+      await expect(ended).resolves.toMatchObject({ open: true });
+    }
   });
 
   it('rejects a failed write with the SQLite error, and keeps writing afterwards', async () => {
