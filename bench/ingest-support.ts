@@ -44,9 +44,9 @@ export const CONVERSATION_PREFIX = '@@@@';
  */
 export async function writeTemplateBody(
   dir: string,
-  options: { uniqueConversations?: boolean; currentTimes?: boolean } = {},
+  options: { uniqueConversations?: boolean; currentTimes?: boolean; variedContent?: boolean } = {},
 ): Promise<TemplateBody> {
-  const spans = await buildRealisticSpans(SPANS_PER_BODY);
+  const spans = await buildRealisticSpans(SPANS_PER_BODY, { variedContent: options.variedContent });
   // Each copy's conversations are then new ones, as an agent's sessions are (not 100 that never end).
   if (options.uniqueConversations)
     for (const span of spans) {

@@ -78,7 +78,12 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
 
       it('stores records encoded elsewhere (encodeInteraction) as putInteractions stores them', async () => {
         const a = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', failed: true, failureSummary: 'TimeoutError' });
-        const b = makeRecord({ endTime: '2025-06-01T10:00:01.000Z', conversationId: 'conv-encoded' });
+        const b = makeRecord({
+          endTime: '2025-06-01T10:00:01.000Z',
+          conversationId: 'conv-encoded',
+          // Beyond ASCII, a quote, a backslash and a NUL: the record's text comes back exactly.
+          finalResponseText: 'Réponse «ok» — 东京 🚀 "q" \\ \u0000 end',
+        });
         const stored = await store.putEncodedInteractions([a, b].map((record) => encodeInteraction(record, 'test')));
         expect(stored).toEqual(new Set([a.interactionId, b.interactionId]));
         expect(await store.getInteraction(a.interactionId)).toStrictEqual(a);

@@ -10,6 +10,9 @@ import { adminQuery, createTestDatabase, type TestDatabase } from '../../../help
 import { freePort } from '../../../helpers/postgres-server.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
+import { CODEC_OTLP_PROTOBUF_DEFLATE } from '../../../../collector/ledger/core/span-codec.ts';
+import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
+import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 
 function databaseHarness() {
   return async () => {
@@ -54,6 +57,22 @@ describe('PostgreSQL store', () => {
   async function query<R extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<R[]> {
     return (await adminQuery(url, sql, values)).rows as R[];
   }
+
+  it('keeps spans received as OTLP/protobuf compressed, and reads them back as received', async () => {
+    const { url } = await freshDatabase();
+    const store = await open(url);
+    const received = serializeProtobuf(await buildRealisticSpans(20));
+    const { batch } = receiveTraceRequest(received, 'protobuf');
+    await store.appendSpans(batch);
+    const rows = await query<{ codec: number; size: number }>(
+      url,
+      'SELECT codec, octet_length(spans) AS size FROM pending_spans ORDER BY id',
+    );
+    expect(rows.map((row) => row.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE]);
+    expect(rows.reduce((sum, row) => sum + row.size, 0)).toBeLessThan(received.byteLength / 2);
+    const [first] = batch.byTrace!.traceIds;
+    expect(await store.loadTraceSpans(first)).toStrictEqual(batch.spans().filter((span) => span.traceId === first));
+  });
 
   it('creates its tables at the last schema version, with lease columns and a sequence for the queue', async () => {
     const { url } = await freshDatabase();
