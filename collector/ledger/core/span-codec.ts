@@ -10,7 +10,7 @@
  * - `CODEC_OTLP_PROTOBUF_DEFLATE` (3): codec 2's bytes compressed with raw DEFLATE
  *   (`compressSpanRow`). The PostgreSQL store keeps received spans this way: the bytes go over the
  *   network, through the server's write-ahead log and into TOAST chunks of 2 KB each, so a third of
- *   them (the benchmark's realistic spans) means a third of that work. The SQLite store, whose
+ *   them (realistic conversation text; a tenth for repetitive text) means a third of that work. The SQLite store, whose
  *   span log costs little per byte, keeps codec 2 and spends no CPU time on compression.
  * - `CODEC_V8` (1): the V8 serializer (`node:v8`), for spans given decoded (received as OTLP/JSON,
  *   late spans, tests). It keeps every attribute type as it is (Uint8Array included) and writes a
@@ -32,7 +32,8 @@ export const CODEC_OTLP_PROTOBUF_DEFLATE = 3;
 
 /**
  * Codec 3's compression: raw DEFLATE at level 1 (zlib's fastest) with a 16 KiB window, as large
- * as a typical trace's bytes (a larger one compressed them no smaller, and costs more to set up).
+ * as a typical trace's bytes (zlib's default 32 KiB compressed them no smaller). Decompressing
+ * takes the same window size.
  */
 const DEFLATE_OPTIONS = { level: 1, windowBits: 14, memLevel: 7 } as const;
 

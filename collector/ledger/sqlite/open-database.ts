@@ -73,10 +73,9 @@ export function openDatabase({
   }
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Both take effect on a new file only (before its first table); an existing file keeps its own.
-    // Only a new file is told: setting auto_vacuum takes the write lock, and a connection opened
-    // beside the writer (the checkpoint thread's) would then make the writer's read-then-write
-    // transactions fail with SQLITE_BUSY, for which SQLite never waits.
+    // Both take effect on a new file only (before its first table), and only a new file is told:
+    // setting auto_vacuum takes the write lock, which a connection opened beside the writer (the
+    // checkpoint thread's) would then hold for a moment.
     if (isNewFile(db)) {
       db.exec(`PRAGMA page_size = ${PAGE_SIZE_BYTES}`);
       // Space freed by retention goes back to the file system in steps (PRAGMA incremental_vacuum).

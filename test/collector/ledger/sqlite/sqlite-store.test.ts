@@ -241,24 +241,22 @@ describe('SQLite store', () => {
   });
 
   it('waits while another connection holds the write lock, also for a write that reads first', async () => {
-    {
-      // The writer thread (an inline writer would wait on this very thread).
-      const { store, path } = open();
-      const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', conversationId: 'c-1' });
-      await store.putInteractions([record]);
-      // Like `evalon ledger prune` in another process: holds the lock for 300 ms.
-      const other = new DatabaseSync(path);
-      other.exec('BEGIN IMMEDIATE');
-      // Another connection opens meanwhile (as the checkpoint thread's does): it does not need the lock.
-      openDatabase({ path, synchronous: 'normal' }).close();
-      const release = new Promise<void>((done) => setTimeout(() => done(other.exec('COMMIT')), 300));
-      // Reads the conversation, then writes its end request.
-      const request = { conversationId: 'c-1', agentId: record.agentId, at: record.endTime, dueAt: record.endTime };
-      const ended = store.requestConversationEnd(request);
-      await release;
-      other.close();
-      await expect(ended).resolves.toMatchObject({ open: true });
-    }
+    // With the writer thread: an inline writer would wait on this very thread.
+    const { store, path } = open();
+    const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', conversationId: 'c-1' });
+    await store.putInteractions([record]);
+    // Like `evalon ledger prune` in another process: holds the lock for 300 ms.
+    const other = new DatabaseSync(path);
+    other.exec('BEGIN IMMEDIATE');
+    // Another connection opens meanwhile (as the checkpoint thread's does): it does not need the lock.
+    openDatabase({ path, synchronous: 'normal' }).close();
+    const release = new Promise<void>((done) => setTimeout(() => done(other.exec('COMMIT')), 300));
+    // Reads the conversation, then writes its end request.
+    const request = { conversationId: 'c-1', agentId: record.agentId, at: record.endTime, dueAt: record.endTime };
+    const ended = store.requestConversationEnd(request);
+    await release;
+    other.close();
+    await expect(ended).resolves.toMatchObject({ open: true });
   });
 
   it('rejects a failed write with the SQLite error, and keeps writing afterwards', async () => {
