@@ -6,6 +6,10 @@
 import type pg from 'pg';
 import type { TraceElsewhere, TracesElsewhere } from '../store.ts';
 
+// Nothing is probed while no other replica has ever claimed an id on this ledger (an InitPlan the
+// server runs once, then skips both halves): a collector replica claims its id as it starts (it
+// replays its pending spans first), before it writes a pending span or records an interaction, so
+// what another replica wrote comes with its `replicas` row.
 // One index probe per trace id (LATERAL; OFFSET 0 keeps the planner from turning it back into a
 // join), whatever the tables' statistics: with `trace_id = ANY(...)`, or a join, on a young
 // ledger not analyzed yet the planner scanned the whole interactions table every tick (53 ms at
@@ -15,10 +19,12 @@ export const ELSEWHERE_SQL = `
   SELECT p.trace_id, p.replica_id AS replica, NULL::text AS interaction_id, NULL::bigint AS seq
   FROM ids, LATERAL (SELECT DISTINCT trace_id, replica_id FROM pending_spans
     WHERE trace_id = ids.trace_id AND replica_id <> $2) AS p
+  WHERE EXISTS (SELECT 1 FROM replicas WHERE replica_id <> $2)
   UNION ALL
   SELECT i.trace_id, i.recorded_by, i.interaction_id, i.seq
   FROM ids, LATERAL (SELECT trace_id, recorded_by, interaction_id, seq FROM interactions
-    WHERE trace_id = ids.trace_id AND recorded_by <> $2 OFFSET 0) AS i`;
+    WHERE trace_id = ids.trace_id AND recorded_by <> $2 OFFSET 0) AS i
+  WHERE EXISTS (SELECT 1 FROM replicas WHERE replica_id <> $2)`;
 
 export async function queryTracesElsewhere(
   pool: pg.Pool,

@@ -89,6 +89,11 @@ export function describeLedgerStoreContract<S extends LedgerStore = LedgerStore>
         expect(await store.getInteraction(a.interactionId)).toStrictEqual(a);
         expect(await store.listInteractions({ conversationId: 'conv-encoded' })).toStrictEqual([b]);
         expect(await store.putEncodedInteractions([encodeInteraction(a, 'test')])).toEqual(new Set());
+        // A batch of recorded and new ids (a restart replaying): the new ones are stored and named.
+        const c = makeRecord({ endTime: '2025-06-01T10:00:02.000Z', conversationId: 'conv-encoded' });
+        const mixed = await store.putEncodedInteractions([b, c, a].map((record) => encodeInteraction(record, 'test')));
+        expect(mixed).toEqual(new Set([c.interactionId]));
+        expect(await store.listInteractions({ conversationId: 'conv-encoded' })).toStrictEqual([c, b]);
         expect(await store.putEncodedInteractions([])).toEqual(new Set());
       });
 
