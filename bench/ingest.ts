@@ -5,8 +5,10 @@
  *    traces of 10 spans (invoke_agent, chat and tool children, ~15 attributes a span, ~3 KB of
  *    message content on the chat spans).
  * 2. Decode-only baseline: the collector's decoder on that body, in this process (a full decode into
- *    spans, the yardstick of the goal below). Beside it, what the receiver does with a body: check
- *    it and cut it by trace (`receiveTraceRequest`), for information.
+ *    spans, the yardstick of the goal below), measured before the end-to-end run and again after
+ *    it: a virtual machine's speed drifts, and the faster of the two is the yardstick, so that the goal
+ *    is not met only because the machine was slow for a moment. Beside it, what the receiver does with a
+ *    body: check it and cut it by trace (`receiveTraceRequest`), for information.
  * 3. End to end: the real collector (`evalon collector`, its own process, SQLite ledger) and a
  *    sender process posting copies of the body with fresh trace ids. Figures: acknowledged spans/s
  *    (acknowledged = durable) and its share of the decode-only rate (goal: at least a third), then
@@ -77,8 +79,9 @@ function spansPerSecond(decode: () => number): number {
   while (performance.now() - t0 < 3_000) decoded += decode();
   return decoded / ((performance.now() - t0) / 1000);
 }
-const decodeRate = spansPerSecond(() => decodeTraceRequest(template, 'protobuf').spans.length);
-line(`decode only (protobuf, one core): ${fmt(decodeRate)} spans/s`);
+const decodeOnly = () => spansPerSecond(() => decodeTraceRequest(template, 'protobuf').spans.length);
+const decodeBefore = decodeOnly();
+line(`decode only (protobuf, one core): ${fmt(decodeBefore)} spans/s`);
 const heads = createKeyMatcher(CLASSIFIED_ATTRIBUTES);
 const receiveRate = spansPerSecond(() => receiveTraceRequest(template, 'protobuf', heads).batch.spanCount);
 line(`  (the receiver's check and cut by trace, for comparison: ${fmt(receiveRate)} spans/s)`);
@@ -143,7 +146,6 @@ async function startCollector(
   const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
   await waitForDrain(collector, expectedInteractions);
   const drainedAt = performance.now();
-  const mem = memory(collector.child.pid!);
   line(`end to end, ${concurrency} concurrent senders, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
@@ -155,17 +157,22 @@ async function startCollector(
       `${((drainedAt - ackedAt) / 1000).toFixed(1)} s after the last acknowledgement (settle window 2 s)`,
   );
   line(`  end-to-end rate incl. the settle window: ${fmt(e2eRate)} spans/s`);
+  const mem = memory(collector.child.pid!);
+  const memoryStats = JSON.stringify((await stats(collector)).memory);
+  collector.child.kill('SIGTERM');
+  await collector.exited;
+  const decodeAfter = decodeOnly();
+  const decodeRate = Math.max(decodeBefore, decodeAfter);
   line(
     `  acknowledged ÷ decode only: ${((result.spansPerSecond / decodeRate) * 100).toFixed(1)}% ` +
-      '(goal: at least 33%)',
+      `(goal: at least 33%; decode only ${fmt(decodeBefore)} spans/s before this run, ${fmt(decodeAfter)} after: ` +
+      'the faster is the yardstick)',
   );
   line(
     `  collector RSS while sending: median ${fmt(median(rssSamples))} MiB, max ${fmt(Math.max(...rssSamples))} ` +
       `MiB, peak ${fmt(peakWhileSending)} MiB (goal: at most 512 MiB); after draining ${mem.rssMiB.toFixed(0)} MiB, ` +
-      `peak ${mem.peakMiB.toFixed(0)} MiB; ${JSON.stringify((await stats(collector)).memory)}`,
+      `peak ${mem.peakMiB.toFixed(0)} MiB; ${memoryStats}`,
   );
-  collector.child.kill('SIGTERM');
-  await collector.exited;
 }
 
 // 4. Pending traces.
