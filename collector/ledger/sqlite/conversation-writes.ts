@@ -10,6 +10,7 @@ import type { ConversationRevisionKey } from '../conversation-store.ts';
 import {
   applyTurn,
   closedState,
+  inStartOrder,
   revisionOf,
   type ConversationState,
   type RevisionRow,
@@ -77,8 +78,11 @@ export function revisionRowOf(row: Record<string, unknown>): { seq: number; row:
 }
 
 export interface ConversationWrites {
-  /** Records one new turn (its interaction was just inserted). */
-  recordTurn(turn: TurnRow): void;
+  /**
+   * Records new turns (their interactions were just inserted), each conversation's in start order:
+   * its row read once and written once, however many of its turns the batch holds.
+   */
+  recordTurns(turns: readonly TurnRow[]): void;
   apply(request: ConversationWriteRequest): unknown;
   /** Marks closed revisions as taken in. */
   takeIn(keys: readonly ConversationRevisionKey[]): void;
@@ -152,11 +156,24 @@ export function createConversationWrites(db: DatabaseSync): ConversationWrites {
   }
 
   return {
-    recordTurn(turn) {
-      const applied = applyTurn(current(turn.conversationId, turn.agentId), turn);
-      if (applied.closed) keep(applied.closed);
-      save(applied.state);
-      insertTurn.run(turn.conversationId, turn.agentId, turn.startMs, turn.interactionId, applied.revision);
+    recordTurns(turns) {
+      const byConversation = new Map<string, TurnRow[]>();
+      for (const turn of inStartOrder(turns)) {
+        const key = JSON.stringify([turn.conversationId, turn.agentId]);
+        const list = byConversation.get(key);
+        if (list) list.push(turn);
+        else byConversation.set(key, [turn]);
+      }
+      for (const list of byConversation.values()) {
+        let state = current(list[0].conversationId, list[0].agentId);
+        for (const turn of list) {
+          const applied = applyTurn(state, turn);
+          if (applied.closed) keep(applied.closed);
+          insertTurn.run(turn.conversationId, turn.agentId, turn.startMs, turn.interactionId, applied.revision);
+          state = applied.state;
+        }
+        save(state!);
+      }
     },
 
     apply(request) {

@@ -4,7 +4,7 @@
  * the store's writer thread (or inline for an in-memory ledger).
  */
 import type { DatabaseSync } from 'node:sqlite';
-import { inStartOrder, type TurnRow } from '../core/conversation-turns.ts';
+import type { TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
 import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
@@ -79,7 +79,7 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
           stored.push(r.interactionId);
           if (r.turn) turns.push(r.turn);
         }
-        for (const turn of inStartOrder(turns)) conversations.recordTurn(turn);
+        conversations.recordTurns(turns);
         // The ids new to the ledger: the interactions processor hands only those on.
         return stored;
       }
