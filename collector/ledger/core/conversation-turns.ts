@@ -92,6 +92,10 @@ export function conversationTurnOf(record: InteractionRecord): TurnRow | undefin
   };
 }
 
+/** A conversation's key as one string: its id and its agent's (a map key of the stores' writes). */
+export const conversationKey = (key: { conversationId: string; agentId: string }) =>
+  `${key.conversationId}\u0000${key.agentId}`;
+
 /**
  * Turns recorded together are applied in order of start time (then id), whatever order the batch
  * holds them in: a turn that ends its conversation is applied before the turns that started

@@ -14,6 +14,7 @@ import type { ConversationRevisionKey } from '../conversation-store.ts';
 import {
   applyTurn,
   closedState,
+  conversationKey,
   inStartOrder,
   revisionOf,
   type ConversationState,
@@ -119,15 +120,13 @@ const TAKE_IN = `
   WHERE r.conversation_id = u.conversation_id AND r.agent_id = u.agent_id AND r.revision = u.revision
     AND r.awaiting_intake`;
 
-const keyOf = (key: { conversationId: string; agentId: string }) => `${key.conversationId}\u0000${key.agentId}`;
-
 /** Locks the conversations of `keys` (created as placeholders when new), in key order. */
 async function lockStates(
   client: pg.ClientBase,
   keys: Array<{ conversationId: string; agentId: string }>,
   create: boolean,
 ): Promise<Map<string, ConversationState | undefined>> {
-  const unique = [...new Map(keys.map((key) => [keyOf(key), key])).values()].sort((a, b) =>
+  const unique = [...new Map(keys.map((key) => [conversationKey(key), key])).values()].sort((a, b) =>
     a.conversationId === b.conversationId ? compare(a.agentId, b.agentId) : compare(a.conversationId, b.conversationId),
   );
   const ids = [unique.map((key) => key.conversationId), unique.map((key) => key.agentId)];
@@ -135,7 +134,7 @@ async function lockStates(
   const { rows } = await client.query<Row>(LOCK_STATES, ids);
   return new Map(
     rows.map((row) => [
-      keyOf({ conversationId: String(row.conversation_id), agentId: String(row.agent_id) }),
+      conversationKey({ conversationId: String(row.conversation_id), agentId: String(row.agent_id) }),
       stateOf(row),
     ]),
   );
@@ -191,12 +190,12 @@ export async function recordTurns(client: pg.ClientBase, recorded: TurnRow[]): P
   const turns = inStartOrder(recorded);
   let states = await lockStates(client, turns, true);
   // Retention may have pruned a conversation between its placeholder and its lock: create it again.
-  if (turns.some((turn) => !states.has(keyOf(turn)))) states = await lockStates(client, turns, true);
+  if (turns.some((turn) => !states.has(conversationKey(turn)))) states = await lockStates(client, turns, true);
   const closed: RevisionRow[] = [];
   const revisions: number[] = [];
   for (const turn of turns) {
-    const applied = applyTurn(states.get(keyOf(turn)), turn);
-    states.set(keyOf(turn), applied.state);
+    const applied = applyTurn(states.get(conversationKey(turn)), turn);
+    states.set(conversationKey(turn), applied.state);
     revisions.push(applied.revision);
     if (applied.closed) closed.push(applied.closed);
   }
@@ -219,7 +218,7 @@ export async function requestEnd(
   client: pg.ClientBase,
   request: { conversationId: string; agentId: string; atMs: number; dueAtMs: number },
 ): Promise<ConversationState | undefined> {
-  const state = (await lockStates(client, [request], false)).get(keyOf(request));
+  const state = (await lockStates(client, [request], false)).get(conversationKey(request));
   if (!state?.open) return state;
   const next: ConversationState = {
     ...state,
@@ -244,10 +243,10 @@ export async function closeDue(client: pg.ClientBase, closes: CloseRow[]): Promi
   const saved: ConversationState[] = [];
   const revisions: RevisionRow[] = [];
   for (const close of closes) {
-    const state = states.get(keyOf(close));
+    const state = states.get(conversationKey(close));
     if (!state?.open || state.revision !== close.revision || state.turns !== close.turns) continue;
     const closedRow = closedState(state, close.endTimeMs, close.endReason);
-    states.set(keyOf(close), closedRow);
+    states.set(conversationKey(close), closedRow);
     saved.push(closedRow);
     revisions.push(revisionOf(state, close.endTimeMs, close.endReason));
   }

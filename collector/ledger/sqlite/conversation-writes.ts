@@ -10,6 +10,7 @@ import type { ConversationRevisionKey } from '../conversation-store.ts';
 import {
   applyTurn,
   closedState,
+  conversationKey,
   inStartOrder,
   revisionOf,
   type ConversationState,
@@ -157,23 +158,15 @@ export function createConversationWrites(db: DatabaseSync): ConversationWrites {
 
   return {
     recordTurns(turns) {
-      const byConversation = new Map<string, TurnRow[]>();
+      const states = new Map<string, ConversationState>();
       for (const turn of inStartOrder(turns)) {
-        const key = JSON.stringify([turn.conversationId, turn.agentId]);
-        const list = byConversation.get(key);
-        if (list) list.push(turn);
-        else byConversation.set(key, [turn]);
+        const key = conversationKey(turn);
+        const applied = applyTurn(states.get(key) ?? current(turn.conversationId, turn.agentId), turn);
+        if (applied.closed) keep(applied.closed);
+        insertTurn.run(turn.conversationId, turn.agentId, turn.startMs, turn.interactionId, applied.revision);
+        states.set(key, applied.state);
       }
-      for (const list of byConversation.values()) {
-        let state = current(list[0].conversationId, list[0].agentId);
-        for (const turn of list) {
-          const applied = applyTurn(state, turn);
-          if (applied.closed) keep(applied.closed);
-          insertTurn.run(turn.conversationId, turn.agentId, turn.startMs, turn.interactionId, applied.revision);
-          state = applied.state;
-        }
-        save(state!);
-      }
+      for (const state of states.values()) save(state);
     },
 
     apply(request) {
