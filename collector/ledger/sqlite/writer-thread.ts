@@ -1,9 +1,13 @@
 /**
  * The SQLite ledger's writer thread (a worker): owns the one write connection, applies write
  * requests in arrival order, and answers each once committed. Running SQL and checkpoints here
- * keeps them off the collector's event loop. Started by `writer-client.ts`.
+ * keeps them off the collector's event loop, and below its priority (model/thread-priority.ts):
+ * acknowledging spans does not wait for this thread (the span log is written on libuv's pool), so
+ * under a burst that fills both cores the event loop comes first and the writes catch up after.
+ * Started by `writer-client.ts`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
 import { transferredBuffer } from './writer-transfer.ts';
@@ -19,6 +23,7 @@ export type WriterReply = {
 
 const port = parentPort;
 if (!port) throw new Error('ledger writer thread: must run as a worker thread');
+lowerThisThreadPriority();
 
 // Errors here (the file cannot be opened) reach the store as the worker's 'error' event.
 const db = openDatabase(workerData as OpenOptions);

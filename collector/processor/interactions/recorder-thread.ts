@@ -2,11 +2,14 @@
  * The recorder thread (a worker started by recorder.ts): builds the records of the traces it is
  * sent (record-builder.ts) and answers with their rows, moving the bytes' buffer back so that the
  * next job uses it again. Decoding spans and building records is most of what recording costs;
- * here it runs beside the event loop that receives spans, on the other core.
+ * here it runs beside the event loop that receives spans, on the other core, and below its
+ * priority (model/thread-priority.ts): under a burst that fills both cores, acknowledging spans comes
+ * first and recording catches up after.
  */
 import { parentPort } from 'node:worker_threads';
 import { buildTraces, type BuiltTraces } from './record-builder.ts';
 import type { InteractionDecision } from './decisions.ts';
+import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
 
 /** A trace of a job: its rows are byte ranges of the job's buffer. */
 export interface RecorderTrace {
@@ -28,6 +31,7 @@ export type RecorderReply = {
 
 const port = parentPort;
 if (!port) throw new Error('recorder thread: must run as a worker thread');
+lowerThisThreadPriority();
 
 port.on('message', (message: RecorderMessage) => {
   if ('close' in message) {
