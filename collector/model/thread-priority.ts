@@ -23,9 +23,10 @@ export const BACKGROUND_NICENESS_STEPS = 10;
 const LOWEST = 19;
 
 /**
- * Raises the calling thread's nice value by `steps` (from the process's own, so a collector
- * started with `nice` keeps its threads' order), up to the lowest priority. Returns the thread's
- * new nice value, or undefined where a thread's priority cannot be set (not Linux, no /proc).
+ * Raises the calling thread's nice value by `steps` from its current one (a new thread starts with
+ * the nice value of the thread that started it, so a collector started with `nice` keeps its
+ * threads' order), up to the lowest priority. Returns the thread's new nice value, or undefined
+ * where a thread's priority cannot be set (not Linux, no /proc).
  */
 export function lowerThisThreadPriority(steps: number = BACKGROUND_NICENESS_STEPS): number | undefined {
   if (process.platform !== 'linux') return undefined;

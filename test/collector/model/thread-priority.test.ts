@@ -64,7 +64,7 @@ describe.runIf(process.platform === 'linux')('background threads run below the e
     expect(lowered()).toBe(0);
   });
 
-  it('lowers only the calling thread, from the process’s nice value, never past the lowest priority', async () => {
+  it('lowers only the calling thread, from its current nice value, never past the lowest priority', async () => {
     const moduleUrl = new URL('../../../collector/model/thread-priority.ts', import.meta.url);
     const script =
       `import { parentPort } from 'node:worker_threads';\n` +
