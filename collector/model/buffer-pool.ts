@@ -3,8 +3,11 @@
  * request passes through a few of them (its body, its cut by trace, its copy for the ledger's
  * writer thread). A fresh buffer that size is new memory from the system: the kernel maps and zeroes
  * every page of it on first touch, which cost the collector more than copying the bytes into it
- * (measured in docs/benchmarks.md, "Ingest"). A pool keeps a bounded number of idle bytes per size
- * class (powers of two from `MIN_POOLED_BYTES`); past that bound a returned buffer is freed at once.
+ * (measured in docs/benchmarks.md, "Ingest"). A pool keeps a bounded number of idle bytes, by size
+ * class: from `MIN_POOLED_BYTES`, four classes to each doubling (1, 1.25, 1.5 and 1.75 times a power
+ * of two), so that a buffer is at most a quarter larger than asked for, not up to twice as large (a
+ * 1.37 MiB request took 2 MiB). A take is served from its own class or the next one up; past the
+ * bound a returned buffer is freed at once.
  *
  * Ownership: `take` hands out a buffer of its own (no one else has a view of it); whoever holds it
  * last gives it back once, with `give`, and keeps no view of it afterwards. A buffer may travel to
@@ -43,14 +46,14 @@ export function createBufferPool(maxIdleBytes = DEFAULT_POOL_IDLE_BYTES): Buffer
 
     take(size) {
       if (size < MIN_POOLED_BYTES) return Buffer.allocUnsafeSlow(size);
-      const capacity = sizeClass(size);
-      const reused = idle.get(capacity)?.pop();
+      const own = sizeClass(size);
+      const reused = idle.get(own)?.pop() ?? idle.get(nextSizeClass(own))?.pop();
       if (reused) {
-        idleBytes -= capacity;
+        idleBytes -= reused.byteLength;
         idleSet.delete(reused);
       }
-      const buffer = reused ?? new ArrayBuffer(capacity);
-      lent.set(capacity, (lent.get(capacity) ?? 0) + 1);
+      const buffer = reused ?? new ArrayBuffer(own);
+      lent.set(buffer.byteLength, (lent.get(buffer.byteLength) ?? 0) + 1);
       return Buffer.from(buffer, 0, size);
     },
 
@@ -89,7 +92,16 @@ export function copyTogether(pool: BufferPool, parts: readonly Uint8Array[]): { 
   return { bytes, copies };
 }
 
-/** The power of two a size is rounded up to. */
-function sizeClass(size: number): number {
-  return 2 ** Math.ceil(Math.log2(size));
+/** Size classes to each doubling of size. */
+const CLASSES_PER_DOUBLING = 4;
+
+/** The size class a size is rounded up to: a multiple of a quarter of the power of two below it. */
+export function sizeClass(size: number): number {
+  const step = 2 ** Math.floor(Math.log2(size)) / CLASSES_PER_DOUBLING;
+  return Math.ceil(size / step) * step;
+}
+
+/** The class after a class (a class is its own size class). */
+function nextSizeClass(capacity: number): number {
+  return sizeClass(capacity + 1);
 }

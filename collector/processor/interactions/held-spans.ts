@@ -7,7 +7,8 @@
  * What is held for a trace is always the most recent of its appends, in order (an append that is
  * not held lets go of what came before it), so a span found here is the one the ledger would give
  * last for its id. The unit of memory is a received request's buffer (every trace's bytes of one
- * OTLP request, `TraceRequests`), counted once while any of its traces is held.
+ * OTLP request, `TraceRequests`), counted once while any of its traces is held, at the size of the
+ * memory it takes (a pooled buffer is larger than its bytes: buffer-pool.ts).
  */
 import {
   releaseTraceRequests,
@@ -59,7 +60,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
     for (const { request } of parts) {
       request.held--;
       if (request.held === 0 && requests.delete(request)) {
-        bytes -= request.traces.bytes.byteLength;
+        bytes -= memoryOf(request.traces);
         releaseTraceRequests(request.traces);
       }
     }
@@ -71,7 +72,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
     },
 
     hold(received) {
-      const size = received.bytes.byteLength;
+      const size = memoryOf(received);
       if (size > maxBytes) {
         for (const traceId of received.traceIds) dropTrace(traceId);
         return;
@@ -116,4 +117,9 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
       for (const traceId of traceIds) dropTrace(traceId);
     },
   };
+}
+
+/** The memory a received request's bytes take: their whole buffer. */
+function memoryOf(traces: TraceRequests): number {
+  return traces.bytes.buffer.byteLength;
 }

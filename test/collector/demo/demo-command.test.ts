@@ -2,7 +2,7 @@
  * `evalon demo` runs the whole loop offline: a collector with evaluators, the instrumented example
  * agent against a scripted model, and verdicts printed as they are recorded.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -54,6 +54,7 @@ it('runs a configuration that evalon validate accepts, evaluator properties incl
   const out: string[] = [];
   const err: string[] = [];
   const code = await runValidateCommand({ configFiles: [file] }, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  rmSync(dir, { recursive: true, force: true });
   expect({ code, err }).toEqual({ code: 0, err: [] });
   // Seven evaluators of interactions and one of conversations (repeated-question-evaluator), and
   // human-review/audit.

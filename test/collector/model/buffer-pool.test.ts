@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { copyTogether, createBufferPool, MIN_POOLED_BYTES } from '../../../collector/model/buffer-pool.ts';
+import { copyTogether, createBufferPool, MIN_POOLED_BYTES, sizeClass } from '../../../collector/model/buffer-pool.ts';
 
 describe('the buffer pool', () => {
   it('hands out buffers of the size asked for, and gives a returned one out again for the same size class', () => {
@@ -8,12 +8,30 @@ describe('the buffer pool', () => {
     expect(first.byteLength).toBe(MIN_POOLED_BYTES * 3);
     expect(first.byteOffset).toBe(0);
     const memory = first.buffer;
+    expect(memory.byteLength).toBe(MIN_POOLED_BYTES * 3); // 1.5 times a power of two: a class of its own
     pool.give(memory);
     expect(pool.idleBytes).toBe(memory.byteLength);
-    // Anything up to the next power of two takes the same buffer.
-    const second = pool.take(MIN_POOLED_BYTES * 4);
+    // A smaller size of the same class takes the same buffer, as does one of the class below.
+    const second = pool.take(MIN_POOLED_BYTES * 3 - 1000);
     expect(second.buffer).toBe(memory);
     expect(pool.idleBytes).toBe(0);
+    pool.give(second.buffer);
+    expect(pool.take(MIN_POOLED_BYTES * 2.5).buffer).toBe(memory);
+    pool.give(memory);
+    // Two classes below: a buffer of its own, not one half again as large.
+    const smaller = pool.take(MIN_POOLED_BYTES * 2);
+    expect(smaller.buffer).not.toBe(memory);
+    expect(smaller.buffer.byteLength).toBe(MIN_POOLED_BYTES * 2);
+  });
+
+  it('rounds a size up by at most a quarter (a 1.37 MiB request takes 1.5 MiB, not 2)', () => {
+    for (let size = MIN_POOLED_BYTES; size < 64 * 1024 * 1024; size = Math.ceil(size * 1.07)) {
+      const capacity = sizeClass(size);
+      expect(capacity).toBeGreaterThanOrEqual(size);
+      expect(capacity).toBeLessThanOrEqual(size * 1.25);
+      expect(sizeClass(capacity)).toBe(capacity);
+    }
+    expect(sizeClass(1_436_000)).toBe(1.5 * 1024 * 1024);
   });
 
   it('ignores a buffer given twice, or more buffers than it lent, so that no buffer is lent twice', () => {

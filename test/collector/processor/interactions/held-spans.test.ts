@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TraceRequests } from '../../../../collector/model/otlp-protobuf/trace-requests.ts';
 import type { SpanData } from '../../../../collector/model/span.ts';
 import { createHeldSpans } from '../../../../collector/processor/interactions/held-spans.ts';
+import { createBufferPool } from '../../../../collector/model/buffer-pool.ts';
 import { CODEC_OTLP_PROTOBUF, decodeEncodedSpans } from '../../../../collector/ledger/span-store.ts';
 import { decodeTraceRequest, receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
@@ -113,6 +114,21 @@ describe('held spans', () => {
     expect(held.spansOf(second.traces.traceIds[1])).toStrictEqual(of(second.spans, second.traces.traceIds[1]));
     expect(held.spansOf(third.traces.traceIds[0])).toHaveLength(10);
     expect(held.bytes).toBe(second.traces.bytes.length + third.traces.bytes.length);
+  });
+
+  it('counts the memory a request takes: the whole of a pooled buffer, not only its bytes', async () => {
+    const pool = createBufferPool();
+    const body = serializeProtobuf(await buildRealisticSpans(200)); // over MIN_POOLED_BYTES: a pooled buffer
+    const traces = receiveTraceRequest(body, 'protobuf', undefined, pool).batch.byTrace!;
+    const memory = traces.bytes.buffer.byteLength;
+    expect(memory).toBeGreaterThan(traces.bytes.length);
+    const held = createHeldSpans(memory - 1);
+    held.hold(traces);
+    expect(held.spansOf(traces.traceIds[0])).toBeUndefined();
+    const roomy = createHeldSpans(memory);
+    roomy.hold(traces);
+    expect(roomy.bytes).toBe(memory);
+    expect(roomy.spansOf(traces.traceIds[0])).toHaveLength(10);
   });
 
   it('holds nothing with no room, and a request too large lets go of its traces', () => {

@@ -56,10 +56,11 @@ describe('request bodies', () => {
     const memory = first.buffer;
     releaseBody(first, pool);
     expect(pool.idleBytes).toBe(memory.byteLength);
-    const second = await readBody(requestOf([Buffer.alloc(60_000, 3), Buffer.alloc(60_000, 4)]), { ...options, pool });
+    // A larger body of the same size class (buffer-pool.ts) fills the same buffer.
+    const second = await readBody(requestOf([Buffer.alloc(55_000, 3), Buffer.alloc(55_000, 4)]), { ...options, pool });
     expect(second.buffer).toBe(memory);
-    expect(second.length).toBe(120_000);
-    expect([second[0], second[119_999]]).toEqual([3, 4]);
+    expect(second.length).toBe(110_000);
+    expect([second[0], second[109_999]]).toEqual([3, 4]);
     releaseBody(second, pool);
     releaseBody(second, pool); // twice is harmless
     expect(pool.idleBytes).toBe(memory.byteLength);
