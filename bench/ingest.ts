@@ -18,7 +18,9 @@
  *    peak RSS (goal: at most 512 MiB).
  *
  * Options: --seconds N (default 20), --concurrency N (default 8), --pending N (default 100000),
- * --skip-pending.
+ * --skip-pending, --rate N (spans a second offered on a schedule instead of as fast as
+ * acknowledged: the memory of two builds compared at the same load, which an unpaced run's figures
+ * cannot do on a machine whose speed swings between runs; the goals are measured without it).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -48,11 +50,13 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     pending: { type: 'string', default: '100000' },
     'skip-pending': { type: 'boolean', default: false },
+    rate: { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const pendingTarget = Number(values.pending);
+const paced = values.rate === undefined ? {} : { requestsPerSecond: Number(values.rate) / SPANS_PER_BODY };
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-ingest-'));
 
@@ -142,14 +146,15 @@ async function startCollector(
   const rssSamples: number[] = [];
   const sampling = setInterval(() => rssSamples.push(memory(collector.child.pid!).rssMiB), 250);
   const t0 = performance.now();
-  const result = await runSender({ ...base, seconds });
+  const result = await runSender({ ...base, seconds, ...paced });
   const ackedAt = performance.now();
   clearInterval(sampling);
   const peakWhileSending = memory(collector.child.pid!).peakMiB;
   const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
   await waitForDrain(collector, expectedInteractions);
   const drainedAt = performance.now();
-  line(`end to end, ${concurrency} concurrent senders, ${seconds} s:`);
+  const load = values.rate === undefined ? '' : `, ${fmt(Number(values.rate))} spans/s offered`;
+  line(`end to end, ${concurrency} concurrent senders${load}, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
       `${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,

@@ -1,18 +1,16 @@
 /**
  * Reading the span log's frames (span-log.ts): frames side by side in a segment file — a request's
- * traces, decided together — are read with one positioned read, into buffers from a pool that the
- * caller gives back once it has copied or decoded the rows (`giveBack`), so that reading rows back
+ * traces, decided together — are read with one positioned read, into buffers from the thread's pool that
+ * the caller gives back once it has copied or decoded the rows (`giveBack`), so that reading rows back
  * under sustained ingest allocates nothing new.
  */
 import { readSync } from 'node:fs';
-import { createBufferPool } from '../../model/buffer-pool.ts';
+import { threadBufferPool } from '../../model/buffer-pool.ts';
 import type { EncodedSpans } from '../core/span-codec.ts';
 import { LedgerStoreError } from '../errors.ts';
 import { FRAME_MAGIC } from './span-log-frames.ts';
 import { segmentPath, type Frame, type Segment } from './span-log-scan.ts';
 
-/** Read buffers kept for the next reads, at most. */
-const READ_POOL_IDLE_BYTES = 16 * 1024 * 1024;
 /** Frames side by side are read together up to this many bytes. */
 const MAX_READ_BYTES = 4 * 1024 * 1024;
 
@@ -28,7 +26,7 @@ export function createFrameReader(
   where: string,
   fail: (what: string, error: unknown) => LedgerStoreError,
 ): FrameReader {
-  const reads = createBufferPool(READ_POOL_IDLE_BYTES);
+  const reads = threadBufferPool();
 
   /** Each frame's bytes; frames side by side in a file (a request's traces) are read at once. */
   function readFrames(frames: readonly Frame[]): Map<Frame, Buffer> {

@@ -17,7 +17,7 @@ import {
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 import { forTransfer } from './writer-transfer.ts';
-import { createBufferPool } from '../../model/buffer-pool.ts';
+import { threadBufferPool } from '../../model/buffer-pool.ts';
 
 export interface WriterClient {
   /** Resolves once committed, with what the request answers (see `LedgerWriter.write`). */
@@ -77,7 +77,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
   worker.unref();
   const pending = new Map<number, { resolve(result?: unknown): void; reject(error: Error): void }>();
   // The buffers span bytes are moved to the writer in; each comes back with the writer's answer.
-  const transfers = createBufferPool();
+  const transfers = threadBufferPool();
   let nextId = 1;
   let failure: Error | undefined;
   let closing: Promise<void> | undefined;

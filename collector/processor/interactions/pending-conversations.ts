@@ -20,8 +20,9 @@ export function createPendingConversations(): PendingConversations {
     count(trace, span) {
       const conversationId = invocationAt(trace, span)?.conversationId;
       if (conversationId === undefined) return;
-      trace.conversationSpans ??= [];
-      trace.conversationSpans.push(span);
+      // A literal of one, as a trace's invocations (trace-state.ts).
+      if (trace.conversationSpans) trace.conversationSpans.push(span);
+      else trace.conversationSpans = [span];
       counts.set(conversationId, (counts.get(conversationId) ?? 0) + 1);
     },
     uncount(trace, span) {

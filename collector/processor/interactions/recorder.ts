@@ -12,7 +12,7 @@
  */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { copyTogether, createBufferPool, type BufferPool } from '../../model/buffer-pool.ts';
+import { copyTogether, threadBufferPool, type BufferPool } from '../../model/buffer-pool.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
 
@@ -64,7 +64,7 @@ const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGeneratio
 export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
   const pending = new Map<number, { resolve(result: BuiltTraces): void; reject(error: Error): void }>();
   // The jobs' buffers: each comes back with the thread's answer and carries the next job.
-  const buffers = createBufferPool();
+  const buffers = threadBufferPool();
   let worker: Worker | undefined;
   /** Builds not answered yet: closing waits for them. */
   const inFlight = new Set<Promise<BuiltTraces>>();

@@ -204,17 +204,23 @@ export function addSpan(
   if (parentId !== undefined) {
     parent = findSpan(trace, parentId);
     if (parent < 0) {
-      trace.missing ??= [];
-      const missing = trace.missing;
+      const missing = trace.missing ?? [];
       let k = missing.indexOf(parentId);
-      if (k < 0) k = missing.push(parentId) - 1;
+      if (k < 0 && missing.length === 0) {
+        trace.missing = [parentId];
+        k = 0;
+      } else if (k < 0) k = missing.push(parentId) - 1;
       parent = missingParent(k);
     }
   }
   let invocationIndex = NOT_INVOCATION;
   if (invocation) {
-    trace.invocations ??= [];
-    invocationIndex = trace.invocations.push(invocation) - 1;
+    // A literal of one: an array grown from empty by push reserves room for 17.
+    if (trace.invocations) invocationIndex = trace.invocations.push(invocation) - 1;
+    else {
+      trace.invocations = [invocation];
+      invocationIndex = 0;
+    }
   }
   trace.spans.push(idHalf(id, 0), idHalf(id, 8), parent, arrived, UNDECIDED, invocationIndex);
   trace.index?.set(id, index);

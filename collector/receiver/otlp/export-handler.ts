@@ -27,7 +27,7 @@ import {
 import { reply, replyStatus } from './http-reply.ts';
 import type { InFlightBudget } from './in-flight-budget.ts';
 import { readBody, releaseBody } from './read-body.ts';
-import { createBufferPool } from '../../model/buffer-pool.ts';
+import { threadBufferPool } from '../../model/buffer-pool.ts';
 import { refusalReasonOfStatus } from './refusals.ts';
 
 export const TRACES_PATH = '/v1/traces';
@@ -51,7 +51,7 @@ export function createExportHandler(options: ExportHandlerOptions): ExportHandle
   const { maxRequestBodyBytes, budget, next, hooks } = options;
   const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
   // Request bodies and their cuts by trace, used again rather than allocated for every request.
-  const pool = createBufferPool();
+  const pool = threadBufferPool();
 
   return async function handleExport(req, res, expectsContinue) {
     const contentType = req.headers['content-type'];

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { copyTogether, createBufferPool, MIN_POOLED_BYTES, sizeClass } from '../../../collector/model/buffer-pool.ts';
+import {
+  copyTogether,
+  createBufferPool,
+  MIN_POOLED_BYTES,
+  sizeClass,
+  THREAD_POOL_IDLE_BYTES,
+  threadBufferPool,
+} from '../../../collector/model/buffer-pool.ts';
 
 describe('the buffer pool', () => {
   it('hands out buffers of the size asked for, and gives a returned one out again for the same size class', () => {
@@ -88,5 +95,19 @@ describe('copying parts together', () => {
     pool.give(bytes.buffer);
     expect(pool.idleBytes).toBe(bytes.buffer.byteLength);
     expect(copyTogether(pool, []).bytes.buffer.byteLength).toBeGreaterThan(0);
+  });
+
+  it('is one pool for every user on a thread, whose idle bytes are bounded once', () => {
+    const pool = threadBufferPool();
+    expect(threadBufferPool()).toBe(pool);
+    // What one use gives back (a request body) serves another (a transfer of the same size class).
+    const body = pool.take(1_436_000);
+    pool.give(body.buffer);
+    expect(threadBufferPool().take(1_400_000).buffer).toBe(body.buffer);
+    // A burst gives back more than the bound: the rest is freed, not kept.
+    const burst = Array.from({ length: 40 }, () => pool.take(1024 * 1024));
+    for (const buffer of burst) pool.give(buffer.buffer);
+    expect(pool.idleBytes).toBe(THREAD_POOL_IDLE_BYTES);
+    expect(burst.filter((buffer) => buffer.buffer.byteLength === 0)).toHaveLength(40 - 32);
   });
 });

@@ -16,7 +16,7 @@ import { status as GrpcStatus, type Metadata, type ServerUnaryCall } from '@grpc
 import { BackpressureError, type SpanConsumer } from '../../../pipeline/consumer.ts';
 import type { OtlpReceiverHooks } from '../config.ts';
 import { createKeyMatcher } from '../../../model/otlp-protobuf/key-matcher.ts';
-import { createBufferPool } from '../../../model/buffer-pool.ts';
+import { threadBufferPool } from '../../../model/buffer-pool.ts';
 import { receiveTraceRequest, type ReceivedTraceRequest } from '../decode.ts';
 import { OtlpDecodeError } from '../errors.ts';
 import type { InFlightBudget } from '../in-flight-budget.ts';
@@ -60,7 +60,7 @@ export function createExportCallHandler(options: ExportCallOptions): ExportCallH
   const { budget, next, hooks } = options;
   const headAttributes = createKeyMatcher(next.headAttributes ?? new Set());
   // Cuts by trace, used again rather than allocated for every request.
-  const pool = createBufferPool();
+  const pool = threadBufferPool();
   /** A refused call, counted: `spans` refused (1 when the message was not decoded). */
   const refuse = (code: GrpcStatus, details: string, metadata?: Metadata, spans = 1): ExportAnswer => {
     hooks.onRefused?.(REFUSAL_OF_STATUS[code] ?? 'bad_request', spans);
