@@ -56,7 +56,11 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const pendingTarget = Number(values.pending);
-const paced = values.rate === undefined ? {} : { requestsPerSecond: Number(values.rate) / SPANS_PER_BODY };
+const rate = values.rate === undefined ? undefined : Number(values.rate);
+if (rate !== undefined && !(rate > 0)) {
+  throw new Error(`bench:ingest: --rate takes spans a second, a number above 0 (got "${values.rate}")`);
+}
+const paced = rate === undefined ? {} : { requestsPerSecond: rate / SPANS_PER_BODY };
 
 const dir = mkdtempSync(join(tmpdir(), 'evalon-bench-ingest-'));
 
@@ -153,7 +157,7 @@ async function startCollector(
   const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
   await waitForDrain(collector, expectedInteractions);
   const drainedAt = performance.now();
-  const load = values.rate === undefined ? '' : `, ${fmt(Number(values.rate))} spans/s offered`;
+  const load = rate === undefined ? '' : `, ${fmt(rate)} spans/s offered`;
   line(`end to end, ${concurrency} concurrent senders${load}, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +

@@ -43,7 +43,7 @@ let threadPool: BufferPool | undefined;
 /**
  * Idle bytes the thread's pool keeps at most: twice a single use's, as the uses' idle buffers come
  * back at different moments (with 16 MiB the collector took 2.5 times the page faults of separate
- * pools under sustained ingest; with 32 MiB 1.2 times, docs/benchmarks.md).
+ * pools under sustained ingest; with 32 MiB 1.2-1.5 times, docs/benchmarks.md).
  */
 export const THREAD_POOL_IDLE_BYTES = 32 * 1024 * 1024;
 

@@ -3,7 +3,7 @@
  * tracker does not close it yet (`Assembler.hasPendingConversation`). Counted per invocation span
  * while its interaction is undecided.
  */
-import { invocationAt, type TraceState } from './trace-state.ts';
+import { appendTo, invocationAt, type TraceState } from './trace-state.ts';
 
 export interface PendingConversations {
   /** Span `span` of `trace` was added: counted when it is an invocation naming a conversation. */
@@ -20,9 +20,7 @@ export function createPendingConversations(): PendingConversations {
     count(trace, span) {
       const conversationId = invocationAt(trace, span)?.conversationId;
       if (conversationId === undefined) return;
-      // A literal of one, as a trace's invocations (trace-state.ts).
-      if (trace.conversationSpans) trace.conversationSpans.push(span);
-      else trace.conversationSpans = [span];
+      trace.conversationSpans = appendTo(trace.conversationSpans, span);
       counts.set(conversationId, (counts.get(conversationId) ?? 0) + 1);
     },
     uncount(trace, span) {

@@ -189,6 +189,16 @@ export function addDecided(trace: TraceState, id: string, interactionId: string)
 }
 
 /**
+ * `list` with `value` added at its end; a new list is a literal of one, as most of a trace's lists
+ * stay (an array grown from empty by `push` reserves room for 17).
+ */
+export function appendTo<T>(list: T[] | undefined, value: T): T[] {
+  if (!list) return [value];
+  list.push(value);
+  return list;
+}
+
+/**
  * Adds a pending span; `parentId` is undefined for a root or a remote parent. Spans already here
  * that were waiting for this one as their parent now point at it.
  */
@@ -204,23 +214,18 @@ export function addSpan(
   if (parentId !== undefined) {
     parent = findSpan(trace, parentId);
     if (parent < 0) {
-      const missing = trace.missing ?? [];
-      let k = missing.indexOf(parentId);
-      if (k < 0 && missing.length === 0) {
-        trace.missing = [parentId];
-        k = 0;
-      } else if (k < 0) k = missing.push(parentId) - 1;
+      let k = trace.missing?.indexOf(parentId) ?? -1;
+      if (k < 0) {
+        trace.missing = appendTo(trace.missing, parentId);
+        k = trace.missing.length - 1;
+      }
       parent = missingParent(k);
     }
   }
   let invocationIndex = NOT_INVOCATION;
   if (invocation) {
-    // A literal of one: an array grown from empty by push reserves room for 17.
-    if (trace.invocations) invocationIndex = trace.invocations.push(invocation) - 1;
-    else {
-      trace.invocations = [invocation];
-      invocationIndex = 0;
-    }
+    trace.invocations = appendTo(trace.invocations, invocation);
+    invocationIndex = trace.invocations.length - 1;
   }
   trace.spans.push(idHalf(id, 0), idHalf(id, 8), parent, arrived, UNDECIDED, invocationIndex);
   trace.index?.set(id, index);
