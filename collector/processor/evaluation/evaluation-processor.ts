@@ -30,6 +30,7 @@ import type { Logger } from '../../logger.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { Lifecycle } from '../../pipeline/consumer.ts';
 import type { InteractionsConsumer } from '../interactions/interactions-processor.ts';
+import { holdRecords } from '../interactions/lazy-record.ts';
 import { clockFrom, sleep, type Clock, type Timer } from './clock.ts';
 import { conversationEvaluations } from './conversation-intake.ts';
 import { createEvaluationRuntime, type EvaluationRuntime, type RuntimeStats } from './evaluation-runtime.ts';
@@ -361,7 +362,13 @@ export function createEvaluationProcessor(options: EvaluationProcessorOptions): 
         return;
       }
       pendingIntake += records.length;
-      void take(records).finally(() => (pendingIntake -= records.length));
+      // Read after this returns: their content stays until the intake is done with them (the
+      // records it queues evaluations of are parsed then, as the ledger client keeps them).
+      const content = holdRecords(records);
+      void take(records).finally(() => {
+        pendingIntake -= records.length;
+        content.release();
+      });
     },
     async start() {
       if (started) return;

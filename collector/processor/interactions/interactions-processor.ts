@@ -83,7 +83,7 @@ export interface InteractionsProcessorTuning {
 }
 
 export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
-  /** Receives records of interactions new to the ledger (not those re-completed after a restart). */
+  /** Records new to the ledger (not re-completed after a restart); content read later is held (`holdRecords`). */
   consumeInteractions(records: InteractionRecord[]): Promise<void>;
 }
 

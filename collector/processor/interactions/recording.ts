@@ -17,7 +17,7 @@ import type { Decisions, InteractionDecision } from './assembler.ts';
 import type { HeldSpans } from './held-spans.ts';
 import { spansById, type BuiltInteraction, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import { createInlineRecorder, RecorderThreadError, type Recorder } from './recorder.ts';
-import { lazyRecord } from './lazy-record.ts';
+import { holdContent, lazyRecord, type ContentHold } from './lazy-record.ts';
 import type { SplitTraces } from './split-traces.ts';
 
 export interface PreparedTick {
@@ -42,6 +42,8 @@ export interface StoredTick {
   stored: Set<string>;
   /** Aligned with the prepared tick's `built` (empty without a next stage). */
   records: InteractionRecord[];
+  /** The records' JSON, held until the next stage has them (then freed unless it holds them too). */
+  content: ContentHold;
 }
 
 export interface Recording {
@@ -169,12 +171,14 @@ export function createRecording(options: {
       built.length > 0 ? ledger.putEncodedInteractions(built.map((entry) => entry.row)) : Promise.resolve(new Set());
     // The next stage takes records, their content parsed when first read (lazy-record.ts).
     const records = next ? built.map((entry) => lazyRecord(entry.head, entry.row.json)) : [];
-    return { stored: (await putting) as Set<string>, records };
+    // Held from now: a tick that fails on the way leaves its buffers to the garbage collector.
+    const content = holdContent(built.map((entry) => entry.row.json));
+    return { stored: (await putting) as Set<string>, records, content };
   }
 
   async function finish(
     { built, kept, elsewhere, releasedTraces }: PreparedTick,
-    { stored, records }: StoredTick,
+    { stored, records, content }: StoredTick,
     release: (traceIds: string[]) => Promise<void>,
   ): Promise<boolean> {
     const late = [...kept.values()].flat();
@@ -192,6 +196,8 @@ export function createRecording(options: {
     stats.interactions += fresh.length;
     stats.interactionsFailed += fresh.filter((index) => built[index].failed).length;
     if (fresh.length > 0 && next) await next.consumeInteractions(fresh.map((index) => records[index]));
+    // The ledger and the next stage have the records: what nothing holds any more is freed now.
+    content.release();
     return fresh.some((index) => built[index].endsConversation);
   }
 

@@ -3,7 +3,12 @@
  * record to whoever reads it (spread, JSON, structured clone, assignment, equality).
  */
 import { describe, expect, it } from 'vitest';
-import { headOf, lazyRecord } from '../../../../collector/processor/interactions/lazy-record.ts';
+import {
+  headOf,
+  holdContent,
+  holdRecords,
+  lazyRecord,
+} from '../../../../collector/processor/interactions/lazy-record.ts';
 import { makeRecord } from '../../../helpers/ledger-fixtures.ts';
 
 const record = makeRecord({ endTime: '2025-06-01T10:00:00.000Z', failed: true, failureSummary: 'TimeoutError' });
@@ -55,5 +60,35 @@ describe('a lazy record', () => {
     expect(lazy.finalResponseText).toBe('changed');
     expect(JSON.parse(JSON.stringify(lazy)).finalResponseText).toBe('changed');
     expect(lazy.toolCalls).toStrictEqual(record.toolCalls);
+  });
+});
+
+describe('holding records’ JSON', () => {
+  const bytesOf = () => new Uint8Array(Buffer.from(JSON.stringify(record)));
+
+  it('frees a buffer at the last release of its holds, each hold counted once', () => {
+    const lazy = lazyRecord(headOf(record), bytesOf());
+    const first = holdRecords([lazy, lazy]);
+    const second = holdRecords([lazy]);
+    first.release();
+    first.release();
+    expect(lazy.finalResponseText).toBe(record.finalResponseText);
+    const other = lazyRecord(headOf(record), bytesOf());
+    const third = holdRecords([other]);
+    third.release();
+    expect(() => other.transcript).toThrow(
+      `interactions: the content of interaction ${record.interactionId} was read after its batch was released`,
+    );
+    // Read before the last release: the parsed content stays.
+    second.release();
+    expect(lazy).toStrictEqual(record);
+  });
+
+  it('leaves text, and buffers never held, to the garbage collector', () => {
+    const bytes = bytesOf();
+    holdContent([JSON.stringify(record), undefined]).release();
+    const lazy = lazyRecord(headOf(record), bytes);
+    expect(lazy).toStrictEqual(record);
+    expect(bytes.buffer.detached).toBe(false);
   });
 });

@@ -18,6 +18,7 @@ import {
 } from '../../../../collector/processor/interactions/interactions-processor.ts';
 import { CLASSIFIED_ATTRIBUTES } from '../../../../collector/processor/interactions/classify.ts';
 import { createThreadRecorder, type Recorder } from '../../../../collector/processor/interactions/recorder.ts';
+import { holdRecords } from '../../../../collector/processor/interactions/lazy-record.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
@@ -66,6 +67,8 @@ async function harness(
   pendingSpansMemoryBytes: number,
   wrap: (store: LedgerStore) => LedgerStore = (s) => s,
   recorder: 'inline' | 'thread' | Recorder = mode,
+  /** What the next stage does with the records: by default it holds them (it reads them later). */
+  consume: (records: InteractionRecord[]) => void = (records) => void holdRecords(records),
 ) {
   const real = createSqliteStore({ path: ':memory:' });
   const reads: string[][] = [];
@@ -90,7 +93,12 @@ async function harness(
       tickMs: 3_600_000,
       recorder,
     },
-    next: { consumeInteractions: async (records) => void handedOn.push(records) },
+    next: {
+      consumeInteractions: async (records) => {
+        consume(records);
+        handedOn.push(records);
+      },
+    },
     clock: () => now,
     logger,
   });
@@ -114,6 +122,16 @@ async function harness(
 /** A request of the realistic interactions `from..to` as the receiver hands it on. */
 const received = (from: number, to: number): SpanBatch =>
   receiveTraceRequest(serializeProtobuf(sdkSpans.slice(from * 10, to * 10)), 'protobuf', HEADS).batch;
+
+/** Two interactions decided in one tick, then one in the next. */
+async function twoTicks(run: Harness): Promise<void> {
+  await run.processor.consume(received(0, 2));
+  run.advance(2_000);
+  await run.processor.tick();
+  await run.processor.consume(received(2, 3));
+  run.advance(2_000);
+  await run.processor.tick();
+}
 
 describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
   beforeAll(() => {
@@ -251,14 +269,7 @@ it('builds records on the event loop, from the ledger, once the recorder thread 
   const failing = createThreadRecorder(new URL('../../../fixtures/recorder/failing-thread.ts', import.meta.url));
   const h = await harness(64 * 1024 * 1024, undefined, failing);
   const reference = await harness(64 * 1024 * 1024, undefined, 'inline');
-  for (const run of [h, reference]) {
-    await run.processor.consume(received(0, 2));
-    run.advance(2_000);
-    await run.processor.tick();
-    await run.processor.consume(received(2, 3));
-    run.advance(2_000);
-    await run.processor.tick();
-  }
+  for (const run of [h, reference]) await twoTicks(run);
   expect(h.handedOn.flat()).toHaveLength(3);
   expect(h.handedOn).toStrictEqual(reference.handedOn);
   // The first tick's traces were held in memory, and read again from the ledger once the thread failed.
@@ -268,4 +279,36 @@ it('builds records on the event loop, from the ledger, once the recorder thread 
     /the recorder thread stopped \(exit code 3\); building records on the event loop from now on/,
   );
   expect(await h.store.loadPendingSpans()).toEqual([]);
+});
+
+describe('the records’ JSON from the recorder thread', () => {
+  it('is freed once the next stage has the records, unless it holds them, and read after that fails', async () => {
+    let during: string | undefined;
+    const kept: InteractionRecord[] = [];
+    let hold: ReturnType<typeof holdRecords> | undefined;
+    const h = await harness(64 * 1024 * 1024, undefined, 'thread', (records) => {
+      if (hold) return;
+      // Read while being handed on: always there.
+      during = records[0].finalResponseText;
+      hold = holdRecords(records);
+      kept.push(...records);
+    });
+    const reference = await harness(64 * 1024 * 1024, undefined, 'inline');
+    for (const run of [h, reference]) await twoTicks(run);
+    const [first, second] = h.handedOn;
+    expect([first.length, second.length]).toEqual([2, 1]);
+    expect(during).toBe(reference.handedOn[0][0].finalResponseText);
+    // The first batch is held: readable after the hand-off, as the inline recorder's records (its
+    // second record is left unread, for what follows).
+    expect(first[0]).toStrictEqual(reference.handedOn[0][0]);
+    // The second is not: its buffer was freed, and reading its content names the interaction.
+    expect(second[0].agentId).toBe(reference.handedOn[1][0].agentId);
+    expect(() => second[0].transcript).toThrow(
+      new RegExp(`content of interaction ${second[0].interactionId} was read after its batch was released`),
+    );
+    // Released, the held batch goes the same way; what was read before stays.
+    hold!.release();
+    expect(kept[0].input).toStrictEqual(reference.handedOn[0][0].input);
+    expect(() => kept[1].transcript).toThrow(/was read after its batch was released/);
+  });
 });
