@@ -83,7 +83,7 @@ export interface InteractionsProcessorTuning {
 }
 
 export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
-  /** Records new to the ledger (not re-completed after a restart); content read later is held (`holdRecords`). */
+  /** Records new to the ledger (not re-completed after restarts); content read after it resolves: `holdRecords`. */
   consumeInteractions(records: InteractionRecord[]): Promise<void>;
 }
 
