@@ -38,7 +38,11 @@ export interface InteractionStore {
    */
   putInteractions(records: InteractionRecord[]): Promise<Set<string>>;
 
-  /** `putInteractions` with records already encoded (`encodeInteraction`). */
+  /**
+   * `putInteractions` with records already encoded (`encodeInteraction`). A row's JSON as bytes in a
+   * buffer its caller owns outright (`markOwned`) may be moved elsewhere while it is written: read
+   * `row.json` again once this resolves or rejects, not before.
+   */
   putEncodedInteractions(rows: EncodedInteraction[]): Promise<Set<string>>;
 
   getInteraction(interactionId: string): Promise<InteractionRecord | undefined>;

@@ -9,9 +9,11 @@
  */
 import type { SpanData } from '../model/span.ts';
 import type { SpanBatch } from '../model/span-batch.ts';
-import type { EncodedSpans } from './core/span-codec.ts';
+import type { EncodedSpans, StoredSpans } from './core/span-codec.ts';
 
-export type { EncodedSpans } from './core/span-codec.ts';
+export type { EncodedSpans, LocatedSpans, StoredSpans } from './core/span-codec.ts';
+/** Reads stored rows, located or not (on any thread: it needs no store). */
+export { isLocated, readStoredSpans } from './core/span-codec.ts';
 /** The codec of spans kept as received: one OTLP/protobuf ExportTraceServiceRequest per row. */
 export { CODEC_OTLP_PROTOBUF } from './core/span-codec.ts';
 /** Decodes what `loadEncodedSpansOfTraces` read (on any thread: it needs no store). */
@@ -62,10 +64,21 @@ export interface SpanStore {
   loadEncodedSpansOfTraces(traceIds: string[]): Promise<Map<string, EncodedSpans[]>>;
 
   /**
-   * Lets go of what `loadEncodedSpansOfTraces` answered, once decoded or copied: a store may read
-   * into the same memory again (the views must not be read after). Optional to call.
+   * What `loadEncodedSpansOfTraces` reads, but where each row is rather than its bytes when the
+   * store keeps it in a file of its own (a SQLite ledger's span log): the reader reads it, on any
+   * thread of the process (`readStoredSpans`: the interactions processor's recorder thread, so that
+   * the event loop neither reads nor copies the bytes). Rows a store has no file for come with
+   * their bytes. The files stay as they are until the answer is let go (`releaseEncodedSpans`),
+   * which must then be called.
    */
-  releaseEncodedSpans(read: Map<string, EncodedSpans[]>): void;
+  locateSpansOfTraces(traceIds: string[]): Promise<Map<string, StoredSpans[]>>;
+
+  /**
+   * Lets go of what `loadEncodedSpansOfTraces` or `locateSpansOfTraces` answered, once decoded or
+   * copied: a store may read into the same memory again (the views must not be read after), and
+   * the located rows' files may go. Optional to call after `loadEncodedSpansOfTraces`.
+   */
+  releaseEncodedSpans(read: Map<string, StoredSpans[]>): void;
 
   /** Drops the stored spans of traces whose interactions are all decided. */
   releaseTraces(traceIds: string[]): Promise<void>;

@@ -19,12 +19,14 @@
  * Decoded byte arrays of codec 1 are views into the row's buffer (V8 does not copy them): a span
  * holding one keeps its row's bytes alive until the span itself is dropped. Codec 2 copies them.
  */
+import { readSync } from 'node:fs';
 import { deserialize, serialize } from 'node:v8';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { SpanData } from '../../model/span.ts';
 import { createSpanRejections } from '../../model/span-rejections.ts';
 import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
 import { LedgerStoreError } from '../errors.ts';
+import { threadBufferPool } from '../../model/buffer-pool.ts';
 
 export const CODEC_V8 = 1;
 export const CODEC_OTLP_PROTOBUF = 2;
@@ -59,6 +61,106 @@ export interface EncodedSpans {
   codec: number;
   bytes: Uint8Array;
 }
+
+/**
+ * A stored row not read yet: where it is in a file the store keeps open (a SQLite ledger's span
+ * log), so that any thread of the process reads it (the interactions processor's recorder thread,
+ * instead of the event loop reading and copying it). `position` and `length` are the row's whole
+ * frame in the file, which begins with the 32-bit little-endian `magic`; the row's bytes start
+ * `skip` bytes in. The store keeps the file open and the frame where it is until the caller lets
+ * go of the answer (`SpanStore.releaseEncodedSpans`).
+ */
+export interface LocatedSpans {
+  codec: number;
+  fd: number;
+  position: number;
+  length: number;
+  skip: number;
+  magic: number;
+  /** The file, as errors name it. */
+  file: string;
+}
+
+/** A stored row: its bytes, or where they are. */
+export type StoredSpans = EncodedSpans | LocatedSpans;
+
+export function isLocated(row: { codec: number }): row is LocatedSpans {
+  return (row as LocatedSpans).fd !== undefined;
+}
+
+/** Frames side by side in a file are read together up to this many bytes. */
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Reads the located rows of `rows` (frames side by side in one file with one positioned read) into
+ * one buffer of this thread's pool, and answers every row with its bytes, in order; `giveBack` returns
+ * the buffer once the bytes are decoded or copied.
+ */
+export function readStoredSpans(
+  rows: readonly StoredSpans[],
+  where: string,
+): { rows: EncodedSpans[]; giveBack(): void } {
+  const located: { row: LocatedSpans; index: number }[] = [];
+  rows.forEach((row, index) => {
+    if (isLocated(row)) located.push({ row, index });
+  });
+  if (located.length === 0) return { rows: rows as EncodedSpans[], giveBack() {} };
+  let total = 0;
+  for (const { row } of located) total += row.length;
+  const pool = threadBufferPool();
+  const buffer = pool.take(Math.max(total, 1));
+  const answer = [...rows] as EncodedSpans[];
+  located.sort((a, b) => a.row.fd - b.row.fd || a.row.position - b.row.position);
+  let at = 0;
+  try {
+    for (let first = 0; first < located.length; ) {
+      let last = first;
+      let end = located[first].row.position + located[first].row.length;
+      while (
+        last + 1 < located.length &&
+        located[last + 1].row.fd === located[first].row.fd &&
+        located[last + 1].row.position === end &&
+        end - located[first].row.position < MAX_READ_BYTES
+      ) {
+        last++;
+        end += located[last].row.length;
+      }
+      const start = located[first].row;
+      readFully(start, buffer, at, end - start.position, where);
+      for (let i = first; i <= last; i++) {
+        const { row, index } = located[i];
+        const frame = at + row.position - start.position;
+        if (buffer.readUInt32LE(frame) !== row.magic) throw damaged(row, where);
+        answer[index] = { codec: row.codec, bytes: buffer.subarray(frame + row.skip, frame + row.length) };
+      }
+      at += end - start.position;
+      first = last + 1;
+    }
+  } catch (error) {
+    pool.give(buffer.buffer);
+    throw error;
+  }
+  return { rows: answer, giveBack: () => pool.give(buffer.buffer) };
+}
+
+function readFully(from: LocatedSpans, into: Buffer, offset: number, length: number, where: string): void {
+  let read = 0;
+  try {
+    while (read < length) {
+      const got = readSync(from.fd, into, offset + read, length - read, from.position + read);
+      if (got === 0) break;
+      read += got;
+    }
+  } catch (error) {
+    throw new LedgerStoreError(`ledger ${where}: cannot read ${from.file}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  if (read < length) throw damaged({ ...from, position: from.position + read }, where);
+}
+
+const damaged = (row: Pick<LocatedSpans, 'file' | 'position'>, where: string) =>
+  new LedgerStoreError(`ledger ${where}: stored spans are damaged: span log ${row.file} at ${row.position}`);
 
 /** Every span of `rows`, in order. */
 export function decodeEncodedSpans(rows: readonly EncodedSpans[], where: string): SpanData[] {

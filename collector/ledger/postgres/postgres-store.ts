@@ -258,6 +258,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
       return run('loadEncodedSpansOfTraces', () => readTraces(traceIds));
     },
 
+    // Rows come from the server: there is no file to read them from elsewhere.
+    locateSpansOfTraces(traceIds) {
+      return run('locateSpansOfTraces', () => readTraces(traceIds));
+    },
+
     readsSpansFromServer: true,
     // Rows are read into buffers of their own, left to the garbage collector.
     releaseEncodedSpans() {},

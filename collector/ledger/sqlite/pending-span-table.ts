@@ -15,6 +15,19 @@ export function createPendingSpanTable(db: DatabaseSync, writer: WriterClient): 
   const selectAll = db.prepare('SELECT trace_id, codec, spans FROM pending_spans ORDER BY id');
   const selectTrace = db.prepare('SELECT trace_id, codec, spans FROM pending_spans WHERE trace_id = ? ORDER BY id');
   const selectAny = db.prepare('SELECT EXISTS (SELECT 1 FROM pending_spans WHERE trace_id = ?) AS pending');
+  function rowsOf(traceIds: Iterable<string>): Map<string, EncodedSpans[]> {
+    const found = new Map<string, EncodedSpans[]>();
+    for (const traceId of new Set(traceIds)) {
+      const rows = selectTrace.all(traceId) as PendingRow[];
+      if (rows.length > 0)
+        found.set(
+          traceId,
+          rows.map((row) => ({ codec: row.codec, bytes: row.spans })),
+        );
+    }
+    return found;
+  }
+
   return {
     async append(rows) {
       if (rows.length > 0) await writer.write({ op: 'appendSpans', rows: [...rows] });
@@ -22,18 +35,9 @@ export function createPendingSpanTable(db: DatabaseSync, writer: WriterClient): 
     async release(traceIds) {
       if (traceIds.length > 0) await writer.write({ op: 'releaseTraces', traceIds: [...traceIds] });
     },
-    rowsOf(traceIds) {
-      const found = new Map<string, EncodedSpans[]>();
-      for (const traceId of new Set(traceIds)) {
-        const rows = selectTrace.all(traceId) as PendingRow[];
-        if (rows.length > 0)
-          found.set(
-            traceId,
-            rows.map((row) => ({ codec: row.codec, bytes: row.spans })),
-          );
-      }
-      return found;
-    },
+    rowsOf,
+    // The rows are in the ledger's table, not in files of their own: read them.
+    locate: rowsOf,
     eachRow(each) {
       for (const row of selectAll.iterate() as Iterable<PendingRow>) {
         each({ traceId: row.trace_id, codec: row.codec, bytes: row.spans });

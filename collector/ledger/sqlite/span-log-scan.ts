@@ -27,6 +27,8 @@ export interface Segment {
   frames: Set<Frame>;
   covers: Set<Segment>;
   deleted: boolean;
+  /** Reads in flight elsewhere (`SpanLog.locate`): the file stays open and on disk meanwhile. */
+  pins: number;
 }
 
 /** One spans frame: a trace's row, where it is. */
@@ -84,7 +86,16 @@ export function scanSpanLog(dir: string, where: string): SpanLogState {
       });
     }
     const fileSize = fstatSync(fd).size;
-    const segment: Segment = { id, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false };
+    const segment: Segment = {
+      id,
+      fd,
+      size: 0,
+      liveBytes: 0,
+      frames: new Set(),
+      covers: new Set(),
+      deleted: false,
+      pins: 0,
+    };
     state.segments.set(id, segment);
     let pos = 0;
     while (pos + FRAME_HEADER_BYTES <= fileSize) {

@@ -22,9 +22,9 @@
  */
 import { closeSync, mkdirSync, openSync, unlink, writev } from 'node:fs';
 import { LedgerStoreError } from '../errors.ts';
-import type { EncodedSpans } from '../core/span-codec.ts';
+import { isLocated, type EncodedSpans, type LocatedSpans, type StoredSpans } from '../core/span-codec.ts';
 import type { SpanRow } from '../core/rows.ts';
-import { FRAME_HEADER_BYTES, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
+import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
 import { addFrame, scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
@@ -50,8 +50,16 @@ export interface SpanLog {
    * them, valid until given back with `giveBack` (or, if never given back, until collected).
    */
   rowsOf(traceIds: Iterable<string>): Map<string, EncodedSpans[]>;
-  /** Lets go of what `rowsOf` answered: its buffers are read into again. */
-  giveBack(rows: Map<string, EncodedSpans[]>): void;
+  /**
+   * Where the unreleased rows of each trace with any are, in the order appended, for a reader on
+   * any thread (`readStoredSpans`): their files stay open and on disk until given back.
+   */
+  locate(traceIds: Iterable<string>): Map<string, StoredSpans[]>;
+  /**
+   * Lets go of what `rowsOf` or `locate` answered: buffers read into are read into again, and the
+   * files located are free to go once nothing else needs them.
+   */
+  giveBack(rows: Map<string, StoredSpans[]>): void;
   /** Every unreleased row in the order appended, one at a time. */
   eachRow(each: (row: EncodedSpans & { traceId: string }) => void): void;
   has(traceId: string): boolean;
@@ -105,8 +113,21 @@ export function openSpanLog(options: {
     return loaded();
   }
 
-  const { readFrames, giveBack } = createFrameReader(dir, where, fail);
+  const { readFrames, giveBack: giveBackRead } = createFrameReader(dir, where);
   const readFrame = (frame: Frame): Buffer => readFrames([frame]).get(frame)!;
+
+  /** Pinned segments by file descriptor (a pinned file is never closed, so its descriptor is its own). */
+  const pinned = new Map<number, Segment>();
+
+  const locatedRow = (frame: Frame): LocatedSpans => ({
+    codec: frame.codec,
+    fd: frame.segment.fd,
+    position: frame.offset,
+    length: frame.length,
+    skip: FRAME_HEADER_BYTES + frame.idLength,
+    magic: FRAME_MAGIC,
+    file: segmentPath(dir, frame.segment.id),
+  });
 
   const rowOf = (frame: Frame, bytes: Buffer): EncodedSpans => ({
     codec: frame.codec,
@@ -127,7 +148,7 @@ export function openSpanLog(options: {
     } catch (error) {
       throw fail(`cannot create ${path}`, error);
     }
-    head = { id, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false };
+    head = { id, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false, pins: 0 };
     segments.set(id, head);
     return head;
   }
@@ -204,7 +225,7 @@ export function openSpanLog(options: {
     for (let changed = true; changed; ) {
       changed = false;
       for (const segment of segments.values()) {
-        if (segment === head || segment.frames.size > 0 || sync.busy(segment)) continue;
+        if (segment === head || segment.frames.size > 0 || segment.pins > 0 || sync.busy(segment)) continue;
         if ([...segment.covers].some((covered) => !covered.deleted)) continue;
         try {
           closeSync(segment.fd);
@@ -335,7 +356,44 @@ export function openSpanLog(options: {
       return found;
     },
 
-    giveBack,
+    giveBack(rows) {
+      const read = new Map<string, EncodedSpans[]>();
+      let unpinned = false;
+      for (const [traceId, list] of rows) {
+        const bytes: EncodedSpans[] = [];
+        for (const row of list) {
+          if (!isLocated(row)) {
+            bytes.push(row);
+            continue;
+          }
+          const segment = pinned.get(row.fd);
+          if (!segment || --segment.pins > 0) continue;
+          pinned.delete(row.fd);
+          unpinned = true;
+        }
+        if (bytes.length > 0) read.set(traceId, bytes);
+      }
+      giveBackRead(read);
+      if (unpinned) collect();
+    },
+
+    locate(traceIds) {
+      const { traces } = open();
+      const found = new Map<string, LocatedSpans[]>();
+      for (const traceId of traceIds) {
+        const frames = traces.get(traceId);
+        if (!frames) continue;
+        found.set(
+          traceId,
+          frames.map((frame) => {
+            frame.segment.pins++;
+            pinned.set(frame.segment.fd, frame.segment);
+            return locatedRow(frame);
+          }),
+        );
+      }
+      return found;
+    },
 
     eachRow(each) {
       const frames = [...open().traces.values()].flat().sort((a, b) => a.seq - b.seq);

@@ -98,6 +98,11 @@ export function createSpanMethods(
       return pending.rowsOf(traceIds);
     },
 
+    async locateSpansOfTraces(traceIds) {
+      ensureOpen();
+      return pending.locate(traceIds);
+    },
+
     releaseEncodedSpans(read) {
       pending.giveBack(read);
     },

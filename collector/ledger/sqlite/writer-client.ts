@@ -16,7 +16,7 @@ import {
 } from './open-database.ts';
 import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from './checkpoint-thread.ts';
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
-import { forTransfer } from './writer-transfer.ts';
+import { forTransfer, type Transfer } from './writer-transfer.ts';
 import { threadBufferPool } from '../../model/buffer-pool.ts';
 
 export interface WriterClient {
@@ -76,7 +76,9 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
   // Hold the process open only while writes are in flight, like a socket with pending requests.
   worker.unref();
   const pending = new Map<number, { resolve(result?: unknown): void; reject(error: Error): void }>();
-  // The buffers span bytes are moved to the writer in; each comes back with the writer's answer.
+  /** What takes back each write's moved buffers (writer-transfer.ts), by request id. */
+  const movedBack = new Map<number, (buffers: ArrayBuffer[]) => void>();
+  // The buffers span bytes are copied into and moved to the writer in; each comes back with its answer.
   const transfers = threadBufferPool();
   let nextId = 1;
   let failure: Error | undefined;
@@ -86,10 +88,13 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     failure ??= error;
     for (const waiter of pending.values()) waiter.reject(failure);
     pending.clear();
+    movedBack.clear();
   }
 
   worker.on('message', (reply: WriterReply) => {
-    if (reply.returned) transfers.give(reply.returned);
+    const takeBack = movedBack.get(reply.id);
+    movedBack.delete(reply.id);
+    if (takeBack && reply.returned) takeBack(reply.returned);
     const waiter = pending.get(reply.id);
     if (!waiter) return;
     pending.delete(reply.id);
@@ -106,20 +111,22 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     fail(new LedgerStoreError(`ledger ${options.path}: the writer thread stopped (exit code ${code})`));
   });
 
-  function send(message: { request: WriteRequest } | { close: true }, transfer: ArrayBuffer[] = []): Promise<unknown> {
+  function send(message: { request: WriteRequest } | { close: true }, moved?: Transfer): Promise<unknown> {
     if (failure) return Promise.reject(failure);
     return new Promise<unknown>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
       if (pending.size === 1) worker.ref();
-      worker.postMessage({ id, ...message } as WriterMessage, transfer);
+      const buffers = moved?.buffers ?? [];
+      if (buffers.length > 0) movedBack.set(id, moved!.returned);
+      worker.postMessage({ id, ...message, ...(buffers.length > 0 ? { buffers } : {}) } as WriterMessage, buffers);
     });
   }
 
   return {
     write(request) {
       const moved = forTransfer(request, transfers);
-      return send({ request: moved.request }, moved.transfer);
+      return send({ request: moved.request }, moved);
     },
     close() {
       closing ??= (async () => {

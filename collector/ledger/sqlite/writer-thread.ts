@@ -10,15 +10,21 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
 import { createLedgerWriter, type WriteRequest } from './ledger-writer.ts';
 import { openDatabase, type OpenOptions } from './open-database.ts';
-import { transferredBuffer } from './writer-transfer.ts';
 
-export type WriterMessage = { id: number; request: WriteRequest } | { id: number; close: true };
+export type WriterMessage =
+  | {
+      id: number;
+      request: WriteRequest;
+      /** The buffers the request's bytes came in (writer-transfer.ts): moved back with the answer. */
+      buffers?: ArrayBuffer[];
+    }
+  | { id: number; close: true };
 export type WriterReply = {
   id: number;
   result?: unknown;
   error?: { name: string; message: string; errcode?: number; errstr?: string };
-  /** The buffer the request's span bytes came in, moved back to be used again. */
-  returned?: ArrayBuffer;
+  /** The message's buffers, moved back in the same order, written or not. */
+  returned?: ArrayBuffer[];
 };
 
 const port = parentPort;
@@ -36,9 +42,8 @@ port.on('message', (message: WriterMessage) => {
     port.close();
     return;
   }
-  const returned = transferredBuffer(message.request);
-  const back = returned ? { returned } : {};
-  const moved = returned ? [returned] : [];
+  const moved = message.buffers ?? [];
+  const back = moved.length > 0 ? { returned: moved } : {};
   try {
     const result = writer.write(message.request);
     port.postMessage({ id: message.id, result, ...back } satisfies WriterReply, moved);

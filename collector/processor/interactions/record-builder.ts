@@ -8,7 +8,7 @@ import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import { endsConversation } from '../../ledger/conversation-store.ts';
 import { encodeInteraction, type EncodedInteraction } from '../../ledger/interaction-store.ts';
-import { decodeEncodedSpans, type EncodedSpans } from '../../ledger/span-store.ts';
+import { decodeEncodedSpans, readStoredSpans, type StoredSpans } from '../../ledger/span-store.ts';
 import type { InteractionDecision } from './decisions.ts';
 import { agentIdOf, buildInteractionRecord } from './build-record.ts';
 import { headOf, type RecordHead } from './lazy-record.ts';
@@ -16,10 +16,10 @@ import { headOf, type RecordHead } from './lazy-record.ts';
 /** What names the builder's errors (an encoding problem is a fault of the builder itself). */
 const WHERE = 'interactions processor';
 
-/** One decided trace: its stored rows and the interactions decided of it. */
+/** One decided trace: its stored rows (their bytes, or where they are) and the interactions decided of it. */
 export interface TraceToRecord {
   traceId: string;
-  rows: EncodedSpans[];
+  rows: StoredSpans[];
   decisions: InteractionDecision[];
   /**
    * The rows may lack spans the ledger holds (they are what was held in memory): when a decision
@@ -49,19 +49,35 @@ export interface BuiltTraces {
 
 export function buildTraces(traces: readonly TraceToRecord[]): BuiltTraces {
   const result: BuiltTraces = { built: [], incomplete: [], missingRoot: [] };
-  for (const trace of traces) {
-    const spans = spansById(decodeEncodedSpans(trace.rows, WHERE));
-    if (trace.maybePartial && !trace.decisions.every((decision) => named(decision).every((id) => spans.has(id)))) {
-      result.incomplete.push(trace.traceId);
-      continue;
+  // Rows located in the ledger's files are read first, all of them at once (side by side in a file,
+  // the traces of one received request are one read); their buffer goes back once all are decoded.
+  const read = readStoredSpans(
+    traces.flatMap((trace) => trace.rows),
+    WHERE,
+  );
+  try {
+    let next = 0;
+    for (const trace of traces) {
+      const rows = read.rows.slice(next, next + trace.rows.length);
+      next += trace.rows.length;
+      buildTrace(trace, spansById(decodeEncodedSpans(rows, WHERE)), result);
     }
-    for (const decision of trace.decisions) {
-      const record = buildFromDecision(decision, spans);
-      if (!record) result.missingRoot.push(decision.interactionId);
-      else result.built.push(builtOf(record));
-    }
+  } finally {
+    read.giveBack();
   }
   return result;
+}
+
+function buildTrace(trace: TraceToRecord, spans: Map<string, SpanData>, result: BuiltTraces): void {
+  if (trace.maybePartial && !trace.decisions.every((decision) => named(decision).every((id) => spans.has(id)))) {
+    result.incomplete.push(trace.traceId);
+    return;
+  }
+  for (const decision of trace.decisions) {
+    const record = buildFromDecision(decision, spans);
+    if (!record) result.missingRoot.push(decision.interactionId);
+    else result.built.push(builtOf(record));
+  }
 }
 
 function builtOf(record: InteractionRecord): BuiltInteraction {

@@ -10,11 +10,12 @@ import { parentPort } from 'node:worker_threads';
 import { buildTraces, type BuiltTraces } from './record-builder.ts';
 import type { InteractionDecision } from './decisions.ts';
 import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
+import { isLocated, type LocatedSpans } from '../../ledger/span-store.ts';
 
-/** A trace of a job: its rows are byte ranges of the job's buffer. */
+/** A trace of a job: its rows are byte ranges of the job's buffer, or located in the ledger's files. */
 export interface RecorderTrace {
   traceId: string;
-  rows: Array<{ codec: number; start: number; end: number }>;
+  rows: Array<{ codec: number; start: number; end: number } | LocatedSpans>;
   decisions: InteractionDecision[];
   maybePartial: boolean;
 }
@@ -44,7 +45,9 @@ port.on('message', (message: RecorderMessage) => {
     const result = buildTraces(
       traces.map((trace) => ({
         ...trace,
-        rows: trace.rows.map((row) => ({ codec: row.codec, bytes: bytes.subarray(row.start, row.end) })),
+        rows: trace.rows.map((row) =>
+          isLocated(row) ? row : { codec: row.codec, bytes: bytes.subarray(row.start, row.end) },
+        ),
       })),
     );
     // The records' JSON moves with the answer, in the buffer it was written to.

@@ -5,14 +5,18 @@
  * it in its dialect, encoding the record — and on the recorder thread it no longer holds up the
  * event loop that receives and acknowledges spans, nor fills its heap.
  *
- * `build` reads the rows it is given before it returns (a thread recorder copies them into the
- * job's buffer): the caller may let go of them at once, even while the build is in progress.
+ * `build` reads the rows given as bytes before it returns (a thread recorder copies them into the
+ * job's buffer): the caller may let go of them at once, even while the build is in progress. Rows
+ * located in the ledger's files are read by the build itself (on the thread): the caller lets go
+ * of them once the build has settled.
  * A recorder thread that fails (it cannot start, or stops) fails the builds it had and every build
  * after: the caller builds them inline from the ledger instead (recording.ts).
  */
 import { extname } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { copyTogether, threadBufferPool, type BufferPool } from '../../model/buffer-pool.ts';
+import { markOwned } from '../../model/owned-buffers.ts';
+import { isLocated } from '../../ledger/span-store.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
 
@@ -90,7 +94,13 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
       pending.delete(reply.id);
       if (pending.size === 0) started.unref();
       if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
-      else waiter.resolve(reply.result!);
+      else {
+        // The records' JSON came in a buffer of its own that only these rows view: it may move on
+        // to the ledger's writer and back instead of being copied.
+        for (const { row } of reply.result!.built)
+          if (typeof row.json === 'object') markOwned(row.json.buffer as ArrayBuffer);
+        waiter.resolve(reply.result!);
+      }
     });
     started.on('error', (error: unknown) => {
       const text = error instanceof Error ? error.message : String(error);
@@ -122,11 +132,19 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
           }),
         );
       }
-      const built = Promise.all(jobs).then((results) => ({
-        built: results.flatMap((result) => result.built),
-        incomplete: results.flatMap((result) => result.incomplete),
-        missingRoot: results.flatMap((result) => result.missingRoot),
-      }));
+      // Settled once every job has (a job may be reading located rows while another has failed).
+      const built = Promise.allSettled(jobs).then((settled) => {
+        const results: BuiltTraces[] = [];
+        for (const job of settled) {
+          if (job.status === 'rejected') throw job.reason;
+          results.push(job.value);
+        }
+        return {
+          built: results.flatMap((result) => result.built),
+          incomplete: results.flatMap((result) => result.incomplete),
+          missingRoot: results.flatMap((result) => result.missingRoot),
+        };
+      });
       inFlight.add(built);
       void built.finally(() => inFlight.delete(built)).catch(() => undefined);
       return built;
@@ -150,7 +168,7 @@ function jobsOf(traces: readonly TraceToRecord[]): TraceToRecord[][] {
   let bytes = 0;
   for (const trace of traces) {
     let size = 0;
-    for (const row of trace.rows) size += row.bytes.byteLength;
+    for (const row of trace.rows) size += isLocated(row) ? row.length : row.bytes.byteLength;
     if (job.length > 0 && (job.length === TRACES_PER_JOB || bytes + size > JOB_BYTES)) {
       jobs.push(job);
       job = [];
@@ -163,11 +181,14 @@ function jobsOf(traces: readonly TraceToRecord[]): TraceToRecord[][] {
   return jobs;
 }
 
-/** Every row's bytes copied, back to back, into one buffer of the pool; the rows become ranges of it. */
+/**
+ * Every row's bytes copied, back to back, into one buffer of the pool; the rows become ranges of it.
+ * Rows located in the ledger's files go as they are: the thread reads them itself.
+ */
 function pack(traces: readonly TraceToRecord[], pool: BufferPool): { job: RecorderTrace[]; buffer: ArrayBuffer } {
   const { bytes, copies } = copyTogether(
     pool,
-    traces.flatMap((trace) => trace.rows.map((row) => row.bytes)),
+    traces.flatMap((trace) => trace.rows.flatMap((row) => (isLocated(row) ? [] : [row.bytes]))),
   );
   let next = 0;
   const job = traces.map(({ traceId, rows, decisions, maybePartial }) => ({
@@ -175,6 +196,7 @@ function pack(traces: readonly TraceToRecord[], pool: BufferPool): { job: Record
     decisions,
     maybePartial,
     rows: rows.map((row) => {
+      if (isLocated(row)) return row;
       const copy = copies[next++];
       return { codec: row.codec, start: copy.byteOffset, end: copy.byteOffset + copy.byteLength };
     }),

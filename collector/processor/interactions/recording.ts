@@ -87,7 +87,7 @@ export function createRecording(options: {
         logger.error(`${error.message}; building records on the event loop from now on`);
         recorder = inline;
       }
-      const stored = await ledger.loadEncodedSpansOfTraces(traces.map((trace) => trace.traceId));
+      const stored = await ledger.locateSpansOfTraces(traces.map((trace) => trace.traceId));
       try {
         return await inline.build(
           traces.map(({ traceId, decisions }) => ({
@@ -123,20 +123,30 @@ export function createRecording(options: {
     const builtFromMemory = build(fromMemory);
     // Awaited below; handled now so that a failed read first does not leave its failure unhandled.
     builtFromMemory.catch(() => undefined);
-    const [elsewhere, read] = await Promise.all([splits.find(decidedTraces(decisions)), readTraces(unread)]);
-    const first = await builtFromMemory;
-    const again = first.incomplete.length > 0 ? await readTraces(first.incomplete) : new Map();
-    const fromLedger = [...read, ...again].map(([traceId, rows]) => ({
-      traceId,
-      rows,
-      decisions: byTrace.get(traceId)!,
-      maybePartial: false,
-    }));
-    // The recorder has the read bytes once build returns (it copies or decodes them at once).
-    const building = build(fromLedger);
-    ledger.releaseEncodedSpans(read);
-    ledger.releaseEncodedSpans(again);
-    const second = await building;
+    // What is read from the ledger may be where the rows are rather than their bytes (a SQLite
+    // ledger's span log): the recorder reads them during the build, and they are let go after it.
+    const reading = readTraces(unread);
+    let again: Map<string, TraceToRecord['rows']> | undefined;
+    let first: BuiltTraces;
+    let second: BuiltTraces;
+    let elsewhere: TracesElsewhere | undefined;
+    try {
+      let read: Map<string, TraceToRecord['rows']>;
+      [elsewhere, read] = await Promise.all([splits.find(decidedTraces(decisions)), reading]);
+      first = await builtFromMemory;
+      if (first.incomplete.length > 0) again = await readTraces(first.incomplete);
+      const fromLedger = [...read, ...(again ?? [])].map(([traceId, rows]) => ({
+        traceId,
+        rows,
+        decisions: byTrace.get(traceId)!,
+        maybePartial: false,
+      }));
+      second = await build(fromLedger);
+    } finally {
+      const read = await reading.catch(() => undefined);
+      if (read) ledger.releaseEncodedSpans(read);
+      if (again) ledger.releaseEncodedSpans(again);
+    }
 
     for (const interactionId of [...first.missingRoot, ...second.missingRoot]) {
       logger.error(`interactions: the stored spans of interaction ${interactionId} are missing; it was not recorded`);
@@ -158,22 +168,27 @@ export function createRecording(options: {
     return { built, kept, elsewhere, releasedTraces: decisions.releasedTraces };
   }
 
-  /** Each trace's stored rows; a trace with none gets an empty list (its interactions are reported). */
+  /**
+   * Each trace's stored rows, or where they are; a trace with none gets an empty list (its
+   * interactions are reported). Let go of with `releaseEncodedSpans` once built.
+   */
   async function readTraces(traceIds: string[]): Promise<Map<string, TraceToRecord['rows']>> {
     if (traceIds.length === 0) return new Map();
-    const read = await ledger.loadEncodedSpansOfTraces(traceIds);
+    const read = await ledger.locateSpansOfTraces(traceIds);
     return new Map(traceIds.map((traceId) => [traceId, read.get(traceId) ?? []]));
   }
 
   async function store(prepared: PreparedTick): Promise<StoredTick> {
     const { built } = prepared;
-    const putting =
-      built.length > 0 ? ledger.putEncodedInteractions(built.map((entry) => entry.row)) : Promise.resolve(new Set());
+    // The rows' JSON may move to the ledger's writer thread and back while it is written: the
+    // records are made of it once the write is answered (the rows then view it again).
+    const stored =
+      built.length > 0 ? await ledger.putEncodedInteractions(built.map((entry) => entry.row)) : new Set<string>();
     // The next stage takes records, their content parsed when first read (lazy-record.ts).
     const records = next ? built.map((entry) => lazyRecord(entry.head, entry.row.json)) : [];
     // Held from now: a tick that fails on the way leaves its buffers to the garbage collector.
     const content = holdContent(built.map((entry) => entry.row.json));
-    return { stored: (await putting) as Set<string>, records, content };
+    return { stored, records, content };
   }
 
   async function finish(

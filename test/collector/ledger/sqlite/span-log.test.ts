@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpanRow } from '../../../../collector/ledger/core/rows.ts';
 import { openSpanLog, type SpanLog } from '../../../../collector/ledger/sqlite/span-log.ts';
+import { isLocated, readStoredSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 
 const dirs: string[] = [];
@@ -138,6 +139,45 @@ describe('the span log', () => {
     await pollUntil(() => (segments(dir).length === 1 ? true : undefined), { what: 'released segments deleted' });
     expect(fills(log, 6)).toEqual([6]);
     expect(log.bytes).toBeLessThan(4096 + 200);
+  });
+
+  it('locates rows for a reader elsewhere, and keeps their segment until they are given back', async () => {
+    const dir = folder();
+    const log = open(dir, { segmentBytes: 4096 });
+    await log.append([row(1, 1, 1500), row(2, 2, 1500)]);
+    await log.append([row(3, 3, 1500)]); // a second segment: the first is sealed
+    const first = segments(dir)[0];
+    const located = log.locate([trace(1), trace(2), trace(9)]);
+    expect([...located.keys()]).toEqual([trace(1), trace(2)]);
+    // Read as another thread would, from the file the log keeps open: the two frames in one read.
+    const read = readStoredSpans([...located.values()].flat(), 'test');
+    expect(read.rows.map((r) => [r.codec, r.bytes.length, r.bytes[0], r.bytes[1499]])).toEqual([
+      [2, 1500, 1, 1],
+      [2, 1500, 2, 2],
+    ]);
+    read.giveBack();
+    // Released meanwhile: the segment stays while the located rows may still be read.
+    await log.release([trace(1), trace(2)]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(segments(dir)).toContain(first);
+    log.giveBack(located);
+    await pollUntil(() => (!segments(dir).includes(first) ? true : undefined), { what: 'segment deleted once let go' });
+    expect(fills(log, 3)).toEqual([3]);
+  });
+
+  it('refuses a located row whose frame is not where it was said to be', () => {
+    const dir = folder();
+    const log = open(dir);
+    return log.append([row(1, 1, 200)]).then(() => {
+      const [located] = [...log.locate([trace(1)]).values()].flat();
+      if (!isLocated(located)) throw new Error('expected a located row');
+      // Not a frame's start: its first bytes are not the frame magic.
+      const inside = { ...located, position: located.position + 4, length: located.length - 4 };
+      expect(() => readStoredSpans([inside], 'test')).toThrow(/stored spans are damaged: span log .*\.spans at 4$/);
+      // Past the end of the file: cut short.
+      const past = { ...located, length: located.length + 10 };
+      expect(() => readStoredSpans([past], 'test')).toThrow(/stored spans are damaged: span log .*\.spans at \d+$/);
+    });
   });
 
   it('keeps a segment whose release frames cover one still there: a restart replays no released trace', async () => {

@@ -5,10 +5,14 @@
  * a tick still has to read them.
  */
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { InteractionRecord } from '../../../../src/model/records.ts';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import type { LedgerStore } from '../../../../collector/ledger/store.ts';
+import { isLocated, type StoredSpans } from '../../../../collector/ledger/span-store.ts';
 import type { Logger } from '../../../../collector/logger.ts';
 import { createKeyMatcher } from '../../../../collector/model/otlp-protobuf/key-matcher.ts';
 import { spanBatchOf, type SpanBatch } from '../../../../collector/model/span-batch.ts';
@@ -69,14 +73,16 @@ async function harness(
   recorder: 'inline' | 'thread' | Recorder = mode,
   /** What the next stage does with the records: by default it holds them (it reads them later). */
   consume: (records: InteractionRecord[]) => void = (records) => void holdRecords(records),
+  /** The ledger: in memory, or a file (whose span log the recorder reads where the rows are). */
+  path = ':memory:',
 ) {
-  const real = createSqliteStore({ path: ':memory:' });
+  const real = createSqliteStore({ path });
   const reads: string[][] = [];
   const store = wrap({
     ...real,
-    loadEncodedSpansOfTraces: (traceIds) => {
+    locateSpansOfTraces: (traceIds) => {
       reads.push([...traceIds]);
-      return real.loadEncodedSpansOfTraces(traceIds);
+      return real.locateSpansOfTraces(traceIds);
     },
   });
   const handedOn: InteractionRecord[][] = [];
@@ -136,6 +142,40 @@ async function twoTicks(run: Harness): Promise<void> {
 describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
   beforeAll(() => {
     mode = recorder;
+  });
+
+  it('reads spans back where a ledger file keeps them, and lets go of them once built', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'evalon-recording-'));
+    stops.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const located: StoredSpans[][] = [];
+    let released = 0;
+    const reference = await harness(64 * 1024 * 1024);
+    const fromFile = await harness(
+      0,
+      (store) => ({
+        ...store,
+        locateSpansOfTraces: async (traceIds) => {
+          const answer = await store.locateSpansOfTraces(traceIds);
+          located.push([...answer.values()].flat());
+          return answer;
+        },
+        releaseEncodedSpans: (read) => {
+          released++;
+          store.releaseEncodedSpans(read);
+        },
+      }),
+      mode,
+      undefined,
+      join(dir, 'ledger.db'),
+    );
+    for (const h of [reference, fromFile]) await twoTicks(h);
+    expect(fromFile.handedOn.flat()).toHaveLength(3);
+    expect(fromFile.handedOn).toStrictEqual(reference.handedOn);
+    // Where the rows are, not their bytes: the build reads them (on the recorder's thread).
+    expect(located.flat().length).toBeGreaterThanOrEqual(3);
+    expect(located.flat().every(isLocated)).toBe(true);
+    expect(released).toBe(located.length);
+    expect(await fromFile.store.loadPendingSpans()).toEqual([]);
   });
 
   it('builds the same records from spans held in memory as from spans read back, reading nothing back', async () => {
@@ -200,9 +240,9 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
     const read = gate();
     const h = await harness(0, (store) => ({
       ...store,
-      loadEncodedSpansOfTraces: async (traceIds) => {
+      locateSpansOfTraces: async (traceIds) => {
         await read.wait();
-        return store.loadEncodedSpansOfTraces(traceIds);
+        return store.locateSpansOfTraces(traceIds);
       },
     }));
     await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' }), span({ id: 2, parent: 1 })]));
