@@ -8,7 +8,7 @@
 import { threadBufferPool } from '../../model/buffer-pool.ts';
 import { readStoredSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { FRAME_MAGIC } from './span-log-frames.ts';
-import { segmentPath, type Frame } from './span-log-scan.ts';
+import type { Frame } from './span-log-scan.ts';
 
 export interface FrameReader {
   /** Each frame's whole bytes (header included). */
@@ -17,7 +17,7 @@ export interface FrameReader {
   giveBack(rows: Map<string, EncodedSpans[]>): void;
 }
 
-export function createFrameReader(dir: string, where: string): FrameReader {
+export function createFrameReader(where: string): FrameReader {
   const reads = threadBufferPool();
   return {
     readFrames(frames) {
@@ -31,7 +31,7 @@ export function createFrameReader(dir: string, where: string): FrameReader {
           length: frame.length,
           skip: 0,
           magic: FRAME_MAGIC,
-          file: segmentPath(dir, frame.segment.id),
+          file: frame.segment.path,
         })),
         where,
       );

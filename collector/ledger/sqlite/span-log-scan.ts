@@ -20,6 +20,8 @@ import {
 /** One segment file: what of it is live, and the segments whose frames its release frames cover. */
 export interface Segment {
   id: number;
+  /** Its file (`segmentPath`). */
+  path: string;
   fd: number;
   /** Bytes written (or read back whole). */
   size: number;
@@ -76,18 +78,20 @@ export function scanSpanLog(dir: string, where: string): SpanLogState {
   let buffer = Buffer.allocUnsafe(1024 * 1024);
   for (const id of ids) {
     state.nextSegmentId = Math.max(state.nextSegmentId, id + 1);
+    const path = segmentPath(dir, id);
     let fd: number;
     try {
-      fd = openSync(segmentPath(dir, id), 'r');
+      fd = openSync(path, 'r');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue; // deleted meanwhile: all released
-      throw new LedgerStoreError(`ledger ${where}: cannot read ${segmentPath(dir, id)}: ${(error as Error).message}`, {
+      throw new LedgerStoreError(`ledger ${where}: cannot read ${path}: ${(error as Error).message}`, {
         cause: error,
       });
     }
     const fileSize = fstatSync(fd).size;
     const segment: Segment = {
       id,
+      path,
       fd,
       size: 0,
       liveBytes: 0,

@@ -113,7 +113,7 @@ export function openSpanLog(options: {
     return loaded();
   }
 
-  const { readFrames, giveBack: giveBackRead } = createFrameReader(dir, where);
+  const { readFrames, giveBack: giveBackRead } = createFrameReader(where);
   const readFrame = (frame: Frame): Buffer => readFrames([frame]).get(frame)!;
 
   /** Pinned segments by file descriptor (a pinned file is never closed, so its descriptor is its own). */
@@ -126,7 +126,7 @@ export function openSpanLog(options: {
     length: frame.length,
     skip: FRAME_HEADER_BYTES + frame.idLength,
     magic: FRAME_MAGIC,
-    file: segmentPath(dir, frame.segment.id),
+    file: frame.segment.path,
   });
 
   const rowOf = (frame: Frame, bytes: Buffer): EncodedSpans => ({
@@ -148,7 +148,7 @@ export function openSpanLog(options: {
     } catch (error) {
       throw fail(`cannot create ${path}`, error);
     }
-    head = { id, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false, pins: 0 };
+    head = { id, path, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false, pins: 0 };
     segments.set(id, head);
     return head;
   }
@@ -195,7 +195,7 @@ export function openSpanLog(options: {
         // What was written of this batch is a torn tail: later writes go to a new segment.
         segment.size = offset;
         if (head === segment) head = undefined;
-        const failure = fail(`cannot write ${segmentPath(dir, segment.id)}`, error);
+        const failure = fail(`cannot write ${segment.path}`, error);
         for (const entry of batch) entry.reject(failure);
         continue;
       }
@@ -234,7 +234,7 @@ export function openSpanLog(options: {
         }
         // Freeing a file of tens of megabytes takes the kernel a while: not on the event loop. A
         // file left on disk is read again at the next start, where its frames are all released.
-        unlink(segmentPath(dir, segment.id), () => {});
+        unlink(segment.path, () => {});
         segment.deleted = true;
         sync.forget(segment);
         segments.delete(segment.id);

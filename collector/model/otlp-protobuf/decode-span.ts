@@ -26,6 +26,7 @@ import {
   leaveMessage,
   readFixed64,
   skipBytes,
+  skipFixed64,
   skipField,
   wrongWireType,
   type WireReader,
@@ -120,13 +121,16 @@ function walkSpan(r: WireReader, mode: Mode, matcher: KeyMatcher | undefined): F
         if (wireType !== VARINT) throw wrongWireType(r, 'Span.kind', wireType, VARINT);
         f.kind = r.int32();
         break;
+      // A head has no times: stepped over (a time as a number is a heap allocation each).
       case 7:
         if (wireType !== I64) throw wrongWireType(r, 'Span.start_time_unix_nano', wireType, I64);
-        f.startTime = readFixed64(r);
+        if (make) f.startTime = readFixed64(r);
+        else skipFixed64(r);
         break;
       case 8:
         if (wireType !== I64) throw wrongWireType(r, 'Span.end_time_unix_nano', wireType, I64);
-        f.endTime = readFixed64(r);
+        if (make) f.endTime = readFixed64(r);
+        else skipFixed64(r);
         break;
       case 9:
         spanAttribute(r, f.attributes, 'Span.attributes', wireType, make ? undefined : matcher);

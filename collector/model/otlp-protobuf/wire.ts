@@ -57,6 +57,12 @@ export function readFixed64(r: WireReader): number {
   return hi * TWO_POW_32 + lo;
 }
 
+/** Steps over a fixed64 with the checks `readFixed64` makes. */
+export function skipFixed64(r: WireReader): void {
+  if (r.pos + 8 > r.len) throw truncated(r);
+  r.pos += 8;
+}
+
 /** A varint int64 (two's complement) as a number; small negative values stay exact. */
 export function readInt64(r: WireReader): number {
   const b = r.buf;

@@ -17,7 +17,7 @@ import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import type { Decisions, InteractionDecision } from './decisions.ts';
-import { resolveOwnership, type Ownership } from './ownership.ts';
+import { NONE, isAbove, resolveOwnership, type Ownership } from './ownership.ts';
 import { createPendingConversations } from './pending-conversations.ts';
 import {
   ARRIVED,
@@ -223,13 +223,13 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     let waiting = false;
     let nextSettle = Infinity;
     const ready: number[] = [];
-    for (const [root, memberIds] of ownership.members) {
+    for (const root of ownership.roots) {
       if (trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED) continue;
       if (expired) {
         ready.push(root);
         continue;
       }
-      const state = readiness(trace, ownership, root, memberIds, now);
+      const state = readiness(trace, ownership, root, now);
       if (state === 'blocked') waiting = true;
       else if (state === 'ready') ready.push(root);
       else {
@@ -239,9 +239,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
 
-    const allDecided = [...ownership.members.keys()].every(
-      (root) => trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED,
-    );
+    const allDecided = ownership.roots.every((root) => trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED);
     const settledTrace = now - trace.lastArrival >= options.settleMs;
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
       out.unassignedSpans += ownership.unowned.length;
@@ -265,22 +263,18 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   /** 'ready', 'blocked' (waits for spans), or the time at which its settle window ends. */
-  function readiness(
-    trace: TraceState,
-    ownership: Ownership,
-    root: number,
-    memberIds: number[],
-    now: number,
-  ): 'ready' | 'blocked' | number {
-    const ancestors = ownership.ancestors.get(root)!;
+  function readiness(trace: TraceState, ownership: Ownership, root: number, now: number): 'ready' | 'blocked' | number {
     for (const orphan of ownership.orphans) {
       // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
       const parent = trace.spans[orphan * SPAN_FIELDS + PARENT];
-      if (!ancestors.has(parent) && !ancestors.has(orphan)) return 'blocked';
+      if (!isAbove(trace, root, parent) && !isAbove(trace, root, orphan)) return 'blocked';
     }
-    if (ownership.cut.has(root) && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
+    if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
     let lastActivity = 0;
-    for (const id of memberIds) lastActivity = Math.max(lastActivity, trace.spans[id * SPAN_FIELDS + ARRIVED]);
+    const { rootOf, count } = ownership;
+    for (let span = 0; span < count; span++) {
+      if (rootOf[span] === root) lastActivity = Math.max(lastActivity, trace.spans[span * SPAN_FIELDS + ARRIVED]);
+    }
     const settledAt = trace.firstArrival + lastActivity + options.settleMs;
     return settledAt <= now ? 'ready' : settledAt;
   }
@@ -288,26 +282,31 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   function decide(trace: TraceState, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
     const rootSpanId = spanIdAt(trace, root);
     const interactionId = interactionIdOf(trace.traceId, rootSpanId);
-    const members = ownership.members.get(root)!;
+    const { rootOf, enclosing, count } = ownership;
     const nested: InteractionDecision['nested'] = [];
-    for (const [inner, outer] of ownership.enclosing) {
-      if (outer !== root) continue;
+    const memberSpanIds: string[] = [];
+    for (let span = 0; span < count; span++) {
+      if (rootOf[span] === root) memberSpanIds.push(spanIdAt(trace, span));
+    }
+    for (const inner of ownership.roots) {
+      if (enclosing[inner] !== root) continue;
       const spanId = spanIdAt(trace, inner);
       nested.push({ spanId, interactionId: interactionIdOf(trace.traceId, spanId) });
     }
-    const outer = ownership.enclosing.get(root);
+    const outer = enclosing[root];
     out.interactions.push({
       traceId: trace.traceId,
       rootSpanId,
       interactionId,
-      memberSpanIds: members.map((span) => spanIdAt(trace, span)),
+      memberSpanIds,
       nested,
-      flowId: outer !== undefined ? interactionIdOf(trace.traceId, spanIdAt(trace, outer)) : undefined,
+      flowId: outer !== NONE ? interactionIdOf(trace.traceId, spanIdAt(trace, outer)) : undefined,
       completion,
     });
     trace.interactions ??= [];
     const owner = trace.interactions.push(interactionId) - 1;
-    for (const span of members) {
+    for (let span = 0; span < count; span++) {
+      if (rootOf[span] !== root) continue;
       trace.spans[span * SPAN_FIELDS + OWNER] = owner;
       conversations.uncount(trace, span);
     }

@@ -3,6 +3,9 @@
  * (docs/interactions.md, "Which interaction a span belongs to"): an invocation nested in another
  * whose agent identity is absent or the same belongs to the enclosing interaction; a different
  * identity starts an interaction of its own. Spans are their indices in the trace (trace-state.ts).
+ *
+ * Resolved for every check of a pending trace, so it allocates next to nothing: the answer lives in
+ * scratch arrays of this module, valid until the next call (the assembler reads it within one check).
  */
 import {
   INVOCATION,
@@ -14,22 +17,24 @@ import {
   type TraceState,
 } from './trace-state.ts';
 
+/** No interaction root (a span of none; a root nested in none). */
+export const NONE = -1;
+
 export interface Ownership {
-  /** For each interaction root (span index): its member span indices. */
-  members: Map<number, number[]>;
-  /** Interaction root → the interaction root it is nested in (another agent), when known. */
-  enclosing: Map<number, number>;
-  /**
-   * Interaction root → what is above it: the indices of its ancestors, ending with the missing
-   * parent's `PARENT` value when the chain is cut.
-   */
-  ancestors: Map<number, Set<number>>;
-  /** Interaction roots whose chain of parents is cut by a span that has not arrived. */
-  cut: Set<number>;
+  /** Spans of the trace: the arrays below are valid for this many entries. */
+  readonly count: number;
+  /** Per span: the root (span index) of the interaction it belongs to, or `NONE`. */
+  readonly rootOf: Int32Array;
+  /** The interaction roots, in the order of their first member. */
+  readonly roots: number[];
+  /** Per interaction root: the root of the interaction it is nested in (another agent), or `NONE`. */
+  readonly enclosing: Int32Array;
+  /** Per interaction root: 1 when its chain of parents is cut by a span that has not arrived. */
+  readonly cut: Uint8Array;
   /** Spans whose parent is local (or unknown) and has not arrived. */
-  orphans: number[];
+  readonly orphans: number[];
   /** Spans that belong to no interaction. */
-  unowned: number[];
+  readonly unowned: number[];
 }
 
 /**
@@ -40,23 +45,54 @@ const ROOT = -1;
 const CUT = -2;
 const UNKNOWN = -3;
 
+/** The scratch arrays, grown to the largest trace resolved so far. */
+let chainEnd = new Int32Array(64);
+let owner = new Int32Array(64);
+let rootOf = new Int32Array(64);
+let enclosing = new Int32Array(64);
+let cut = new Uint8Array(64);
+let listed = new Uint8Array(64);
+const path: number[] = [];
+const answer = {
+  count: 0,
+  rootOf,
+  roots: [] as number[],
+  enclosing,
+  cut,
+  orphans: [] as number[],
+  unowned: [] as number[],
+};
+
+function reserve(count: number): void {
+  if (chainEnd.length >= count) return;
+  const size = Math.max(count, chainEnd.length * 2);
+  chainEnd = new Int32Array(size);
+  owner = new Int32Array(size);
+  rootOf = new Int32Array(size);
+  enclosing = new Int32Array(size);
+  cut = new Uint8Array(size);
+  listed = new Uint8Array(size);
+}
+
 export function resolveOwnership(trace: TraceState): Ownership {
   const spans = trace.spans;
   const count = spanCount(trace);
   const invocations = trace.invocations ?? [];
+  reserve(count);
+  chainEnd.fill(UNKNOWN, 0, count);
+  owner.fill(UNKNOWN, 0, count);
+  enclosing.fill(NONE, 0, count);
+  cut.fill(0, 0, count);
+  listed.fill(0, 0, count);
   const parentOf = (i: number) => spans[i * SPAN_FIELDS + PARENT];
   const isInvocation = (i: number) => spans[i * SPAN_FIELDS + INVOCATION] !== NOT_INVOCATION;
   const identityOf = (i: number) => invocations[spans[i * SPAN_FIELDS + INVOCATION]].agentIdentity;
-  // Span → the nearest enclosing invocation or chain end above it (itself excluded), once known.
-  const chainEnd = new Array<number>(count).fill(UNKNOWN);
-  // Invocation span → the interaction root it belongs to (itself when it starts one), once known.
-  const owner = new Array<number>(count).fill(UNKNOWN);
-  const identityOfRoot = new Map<number, string | undefined>();
 
+  // Span → the nearest enclosing invocation or chain end above it (itself excluded), once known.
   const endAbove = (start: number): number => {
     const cached = chainEnd[start];
     if (cached !== UNKNOWN) return cached;
-    const path: number[] = [];
+    path.length = 0;
     let current = start;
     let end: number;
     for (;;) {
@@ -91,6 +127,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
     return end;
   };
 
+  // Invocation span → the interaction root it belongs to (itself when it starts one), once known.
   const rootOfInvocation = (span: number, depth = 0): number => {
     const known = owner[span];
     if (known !== UNKNOWN) return known;
@@ -99,51 +136,70 @@ export function resolveOwnership(trace: TraceState): Ownership {
     if (end >= 0 && depth < 256) {
       const outerRoot = rootOfInvocation(end, depth + 1);
       const own = identityOf(span);
-      if (own === undefined || own === identityOfRoot.get(outerRoot)) root = outerRoot;
+      // A root's identity is its own span's: it starts its interaction.
+      if (own === undefined || own === identityOf(outerRoot)) root = outerRoot;
     }
-    if (root === span) identityOfRoot.set(root, identityOf(span));
     owner[span] = root;
     return root;
   };
 
-  const members = new Map<number, number[]>();
-  const unowned: number[] = [];
+  const roots: number[] = [];
   const orphans: number[] = [];
+  const unowned: number[] = [];
   for (let span = 0; span < count; span++) {
-    let root: number | undefined;
+    let root = NONE;
     if (isInvocation(span)) root = rootOfInvocation(span);
     else {
       const end = endAbove(span);
       if (end >= 0) root = rootOfInvocation(end);
     }
-    if (root === undefined) unowned.push(span);
-    else {
-      const list = members.get(root);
-      if (list) list.push(span);
-      else members.set(root, [span]);
+    rootOf[span] = root;
+    if (root === NONE) unowned.push(span);
+    else if (listed[root] === 0) {
+      listed[root] = 1;
+      roots.push(root);
     }
     if (parentOf(span) < NO_PARENT) orphans.push(span);
   }
 
-  const enclosing = new Map<number, number>();
-  const ancestors = new Map<number, Set<number>>();
-  const cut = new Set<number>();
-  for (const root of members.keys()) {
+  for (const root of roots) {
     const end = endAbove(root);
-    if (end >= 0) enclosing.set(root, rootOfInvocation(end));
-    const above = new Set<number>();
+    if (end >= 0) enclosing[root] = rootOfInvocation(end);
     let current = root;
     // More steps than spans can only be a cycle of parents.
     for (let steps = 0; parentOf(current) !== NO_PARENT && steps <= count; steps++) {
       const parent = parentOf(current);
-      above.add(parent);
       if (parent < NO_PARENT) {
-        cut.add(root);
+        cut[root] = 1;
         break;
       }
       current = parent;
     }
-    ancestors.set(root, above);
   }
-  return { members, enclosing, ancestors, cut, orphans, unowned };
+  answer.count = count;
+  answer.rootOf = rootOf;
+  answer.roots = roots;
+  answer.enclosing = enclosing;
+  answer.cut = cut;
+  answer.orphans = orphans;
+  answer.unowned = unowned;
+  return answer;
+}
+
+/**
+ * Whether `value` — a span index, or a missing parent's `PARENT` value — is above interaction root
+ * `root` in the trace: on its chain of parents, up to where the chain ends.
+ */
+export function isAbove(trace: TraceState, root: number, value: number): boolean {
+  const spans = trace.spans;
+  const count = spanCount(trace);
+  let current = root;
+  for (let steps = 0; steps <= count; steps++) {
+    const parent = spans[current * SPAN_FIELDS + PARENT];
+    if (parent === NO_PARENT) return false;
+    if (parent === value) return true;
+    if (parent < NO_PARENT) return false;
+    current = parent;
+  }
+  return false;
 }
