@@ -49,22 +49,36 @@ const times = options.timeOffsetsFile
   ? (JSON.parse(readFileSync(options.timeOffsetsFile, 'utf8')) as { offsets: number[]; latest: string })
   : undefined;
 
-function body(counter: number): Buffer {
-  const copy = Buffer.from(template);
+/**
+ * The body of request `counter`, written into `into` (one buffer per worker, used again for each of
+ * its requests once the previous one is answered): only the bytes that change from the template are
+ * written, so that the sender, which shares the machine with the collector, spends next to nothing
+ * on a request but its write to the socket.
+ */
+function body(into: Buffer, counter: number): Buffer {
   if (times) {
     const shift = BigInt(Date.now()) * 1_000_000n - BigInt(times.latest);
-    for (const offset of times.offsets) copy.writeBigUInt64LE(template.readBigUInt64LE(offset) + shift, offset);
+    for (const offset of times.offsets) into.writeBigUInt64LE(template.readBigUInt64LE(offset) + shift, offset);
   }
-  for (const offset of offsets) copy.writeUInt32BE(counter >>> 0, offset);
+  for (const offset of offsets) into.writeUInt32BE(counter >>> 0, offset);
   if (conversationOffsets.length > 0) {
     const prefix = (counter % 36 ** 4).toString(36).padStart(4, '0');
-    for (const offset of conversationOffsets) copy.write(prefix, offset, 'ascii');
+    for (const offset of conversationOffsets) into.write(prefix, offset, 'ascii');
   }
-  return copy;
+  return into;
 }
 
+/**
+ * Posts `payload`; resolves with the status once the answer has ended and the payload is no longer
+ * being written (the caller then writes its next body into the same buffer).
+ */
 function post(payload: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
+    let status: number | undefined;
+    let written = false;
+    const settle = () => {
+      if (status !== undefined && written) resolve(status);
+    };
     const req = request(
       {
         hostname: target.hostname,
@@ -76,10 +90,20 @@ function post(payload: Buffer): Promise<number> {
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('end', () => {
+          status = res.statusCode ?? 0;
+          settle();
+        });
       },
     );
     req.on('error', reject);
+    // 'finish': every byte handed to the socket; 'close': a request whose socket went away.
+    const done = () => {
+      written = true;
+      settle();
+    };
+    req.on('finish', done);
+    req.on('close', done);
     req.end(payload);
   });
 }
@@ -103,11 +127,13 @@ async function paced(): Promise<void> {
 }
 
 async function worker(): Promise<void> {
+  // This worker's body, written anew for each request once the one before it is answered.
+  const own = Buffer.from(template);
   // With a request limit, stop once that many requests are acknowledged (throttled ones are retried).
   while (performance.now() < deadline && acknowledgedRequests + inFlight < limit) {
     await paced();
     if (performance.now() >= deadline) break;
-    const payload = body((options.counterBase ?? 0) + next++);
+    const payload = body(own, (options.counterBase ?? 0) + next++);
     const t0 = performance.now();
     inFlight++;
     const status = await post(payload).catch(() => 0);
