@@ -18,6 +18,7 @@ import { interactionIdOf, type Completion } from '../../../src/model/records.ts'
 import { classifyInvocation, type Invocation } from './classify.ts';
 import type { Decisions, InteractionDecision } from './decisions.ts';
 import { NONE, isAbove, resolveOwnership, type Ownership } from './ownership.ts';
+import { createDecidedCache } from './decided-cache.ts';
 import { createPendingConversations } from './pending-conversations.ts';
 import {
   ARRIVED,
@@ -35,7 +36,6 @@ import {
   trim,
   spanCount as spansOf,
   spanIdAt,
-  type DecidedMembers,
   type TraceState,
 } from './trace-state.ts';
 
@@ -98,7 +98,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
   const classify = options.classify ?? classifyInvocation;
   const pending = new Map<string, TraceState>();
-  const decided = new Map<string, { members: DecidedMembers; at: number }>();
+  const decided = createDecidedCache();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
   const conversations = createPendingConversations();
@@ -150,18 +150,15 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   function rememberDecided(trace: TraceState, now: number): void {
-    decided.delete(trace.traceId);
     const members = decidedMembers(trace);
-    if (members) decided.set(trace.traceId, { members, at: now });
-    while (decided.size > decidedLimit) decided.delete(decided.keys().next().value!);
+    if (members) decided.set(trace.traceId, members, now);
+    else decided.delete(trace.traceId);
+    decided.forget(-Infinity, decidedLimit);
   }
 
   /** Forgets decided traces older than decision_wait: a span arriving later starts afresh. */
   function forgetDecided(now: number): void {
-    for (const [traceId, entry] of decided) {
-      if (now - entry.at < options.decisionWaitMs) break;
-      decided.delete(traceId);
-    }
+    decided.forget(now - options.decisionWaitMs, decidedLimit);
   }
 
   function add(spans: readonly SpanHead[], clockNow: number): AddResult {
@@ -171,9 +168,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     for (const span of spans) {
       let trace = pending.get(span.traceId);
       if (!trace) {
-        const remembered = decided.get(span.traceId);
-        trace = newTrace(span.traceId, now, remembered?.members);
-        if (remembered) decided.delete(span.traceId);
+        trace = newTrace(span.traceId, now, decided.take(span.traceId));
         pending.set(span.traceId, trace);
       }
       if (findSpan(trace, span.spanId) >= 0 || (trace.decided && decidedOwner(trace, span.spanId) !== undefined)) {
