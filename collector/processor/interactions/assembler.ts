@@ -20,6 +20,7 @@ import type { Decisions, InteractionDecision } from './decisions.ts';
 import { NONE, isAbove, resolveOwnership, type Ownership } from './ownership.ts';
 import { createDecidedCache } from './decided-cache.ts';
 import { createPendingConversations } from './pending-conversations.ts';
+import { createSpanSlab } from './span-slab.ts';
 import {
   ARRIVED,
   OWNER,
@@ -30,10 +31,12 @@ import {
   addSpan,
   decidedMembers,
   decidedOwner,
+  fieldOf,
   findSpan,
+  freeSpans,
   invocationAt,
   newTrace,
-  trim,
+  setField,
   spanCount as spansOf,
   spanIdAt,
   type TraceState,
@@ -98,6 +101,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
   const classify = options.classify ?? classifyInvocation;
   const pending = new Map<string, TraceState>();
+  /** The pending traces' spans. */
+  const slab = createSpanSlab(SPAN_FIELDS);
   const decided = createDecidedCache();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
   const buckets = new Map<number, Set<string>>();
@@ -168,7 +173,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     for (const span of spans) {
       let trace = pending.get(span.traceId);
       if (!trace) {
-        trace = newTrace(span.traceId, now, decided.take(span.traceId));
+        trace = newTrace(span.traceId, slab, now, decided.take(span.traceId));
         pending.set(span.traceId, trace);
       }
       if (findSpan(trace, span.spanId) >= 0 || (trace.decided && decidedOwner(trace, span.spanId) !== undefined)) {
@@ -193,12 +198,11 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       touched.add(trace);
     }
     for (const trace of touched) {
-      if (trace.spans.length === 0) {
+      if (spansOf(trace) === 0) {
         // Only late spans: nothing is pending for this trace.
         pending.delete(trace.traceId);
         rememberDecided(trace, now);
       } else {
-        trim(trace);
         schedule(trace, now + options.settleMs);
       }
     }
@@ -219,7 +223,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     let nextSettle = Infinity;
     const ready: number[] = [];
     for (const root of ownership.roots) {
-      if (trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED) continue;
+      if (fieldOf(trace, root, OWNER) !== UNDECIDED) continue;
       if (expired) {
         ready.push(root);
         continue;
@@ -234,7 +238,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
 
-    const allDecided = ownership.roots.every((root) => trace.spans[root * SPAN_FIELDS + OWNER] !== UNDECIDED);
+    const allDecided = ownership.roots.every((root) => fieldOf(trace, root, OWNER) !== UNDECIDED);
     const settledTrace = now - trace.lastArrival >= options.settleMs;
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
       out.unassignedSpans += ownership.unowned.length;
@@ -249,6 +253,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       pending.delete(trace.traceId);
       pendingSpanCount -= spansOf(trace);
       rememberDecided(trace, now);
+      freeSpans(trace);
       out.releasedTraces.push(trace.traceId);
       return;
     }
@@ -261,14 +266,14 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   function readiness(trace: TraceState, ownership: Ownership, root: number, now: number): 'ready' | 'blocked' | number {
     for (const orphan of ownership.orphans) {
       // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
-      const parent = trace.spans[orphan * SPAN_FIELDS + PARENT];
+      const parent = fieldOf(trace, orphan, PARENT);
       if (!isAbove(trace, root, parent) && !isAbove(trace, root, orphan)) return 'blocked';
     }
     if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
     let lastActivity = 0;
     const { rootOf, count } = ownership;
     for (let span = 0; span < count; span++) {
-      if (rootOf[span] === root) lastActivity = Math.max(lastActivity, trace.spans[span * SPAN_FIELDS + ARRIVED]);
+      if (rootOf[span] === root) lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
     }
     const settledAt = trace.firstArrival + lastActivity + options.settleMs;
     return settledAt <= now ? 'ready' : settledAt;
@@ -302,7 +307,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const owner = trace.interactions.push(interactionId) - 1;
     for (let span = 0; span < count; span++) {
       if (rootOf[span] !== root) continue;
-      trace.spans[span * SPAN_FIELDS + OWNER] = owner;
+      setField(trace, span, OWNER, owner);
       conversations.uncount(trace, span);
     }
     stats.completed[completion]++;
@@ -321,6 +326,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const now = sinceEpoch(clockNow);
     const out = emptyDecisions();
     forgetDecided(now);
+    // After a burst: the spans of what is still pending move to a smaller array.
+    if (slab.wasteful()) slab.compact(pending.values());
     evictOverflow(now, out);
     const current = bucketOf(now);
     if (lastBucket < 0) lastBucket = Math.min(current, ...buckets.keys()) - 1;

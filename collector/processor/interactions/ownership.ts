@@ -75,7 +75,8 @@ function reserve(count: number): void {
 }
 
 export function resolveOwnership(trace: TraceState): Ownership {
-  const spans = trace.spans;
+  const spans = trace.slab.data;
+  const base = trace.at;
   const count = spanCount(trace);
   const invocations = trace.invocations ?? [];
   reserve(count);
@@ -84,9 +85,9 @@ export function resolveOwnership(trace: TraceState): Ownership {
   enclosing.fill(NONE, 0, count);
   cut.fill(0, 0, count);
   listed.fill(0, 0, count);
-  const parentOf = (i: number) => spans[i * SPAN_FIELDS + PARENT];
-  const isInvocation = (i: number) => spans[i * SPAN_FIELDS + INVOCATION] !== NOT_INVOCATION;
-  const identityOf = (i: number) => invocations[spans[i * SPAN_FIELDS + INVOCATION]].agentIdentity;
+  const parentOf = (i: number) => spans[base + i * SPAN_FIELDS + PARENT];
+  const isInvocation = (i: number) => spans[base + i * SPAN_FIELDS + INVOCATION] !== NOT_INVOCATION;
+  const identityOf = (i: number) => invocations[spans[base + i * SPAN_FIELDS + INVOCATION]].agentIdentity;
 
   // Span → the nearest enclosing invocation or chain end above it (itself excluded), once known.
   const endAbove = (start: number): number => {
@@ -191,11 +192,11 @@ export function resolveOwnership(trace: TraceState): Ownership {
  * `root` in the trace: on its chain of parents, up to where the chain ends.
  */
 export function isAbove(trace: TraceState, root: number, value: number): boolean {
-  const spans = trace.spans;
+  const spans = trace.slab.data;
   const count = spanCount(trace);
   let current = root;
   for (let steps = 0; steps <= count; steps++) {
-    const parent = spans[current * SPAN_FIELDS + PARENT];
+    const parent = spans[trace.at + current * SPAN_FIELDS + PARENT];
     if (parent === NO_PARENT) return false;
     if (parent === value) return true;
     if (parent < NO_PARENT) return false;

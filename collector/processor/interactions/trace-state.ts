@@ -1,20 +1,21 @@
 /**
  * The skeleton of one pending trace: enough of each span to decide which interaction it belongs
  * to and when that interaction is complete. The spans' content stays in the ledger store until
- * the interaction is built. A span is five small integers in the trace's one array (no object, no
- * id string per span: ~40 bytes a span with the trace's share, docs/benchmarks.md); spans refer to
- * each other by their index in it.
+ * the interaction is built. A span is six 32-bit integers in the trace's range of its assembler's
+ * span slab (span-slab.ts: no object and no id string per span, 24 bytes a span); spans refer to each
+ * other by their index in the range.
  *
  * Span ids are 16 lowercase hex characters (collector/model/span.ts), kept as two 32-bit halves.
  */
 import type { Invocation } from './classify.ts';
+import { capacityFor, type SpanSlab } from './span-slab.ts';
 
-/** The numbers of one span in `TraceState.spans`, in this order. */
+/** The numbers of one span in the trace's range, in this order. */
 export const ID_HIGH = 0;
 export const ID_LOW = 1;
 /** The parent's index; `NO_PARENT`; or a parent that has not arrived (`missingParent`). */
 export const PARENT = 2;
-/** When the collector received it: ms after the trace's `firstArrival`. */
+/** When the collector received it: whole ms after the trace's `firstArrival`. */
 export const ARRIVED = 3;
 /** The decided interaction it belongs to (an index into `TraceState.interactions`), or `UNDECIDED`. */
 export const OWNER = 4;
@@ -31,8 +32,14 @@ const INDEX_FROM = 32;
 
 export interface TraceState {
   traceId: string;
-  /** `SPAN_FIELDS` numbers per pending span, in arrival order. */
-  spans: number[];
+  /** Where the trace's pending spans are: `SPAN_FIELDS` numbers each, in arrival order. */
+  slab: SpanSlab;
+  /** Its range's offset in `slab.data` (meaningless while `capacity` is 0). */
+  at: number;
+  /** Spans its range has room for. */
+  capacity: number;
+  /** Pending spans. */
+  count: number;
   /** The invocations among the spans; `INVOCATION` indexes it. */
   invocations: Invocation[] | undefined;
   /** Ids of parents that have not arrived; `PARENT` refers to them as `missingParent(k)`. */
@@ -57,10 +64,18 @@ export interface TraceState {
   dueBucket: number | undefined;
 }
 
-export function newTrace(traceId: string, now: number, decided: DecidedMembers | undefined): TraceState {
+export function newTrace(
+  traceId: string,
+  slab: SpanSlab,
+  now: number,
+  decided: DecidedMembers | undefined,
+): TraceState {
   return {
     traceId,
-    spans: [],
+    slab,
+    at: 0,
+    capacity: 0,
+    count: 0,
     invocations: undefined,
     missing: undefined,
     index: undefined,
@@ -101,8 +116,26 @@ export function idHalf(id: string, from: 0 | 8): number {
 }
 
 export function spanIdAt(trace: TraceState, index: number): string {
-  const at = index * SPAN_FIELDS;
-  return hexId(trace.spans[at + ID_HIGH], trace.spans[at + ID_LOW]);
+  const at = trace.at + index * SPAN_FIELDS;
+  const data = trace.slab.data;
+  return hexId(data[at + ID_HIGH], data[at + ID_LOW]);
+}
+
+/** Field `field` of pending span `index`. */
+export function fieldOf(trace: TraceState, index: number, field: number): number {
+  return trace.slab.data[trace.at + index * SPAN_FIELDS + field];
+}
+
+/** Sets field `field` of pending span `index`. */
+export function setField(trace: TraceState, index: number, field: number, value: number): void {
+  trace.slab.data[trace.at + index * SPAN_FIELDS + field] = value;
+}
+
+/** Lets go of the trace's range (it is no longer pending). */
+export function freeSpans(trace: TraceState): void {
+  if (trace.capacity > 0) trace.slab.free(trace.at, trace.capacity);
+  trace.capacity = 0;
+  trace.count = 0;
 }
 
 const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
@@ -134,20 +167,20 @@ function hexId(high: number, low: number): string {
 
 /** The invocation span `index` is, or undefined. */
 export function invocationAt(trace: TraceState, index: number): Invocation | undefined {
-  const invocation = trace.spans[index * SPAN_FIELDS + INVOCATION];
+  const invocation = fieldOf(trace, index, INVOCATION);
   return invocation === NOT_INVOCATION ? undefined : trace.invocations![invocation];
 }
 
 export function spanCount(trace: TraceState): number {
-  return trace.spans.length / SPAN_FIELDS;
+  return trace.count;
 }
 
 /** The index of pending span `id`, or -1. */
 export function findSpan(trace: TraceState, id: string, high = idHalf(id, 0), low = idHalf(id, 8)): number {
   if (trace.index) return trace.index.get(id) ?? -1;
-  const spans = trace.spans;
-  for (let at = 0; at < spans.length; at += SPAN_FIELDS) {
-    if (spans[at + ID_LOW] === low && spans[at + ID_HIGH] === high) return at / SPAN_FIELDS;
+  const data = trace.slab.data;
+  for (let i = 0, at = trace.at; i < trace.count; i++, at += SPAN_FIELDS) {
+    if (data[at + ID_LOW] === low && data[at + ID_HIGH] === high) return i;
   }
   return -1;
 }
@@ -158,7 +191,7 @@ export function decidedOwner(trace: TraceState, id: string): string | undefined 
   const low = idHalf(id, 8);
   const index = findSpan(trace, id, high, low);
   if (index >= 0) {
-    const owner = trace.spans[index * SPAN_FIELDS + OWNER];
+    const owner = fieldOf(trace, index, OWNER);
     return owner === UNDECIDED ? undefined : trace.interactions![owner];
   }
   const decided = trace.decided;
@@ -227,7 +260,16 @@ export function addSpan(
     trace.invocations = appendTo(trace.invocations, invocation);
     invocationIndex = trace.invocations.length - 1;
   }
-  trace.spans.push(idHalf(id, 0), idHalf(id, 8), parent, arrived, UNDECIDED, invocationIndex);
+  if (index === trace.capacity) moveTo(trace, capacityFor(index + 1));
+  const data = trace.slab.data;
+  const at = trace.at + index * SPAN_FIELDS;
+  data[at + ID_HIGH] = idHalf(id, 0);
+  data[at + ID_LOW] = idHalf(id, 8);
+  data[at + PARENT] = parent;
+  data[at + ARRIVED] = Math.floor(arrived);
+  data[at + OWNER] = UNDECIDED;
+  data[at + INVOCATION] = invocationIndex;
+  trace.count++;
   trace.index?.set(id, index);
   if (!trace.index && index + 1 > INDEX_FROM) {
     trace.index = new Map();
@@ -237,9 +279,7 @@ export function addSpan(
   if (k >= 0) {
     // Its children arrived first: they wait for it no longer. The slot stays (others refer by number).
     const waiting = missingParent(k);
-    for (let at = PARENT; at < trace.spans.length; at += SPAN_FIELDS) {
-      if (trace.spans[at] === waiting) trace.spans[at] = index;
-    }
+    for (let i = 0; i < trace.count; i++) if (fieldOf(trace, i, PARENT) === waiting) setField(trace, i, PARENT, index);
     trace.missing![k] = '';
     // Once every missing parent has arrived, nothing refers to the list any more.
     if (trace.missing!.every((parentId) => parentId === '')) trace.missing = undefined;
@@ -248,9 +288,8 @@ export function addSpan(
 
 /** Every decided member of the trace (pending spans decided, and those decided before), for the cache. */
 export function decidedMembers(trace: TraceState): DecidedMembers | undefined {
-  const spans = trace.spans;
   let owned = 0;
-  for (let at = OWNER; at < spans.length; at += SPAN_FIELDS) if (spans[at] !== UNDECIDED) owned++;
+  for (let i = 0; i < trace.count; i++) if (fieldOf(trace, i, OWNER) !== UNDECIDED) owned++;
   if (owned === 0) return trace.decided;
   const before = trace.decided ?? { spans: [], roots: [] };
   // Sized once: arrays grown by push keep up to half again as much room, for as long as they live.
@@ -267,16 +306,23 @@ export function decidedMembers(trace: TraceState): DecidedMembers | undefined {
     members.roots[(base + i) * 2] = idHalf(rootId, 0);
     members.roots[(base + i) * 2 + 1] = idHalf(rootId, 8);
   });
-  for (let span = 0; span < spans.length; span += SPAN_FIELDS) {
-    if (spans[span + OWNER] === UNDECIDED) continue;
-    members.spans[at++] = spans[span + ID_HIGH];
-    members.spans[at++] = spans[span + ID_LOW];
-    members.spans[at++] = base + spans[span + OWNER];
+  for (let span = 0; span < trace.count; span++) {
+    const owner = fieldOf(trace, span, OWNER);
+    if (owner === UNDECIDED) continue;
+    members.spans[at++] = fieldOf(trace, span, ID_HIGH);
+    members.spans[at++] = fieldOf(trace, span, ID_LOW);
+    members.spans[at++] = base + owner;
   }
   return members;
 }
 
-/** Trims the trace's array to its spans (arrays grown by push keep up to half again as much room). */
-export function trim(trace: TraceState): void {
-  if (trace.spans.length < 4096) trace.spans = trace.spans.slice();
+/** Moves the trace's spans to a range with room for `capacity`. */
+function moveTo(trace: TraceState, capacity: number): void {
+  const slab = trace.slab;
+  const at = slab.allocate(capacity);
+  // `allocate` may have replaced the array: read it after.
+  if (trace.count > 0) slab.data.copyWithin(at, trace.at, trace.at + trace.count * SPAN_FIELDS);
+  if (trace.capacity > 0) slab.free(trace.at, trace.capacity);
+  trace.at = at;
+  trace.capacity = capacity;
 }
