@@ -29,6 +29,7 @@ import {
   UNDECIDED,
   addDecided,
   addSpan,
+  allOf,
   decidedMembers,
   decidedOwner,
   fieldOf,
@@ -158,7 +159,9 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const members = decidedMembers(trace);
     if (members) decided.set(trace.traceId, members, now);
     else decided.delete(trace.traceId);
-    decided.forget(-Infinity, decidedLimit);
+    // Only when over the limit: a walk from the oldest steps over every entry deleted since the map
+    // last compacted itself.
+    if (decided.size > decidedLimit) decided.forget(-Infinity, decidedLimit);
   }
 
   /** Forgets decided traces older than decision_wait: a span arriving later starts afresh. */
@@ -249,7 +252,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
           ownership.unowned.map((span) => spanIdAt(trace, span)),
         );
       }
-      for (const span of [...(trace.conversationSpans ?? [])]) conversations.uncount(trace, span);
+      for (const span of allOf(trace.conversationSpans)) conversations.uncount(trace, span);
       pending.delete(trace.traceId);
       pendingSpanCount -= spansOf(trace);
       rememberDecided(trace, now);

@@ -13,6 +13,7 @@ import {
   NO_PARENT,
   PARENT,
   SPAN_FIELDS,
+  invocationAt,
   spanCount,
   type TraceState,
 } from './trace-state.ts';
@@ -78,7 +79,6 @@ export function resolveOwnership(trace: TraceState): Ownership {
   const spans = trace.slab.data;
   const base = trace.at;
   const count = spanCount(trace);
-  const invocations = trace.invocations ?? [];
   reserve(count);
   chainEnd.fill(UNKNOWN, 0, count);
   owner.fill(UNKNOWN, 0, count);
@@ -87,7 +87,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
   listed.fill(0, 0, count);
   const parentOf = (i: number) => spans[base + i * SPAN_FIELDS + PARENT];
   const isInvocation = (i: number) => spans[base + i * SPAN_FIELDS + INVOCATION] !== NOT_INVOCATION;
-  const identityOf = (i: number) => invocations[spans[base + i * SPAN_FIELDS + INVOCATION]].agentIdentity;
+  const identityOf = (i: number) => invocationAt(trace, i)!.agentIdentity;
 
   // Span → the nearest enclosing invocation or chain end above it (itself excluded), once known.
   const endAbove = (start: number): number => {

@@ -3,7 +3,7 @@
  * tracker does not close it yet (`Assembler.hasPendingConversation`). Counted per invocation span
  * while its interaction is undecided.
  */
-import { appendTo, invocationAt, type TraceState } from './trace-state.ts';
+import { addOne, hasOne, invocationAt, removeOne, type TraceState } from './trace-state.ts';
 
 export interface PendingConversations {
   /** Span `span` of `trace` was added: counted when it is an invocation naming a conversation. */
@@ -20,13 +20,12 @@ export function createPendingConversations(): PendingConversations {
     count(trace, span) {
       const conversationId = invocationAt(trace, span)?.conversationId;
       if (conversationId === undefined) return;
-      trace.conversationSpans = appendTo(trace.conversationSpans, span);
+      [trace.conversationSpans] = addOne(trace.conversationSpans, span);
       counts.set(conversationId, (counts.get(conversationId) ?? 0) + 1);
     },
     uncount(trace, span) {
-      const at = trace.conversationSpans?.indexOf(span) ?? -1;
-      if (at < 0) return;
-      trace.conversationSpans!.splice(at, 1);
+      if (!hasOne(trace.conversationSpans, span)) return;
+      trace.conversationSpans = removeOne(trace.conversationSpans, span);
       const conversationId = invocationAt(trace, span)!.conversationId!;
       const count = (counts.get(conversationId) ?? 1) - 1;
       if (count > 0) counts.set(conversationId, count);

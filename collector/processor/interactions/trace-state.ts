@@ -40,8 +40,8 @@ export interface TraceState {
   capacity: number;
   /** Pending spans. */
   count: number;
-  /** The invocations among the spans; `INVOCATION` indexes it. */
-  invocations: Invocation[] | undefined;
+  /** The invocations among the spans, `INVOCATION` indexes them: one alone, or a list. */
+  invocations: OneOrMore<Invocation>;
   /** Ids of parents that have not arrived; `PARENT` refers to them as `missingParent(k)`. */
   missing: string[] | undefined;
   /** Span id → index, once the trace has more than `INDEX_FROM` spans. */
@@ -57,11 +57,43 @@ export interface TraceState {
    * Invocation spans (indices) that name a conversation and whose interaction is not decided yet:
    * the assembler counts them as that conversation's pending turns.
    */
-  conversationSpans: number[] | undefined;
+  conversationSpans: OneOrMore<number>;
   /** When this trace is next due for a check, or undefined when not scheduled. */
   dueAt: number | undefined;
   /** The timer bucket holding this trace's next check. */
   dueBucket: number | undefined;
+}
+
+/**
+ * None, one value alone, or a list of several: most traces have one invocation and one turn of a
+ * conversation, and a list of one costs 56 bytes more than the value.
+ */
+export type OneOrMore<T> = T | T[] | undefined;
+
+/** The `OneOrMore` with `value` added, and the value's index in it. */
+export function addOne<T>(list: OneOrMore<T>, value: T): [OneOrMore<T>, number] {
+  if (list === undefined) return [value, 0];
+  if (!Array.isArray(list)) return [[list, value], 1];
+  list.push(value);
+  return [list, list.length - 1];
+}
+
+/** The `OneOrMore` without (the first) `value`. */
+export function removeOne<T>(list: OneOrMore<T>, value: T): OneOrMore<T> {
+  if (!Array.isArray(list)) return list === value ? undefined : list;
+  const at = list.indexOf(value);
+  if (at >= 0) list.splice(at, 1);
+  return list.length === 0 ? undefined : list.length === 1 ? list[0] : list;
+}
+
+/** The values of a `OneOrMore`, as a list of their own. */
+export function allOf<T>(list: OneOrMore<T>): T[] {
+  return list === undefined ? [] : Array.isArray(list) ? [...list] : [list];
+}
+
+/** Whether a `OneOrMore` holds `value`. */
+export function hasOne<T>(list: OneOrMore<T>, value: T): boolean {
+  return Array.isArray(list) ? list.includes(value) : list === value;
 }
 
 export function newTrace(
@@ -168,7 +200,9 @@ function hexId(high: number, low: number): string {
 /** The invocation span `index` is, or undefined. */
 export function invocationAt(trace: TraceState, index: number): Invocation | undefined {
   const invocation = fieldOf(trace, index, INVOCATION);
-  return invocation === NOT_INVOCATION ? undefined : trace.invocations![invocation];
+  if (invocation === NOT_INVOCATION) return undefined;
+  const invocations = trace.invocations;
+  return Array.isArray(invocations) ? invocations[invocation] : invocations;
 }
 
 export function spanCount(trace: TraceState): number {
@@ -257,8 +291,7 @@ export function addSpan(
   }
   let invocationIndex = NOT_INVOCATION;
   if (invocation) {
-    trace.invocations = appendTo(trace.invocations, invocation);
-    invocationIndex = trace.invocations.length - 1;
+    [trace.invocations, invocationIndex] = addOne(trace.invocations, invocation);
   }
   if (index === trace.capacity) moveTo(trace, capacityFor(index + 1));
   const data = trace.slab.data;
