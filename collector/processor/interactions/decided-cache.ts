@@ -3,15 +3,17 @@
  * decided is recognised as late (docs/interactions.md, "Late, duplicate, unassigned and evicted
  * spans"): as many traces as `max_pending_traces`, each for `decision_wait` at most. Under sustained
  * load that is always the full count, so an entry is kept small: its numbers in one growing array of
- * 32-bit integers shared by all entries, in the order they were decided, and a map from trace id to
- * where its entry starts (the map's own order is the order of decision, so the oldest entry is its
- * first). An entry of a 10-span trace takes ~150 bytes of that array, against ~450 bytes as objects
+ * 32-bit integers shared by all entries, in the order they were decided, a map from trace id to
+ * where its entry starts, and a queue of (trace id, start) in the order of decision, from which the
+ * oldest are forgotten (walking the map from its first entry instead stepped over every entry
+ * deleted since the map last compacted itself, on every call). An entry of a 10-span trace takes ~150 bytes of that array, against ~450 bytes as objects
  * and arrays of its own (docs/benchmarks.md).
  *
  * Entry layout, from its start: the time of the decision (a double's 64 bits as two integers), the
  * number of interaction roots R, the number of member spans S, then R pairs of root span id halves,
  * then S triples (span id high half, low half, index of its interaction among the roots).
  */
+import { freeBuffer } from '../../model/free-buffer.ts';
 import type { DecidedMembers } from './trace-state.ts';
 
 export interface DecidedCache {
@@ -43,6 +45,27 @@ export function createDecidedCache(): DecidedCache {
   let base = 0;
   /** Where the next entry goes (logical). */
   let tail = 0;
+  /**
+   * Entries in the order they were set, from `head` on: trace id and start. One whose trace was set
+   * again, taken or deleted since is stale (the map no longer points at that start) and skipped.
+   */
+  let order: string[] = [];
+  let orderStarts: number[] = [];
+  let head = 0;
+
+  /** Moves `head` past stale entries: then `order[head]` is the oldest live one, if any. */
+  function skipStale(): void {
+    while (head < order.length && where.get(order[head]) !== orderStarts[head]) head++;
+    if (head === order.length) {
+      order = [];
+      orderStarts = [];
+      head = 0;
+    } else if (head > 1024 && head * 2 > order.length) {
+      order = order.slice(head);
+      orderStarts = orderStarts.slice(head);
+      head = 0;
+    }
+  }
 
   const atOf = (start: number) => {
     timeBits.setInt32(0, ring[start - base + AT_HIGH]);
@@ -51,23 +74,24 @@ export function createDecidedCache(): DecidedCache {
   };
 
   /**
-   * Room for `length` more integers after `tail`: the live entries (from the map's first, the
-   * oldest) moved to the front, into a larger array when they fill more than half of this one, or a
-   * smaller one when they fill less than an eighth of it.
+   * Room for `length` more integers after `tail`: the live entries (from the oldest) moved to the
+   * front, into a new array 1.75 times their size when they fill more than two thirds of this one
+   * (each move then buys room for at least a third of it) or less than an eighth of it.
    */
   function reserve(length: number): void {
     if (tail - base + length <= ring.length) return;
-    const first = where.values().next();
-    const head = first.done ? tail : first.value;
-    const needed = tail - head + length;
-    if (needed * 2 <= ring.length && (needed * 8 > ring.length || ring.length === INITIAL_CAPACITY)) {
-      ring.copyWithin(0, head - base, tail - base);
+    skipStale();
+    const oldest = head < order.length ? orderStarts[head] : tail;
+    const needed = tail - oldest + length;
+    if (needed * 3 <= ring.length * 2 && (needed * 8 > ring.length || ring.length === INITIAL_CAPACITY)) {
+      ring.copyWithin(0, oldest - base, tail - base);
     } else {
-      const next = new Int32Array(Math.max(INITIAL_CAPACITY, 2 ** Math.ceil(Math.log2(needed * 2))));
-      next.set(ring.subarray(head - base, tail - base));
+      const next = new Int32Array(Math.max(INITIAL_CAPACITY, Math.ceil((needed * 1.75) / 4096) * 4096));
+      next.set(ring.subarray(oldest - base, tail - base));
+      freeBuffer(ring.buffer);
       ring = next;
     }
-    base = head;
+    base = oldest;
   }
 
   function members(start: number): DecidedMembers {
@@ -100,6 +124,8 @@ export function createDecidedCache(): DecidedCache {
       ring.set(decided.roots, start + HEADER);
       ring.set(decided.spans, start + HEADER + decided.roots.length);
       where.set(traceId, tail);
+      order.push(traceId);
+      orderStarts.push(tail);
       tail += length;
     },
 
@@ -115,9 +141,9 @@ export function createDecidedCache(): DecidedCache {
     },
 
     forget(notAfter, limit) {
-      for (const [traceId, start] of where) {
-        if (where.size <= limit && atOf(start) > notAfter) break;
-        where.delete(traceId);
+      for (skipStale(); head < order.length; head++, skipStale()) {
+        if (where.size <= limit && atOf(orderStarts[head]) > notAfter) break;
+        where.delete(order[head]);
       }
       if (where.size === 0) base = tail = 0;
     },

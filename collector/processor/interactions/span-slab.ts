@@ -9,8 +9,9 @@
  * many as asked for); a range let go goes to its class's free list and serves the next trace of that class.
  * The array doubles when it is full. When what is used falls below a quarter of it (after a burst),
  * `compact` moves the live ranges into a new array half full, so that the memory of a burst is given
- * back. Whoever reads `data` reads it again after `allocate` or `compact`: both may replace it.
+ * back; a replaced array's memory is freed at once (not at the next full collection). Whoever reads `data` reads it again after `allocate` or `compact`: both may replace it.
  */
+import { freeBuffer } from '../../model/free-buffer.ts';
 
 /** What a trace's range is: where, how much room, how many spans are in it. */
 export interface SlabRange {
@@ -61,6 +62,8 @@ export function createSpanSlab(fields: number): SpanSlab {
     while (size < length) size *= 2;
     const bigger = new Int32Array(size);
     bigger.set(data.subarray(0, top));
+    // The old array's memory goes now, not at the next full collection.
+    freeBuffer(data.buffer);
     data = bigger;
     slab.data = data;
   }
@@ -111,6 +114,7 @@ export function createSpanSlab(fields: number): SpanSlab {
         end += capacity * fields;
         if (end > next.length) throw new Error('span slab: the ranges given hold more than the slab counts as used');
       }
+      freeBuffer(data.buffer);
       data = next;
       slab.data = next;
       top = end;

@@ -58,7 +58,7 @@ describe('the decided cache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('loses nothing while its array is moved, grown and shrunk under a stream of decisions', () => {
+  it('loses nothing and forgets the oldest while its array is moved, grown and shrunk under a stream of decisions', () => {
     const cache = createDecidedCache();
     const expected = new Map<string, DecidedMembers>();
     let now = 0;
@@ -73,11 +73,21 @@ describe('the decided cache', () => {
         expect(cache.take(back)).toEqual(expected.get(back));
         expected.delete(back);
       }
+      // Some are decided again: they become the newest, their older entry stale.
+      if (i % 13 === 0 && expected.has(`t${i - 7}`)) {
+        const again = `t${i - 7}`;
+        const redecided = members(i + 100_000, 2, 3);
+        cache.set(again, redecided, now++);
+        expected.delete(again);
+        expected.set(again, redecided);
+      }
       cache.forget(-Infinity, 3000);
       while (expected.size > 3000) expected.delete(expected.keys().next().value!);
     }
     expect(cache.size).toBe(expected.size);
     for (const [traceId, decided] of [...expected].slice(-50)) expect(cache.take(traceId)).toEqual(decided);
+    // The oldest kept are exactly those expected (by order of last decision).
+    for (const [traceId, decided] of [...expected].slice(0, 50)) expect(cache.take(traceId)).toEqual(decided);
     // Emptied by age, then filled again from the start.
     cache.forget(now, 3000);
     expect(cache.size).toBe(0);
