@@ -29,6 +29,9 @@ import { addFrame, scanSpanLog, segmentPath, type Frame, type Segment, type Span
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
 import { createFrameReader } from './span-log-reads.ts';
+import type { SpanLog } from './span-log-api.ts';
+
+export type { SpanLog } from './span-log-api.ts';
 
 /** A segment is sealed and a new one started past this size. */
 export const SPAN_LOG_SEGMENT_BYTES = 64 * 1024 * 1024;
@@ -38,40 +41,6 @@ export const COMPACT_BELOW = 0.25;
 /** The folder of a ledger file's span log. */
 export function spanLogDir(ledgerPath: string): string {
   return `${ledgerPath}-spans`;
-}
-
-export interface SpanLog {
-  /** Appends rows (one trace each); resolves once written (and synced with `full`). */
-  append(rows: readonly SpanRow[]): Promise<void>;
-  /** Releases every frame of these traces; resolves once the release is written. */
-  release(traceIds: readonly string[]): Promise<void>;
-  /**
-   * The unreleased rows of each trace with any, in the order appended: views of buffers read for
-   * them, valid until given back with `giveBack` (or, if never given back, until collected).
-   */
-  rowsOf(traceIds: Iterable<string>): Map<string, EncodedSpans[]>;
-  /**
-   * Where the unreleased rows of each trace with any are, in the order appended, for a reader on
-   * any thread (`readStoredSpans`): their files stay open and on disk until given back.
-   */
-  locate(traceIds: Iterable<string>): Map<string, StoredSpans[]>;
-  /**
-   * Lets go of what `rowsOf` or `locate` answered: buffers read into are read into again, and the
-   * files located are free to go once nothing else needs them.
-   */
-  giveBack(rows: Map<string, StoredSpans[]>): void;
-  /** Every unreleased row in the order appended, one at a time. */
-  eachRow(each: (row: EncodedSpans & { traceId: string }) => void): void;
-  has(traceId: string): boolean;
-  /**
-   * Deletes the segments nothing needs (found so at start: all their frames released) and copies
-   * forward a mostly released one: for the process that writes the log, never a reader beside it.
-   */
-  tidy(): void;
-  /** Bytes of the log's files. */
-  readonly bytes: number;
-  /** Waits for writes in flight, syncs, and closes the files. Safe twice. */
-  close(): Promise<void>;
 }
 
 interface Write {

@@ -6,7 +6,8 @@
  * 32-bit integers shared by all entries, in the order they were decided, a map from trace id to
  * where its entry starts, and a queue of (trace id, start) in the order of decision, from which the
  * oldest are forgotten (walking the map from its first entry instead stepped over every entry
- * deleted since the map last compacted itself, on every call). An entry of a 10-span trace takes ~150 bytes of that array, against ~450 bytes as objects
+ * deleted since the map last compacted itself, on every call). An entry of a 10-span trace takes
+ * ~150 bytes of that array, against ~450 bytes as objects
  * and arrays of its own (docs/benchmarks.md).
  *
  * Entry layout, from its start: the time of the decision (a double's 64 bits as two integers), the

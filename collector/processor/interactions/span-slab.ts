@@ -9,7 +9,8 @@
  * many as asked for); a range let go goes to its class's free list and serves the next trace of that class.
  * The array doubles when it is full. When what is used falls below a quarter of it (after a burst),
  * `compact` moves the live ranges into a new array half full, so that the memory of a burst is given
- * back; a replaced array's memory is freed at once (not at the next full collection). Whoever reads `data` reads it again after `allocate` or `compact`: both may replace it.
+ * back; a replaced array's memory is freed at once (not at the next full collection). Whoever
+ * reads `data` reads it again after `allocate` or `compact`: both may replace it.
  */
 import { freeBuffer } from '../../model/free-buffer.ts';
 

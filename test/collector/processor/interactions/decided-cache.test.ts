@@ -58,7 +58,7 @@ describe('the decided cache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('loses nothing and forgets the oldest while its array is moved, grown and shrunk under a stream of decisions', () => {
+  it('loses nothing and forgets the oldest while its array moves, grows and shrinks under a stream', () => {
     const cache = createDecidedCache();
     const expected = new Map<string, DecidedMembers>();
     let now = 0;
