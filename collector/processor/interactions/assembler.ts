@@ -159,9 +159,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const members = decidedMembers(trace);
     if (members) decided.set(trace.traceId, members, now);
     else decided.delete(trace.traceId);
-    // Only when over the limit: a walk from the oldest steps over every entry deleted since the map
-    // last compacted itself.
-    if (decided.size > decidedLimit) decided.forget(-Infinity, decidedLimit);
+    decided.forget(-Infinity, decidedLimit);
   }
 
   /** Forgets decided traces older than decision_wait: a span arriving later starts afresh. */
@@ -274,9 +272,9 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
     let lastActivity = 0;
-    const { rootOf, count } = ownership;
-    for (let span = 0; span < count; span++) {
-      if (rootOf[span] === root) lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
+    const { firstMember, nextMember } = ownership;
+    for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
+      lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
     }
     const settledAt = trace.firstArrival + lastActivity + options.settleMs;
     return settledAt <= now ? 'ready' : settledAt;
@@ -285,12 +283,11 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   function decide(trace: TraceState, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
     const rootSpanId = spanIdAt(trace, root);
     const interactionId = interactionIdOf(trace.traceId, rootSpanId);
-    const { rootOf, enclosing, count } = ownership;
+    const { enclosing, firstMember, nextMember } = ownership;
     const nested: InteractionDecision['nested'] = [];
     const memberSpanIds: string[] = [];
-    for (let span = 0; span < count; span++) {
-      if (rootOf[span] === root) memberSpanIds.push(spanIdAt(trace, span));
-    }
+    for (let span = firstMember[root]; span !== NONE; span = nextMember[span])
+      memberSpanIds.push(spanIdAt(trace, span));
     for (const inner of ownership.roots) {
       if (enclosing[inner] !== root) continue;
       const spanId = spanIdAt(trace, inner);
@@ -308,8 +305,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     });
     trace.interactions ??= [];
     const owner = trace.interactions.push(interactionId) - 1;
-    for (let span = 0; span < count; span++) {
-      if (rootOf[span] !== root) continue;
+    for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
       setField(trace, span, OWNER, owner);
       conversations.uncount(trace, span);
     }

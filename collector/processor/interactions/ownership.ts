@@ -28,6 +28,12 @@ export interface Ownership {
   readonly rootOf: Int32Array;
   /** The interaction roots, in the order of their first member. */
   readonly roots: number[];
+  /**
+   * Per interaction root: its first member (the lowest span index); per span: the next member of
+   * its interaction, or `NONE`. A root's members in index order, without a scan of every span.
+   */
+  readonly firstMember: Int32Array;
+  readonly nextMember: Int32Array;
   /** Per interaction root: the root of the interaction it is nested in (another agent), or `NONE`. */
   readonly enclosing: Int32Array;
   /** Per interaction root: 1 when its chain of parents is cut by a span that has not arrived. */
@@ -51,6 +57,9 @@ let chainEnd = new Int32Array(64);
 let owner = new Int32Array(64);
 let rootOf = new Int32Array(64);
 let enclosing = new Int32Array(64);
+let firstMember = new Int32Array(64);
+let lastMember = new Int32Array(64);
+let nextMember = new Int32Array(64);
 let cut = new Uint8Array(64);
 let listed = new Uint8Array(64);
 const path: number[] = [];
@@ -58,6 +67,8 @@ const answer = {
   count: 0,
   rootOf,
   roots: [] as number[],
+  firstMember,
+  nextMember,
   enclosing,
   cut,
   orphans: [] as number[],
@@ -71,6 +82,9 @@ function reserve(count: number): void {
   owner = new Int32Array(size);
   rootOf = new Int32Array(size);
   enclosing = new Int32Array(size);
+  firstMember = new Int32Array(size);
+  lastMember = new Int32Array(size);
+  nextMember = new Int32Array(size);
   cut = new Uint8Array(size);
   listed = new Uint8Array(size);
 }
@@ -155,10 +169,16 @@ export function resolveOwnership(trace: TraceState): Ownership {
       if (end >= 0) root = rootOfInvocation(end);
     }
     rootOf[span] = root;
+    nextMember[span] = NONE;
     if (root === NONE) unowned.push(span);
     else if (listed[root] === 0) {
       listed[root] = 1;
       roots.push(root);
+      firstMember[root] = span;
+      lastMember[root] = span;
+    } else {
+      nextMember[lastMember[root]] = span;
+      lastMember[root] = span;
     }
     if (parentOf(span) < NO_PARENT) orphans.push(span);
   }
@@ -180,6 +200,8 @@ export function resolveOwnership(trace: TraceState): Ownership {
   answer.count = count;
   answer.rootOf = rootOf;
   answer.roots = roots;
+  answer.firstMember = firstMember;
+  answer.nextMember = nextMember;
   answer.enclosing = enclosing;
   answer.cut = cut;
   answer.orphans = orphans;
