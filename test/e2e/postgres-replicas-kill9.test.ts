@@ -169,7 +169,7 @@ it('loses no acknowledged span and records every evaluation once when a replica 
   );
   const records = await adminQuery(
     database.url,
-    'SELECT record FROM interactions WHERE interaction_id = ANY($1::text[])',
+    'SELECT record::json AS record FROM interactions WHERE interaction_id = ANY($1::text[])',
     [all],
   );
   const toolCounts = records.rows.map((row) => (row.record as { toolCalls: unknown[] }).toolCalls.length);

@@ -25,6 +25,7 @@ import {
   stateOf,
 } from './conversation-writes.ts';
 import type { Run } from './evaluation-store.ts';
+import { parseInteraction } from './interaction-text.ts';
 
 type Row = Record<string, unknown>;
 
@@ -63,8 +64,8 @@ export function createConversationStoreMethods(pool: pg.Pool, where: string, run
   }
 
   async function records(conversationId: string, agentId: string, upTo: number): Promise<InteractionRecord[]> {
-    const { rows } = await pool.query<{ record: InteractionRecord }>(RECORDS, [conversationId, agentId, upTo]);
-    return rows.map((row) => row.record);
+    const { rows } = await pool.query<{ record: string }>(RECORDS, [conversationId, agentId, upTo]);
+    return rows.map((row) => parseInteraction(row.record));
   }
 
   return {

@@ -22,6 +22,7 @@ import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
 import { LedgerQueryError } from '../errors.ts';
 import { takeIn } from './conversation-writes.ts';
+import { parseInteraction } from './interaction-text.ts';
 
 export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
   Omit<RecordedEvaluations, 'loadRecentEvaluations'> &
@@ -213,12 +214,12 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
     async loadInteractionsAwaitingIntake(limit) {
       return run('loadInteractionsAwaitingIntake', async () => {
-        const { rows } = await pool.query<{ record: InteractionRecord }>(
+        const { rows } = await pool.query<{ record: string }>(
           `SELECT i.record FROM interaction_intake k JOIN interactions i USING (interaction_id)
            ORDER BY k.seq LIMIT $1`,
           [limit],
         );
-        return rows.map((row) => row.record);
+        return rows.map((row) => parseInteraction(row.record));
       });
     },
 
@@ -358,11 +359,11 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
         const params: unknown[] = [page.after];
         const conditions = ['seq > $1', ...filters(page, params)];
         params.push(limit);
-        const { rows } = await pool.query<{ seq: string; record: InteractionRecord }>(
+        const { rows } = await pool.query<{ seq: string; record: string }>(
           `SELECT seq, record FROM interactions WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
           params,
         );
-        const records = rows.map((row) => row.record);
+        const records = rows.map((row) => parseInteraction(row.record));
         return rows.length === limit ? { records, nextCursor: rows[rows.length - 1].seq } : { records };
       });
     },
@@ -383,7 +384,7 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
           SELECT a.agent_id, a.n, a.last, newest.roles
           FROM (SELECT agent_id, count(*) AS n, max(end_time_ms) AS last FROM interactions GROUP BY agent_id) a
           CROSS JOIN LATERAL (
-            SELECT record -> 'roles' AS roles FROM interactions i
+            SELECT record::json -> 'roles' AS roles FROM interactions i
             WHERE i.agent_id = a.agent_id ORDER BY i.end_time_ms DESC, i.interaction_id DESC LIMIT 1) newest
           ORDER BY a.agent_id`);
         return rows.map((row) => ({

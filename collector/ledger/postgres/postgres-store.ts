@@ -32,6 +32,7 @@ import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
 import { interactionRow, spanRows, type InteractionRow } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
+import { parseInteraction } from './interaction-text.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';
@@ -67,7 +68,7 @@ export interface PostgresLedgerStore extends LedgerStore {
 const INSERT_INTERACTIONS = `
   INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, recorded_by)
   SELECT u.interaction_id, u.trace_id, u.agent_id, u.conversation_id, u.end_time_ms,
-    convert_from(substring($6::bytea FROM u.json_offset FOR u.json_length), 'UTF8')::json, $7
+    convert_from(substring($6::bytea FROM u.json_offset FOR u.json_length), 'UTF8'), $7
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $8::int[], $9::int[])
     WITH ORDINALITY
     AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, json_offset, json_length, ord)
@@ -317,11 +318,11 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
 
     getInteraction(interactionId) {
       return run('getInteraction', async () => {
-        const { rows } = await pool.query<{ record: InteractionRecord }>(
+        const { rows } = await pool.query<{ record: string }>(
           'SELECT record FROM interactions WHERE interaction_id = $1',
           [interactionId],
         );
-        return rows[0]?.record;
+        return rows[0] && parseInteraction(rows[0].record);
       });
     },
 
@@ -341,12 +342,12 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         }
         params.push(q.limit);
         const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-        const { rows } = await pool.query<{ record: InteractionRecord }>(
+        const { rows } = await pool.query<{ record: string }>(
           `SELECT record FROM interactions ${clause}
            ORDER BY end_time_ms DESC, interaction_id DESC LIMIT $${params.length}`,
           params,
         );
-        return rows.map((row) => row.record);
+        return rows.map((row) => parseInteraction(row.record));
       });
     },
 
