@@ -35,6 +35,8 @@ export interface InteractionStore {
    * transaction, each new record with a conversation id (and no enclosing interaction) is recorded
    * as a turn of its conversation (`ConversationStore`, core/conversation-turns.ts). Resolves with
    * the ids this call stored, new to the ledger (one statement: no other writer can claim them too).
+   * Calls take effect in call order, also one made before the previous has resolved: its records
+   * are recorded (and paged, and their turns applied) after the previous call's.
    */
   putInteractions(records: InteractionRecord[]): Promise<Set<string>>;
 

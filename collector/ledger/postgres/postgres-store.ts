@@ -36,6 +36,7 @@ import { parseInteraction } from './interaction-text.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';
+import { createWriteOrder } from './write-order.ts';
 import { queryTracesElsewhere } from './traces-elsewhere.ts';
 
 export interface PostgresStoreOptions {
@@ -163,34 +164,49 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     return found;
   }
 
+  /** Interaction writes overlap, in call order (write-order.ts). */
+  const writes = createWriteOrder();
+
   async function putEncoded(rows: InteractionRow[]): Promise<Set<string>> {
     if (rows.length === 0) return new Set<string>();
-    const json = packBytes(rows.map((r) => (typeof r.json === 'string' ? Buffer.from(r.json) : r.json)));
-    const values = [
-      rows.map((r) => r.interactionId),
-      rows.map((r) => r.traceId),
-      rows.map((r) => r.agentId),
-      rows.map((r) => r.conversationId),
-      rows.map((r) => r.endTimeMs),
-      json.blob,
-      replicaId,
-      json.offsets,
-      json.lengths,
-    ];
-    // Without conversation turns, one statement (its own transaction) as before.
-    if (!rows.some((r) => r.turn)) {
-      const { rows: inserted } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
-      return new Set(inserted.map((row) => row.interaction_id));
+    const place = writes.next();
+    try {
+      const json = packBytes(rows.map((r) => (typeof r.json === 'string' ? Buffer.from(r.json) : r.json)));
+      const values = [
+        rows.map((r) => r.interactionId),
+        rows.map((r) => r.traceId),
+        rows.map((r) => r.agentId),
+        rows.map((r) => r.conversationId),
+        rows.map((r) => r.endTimeMs),
+        json.blob,
+        replicaId,
+        json.offsets,
+        json.lengths,
+      ];
+      // Without conversation turns, one statement (its own transaction) once the previous write ended.
+      if (!rows.some((r) => r.turn)) {
+        await place.mayCommit;
+        const { rows: inserted } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
+        return new Set(inserted.map((row) => row.interaction_id));
+      }
+      return await inTransaction(pool, async (client) => {
+        await place.mayInsert;
+        const { rows: inserted } = await client.query<{ interaction_id: string }>(
+          INSERT_INTERACTIONS_RETURNING,
+          values,
+        );
+        place.inserted();
+        const stored = new Set(inserted.map((row) => row.interaction_id));
+        const fresh = new Set(stored);
+        // The first record of each new id is its turn (a batch may repeat a record; it counts once).
+        const turns = rows.flatMap((r) => (r.turn && fresh.delete(r.interactionId) ? [r.turn] : []));
+        await place.mayCommit;
+        await recordTurns(client, turns);
+        return stored;
+      });
+    } finally {
+      place.ended();
     }
-    return inTransaction(pool, async (client) => {
-      const { rows: inserted } = await client.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
-      const stored = new Set(inserted.map((row) => row.interaction_id));
-      const fresh = new Set(stored);
-      // The first record of each new id is its turn (a batch may repeat a record; it counts once).
-      const turns = rows.flatMap((r) => (r.turn && fresh.delete(r.interactionId) ? [r.turn] : []));
-      await recordTurns(client, turns);
-      return stored;
-    });
   }
 
   return {

@@ -316,12 +316,11 @@ export function createInteractionsProcessor(options: {
         prepared();
         const ready: PreparedTick = await building;
         await slot.mayStore;
-        let stored: StoredTick;
-        try {
-          stored = await recording.store(ready);
-        } finally {
-          slot.stored();
-        }
+        // The ledger takes writes in call order: once this tick's has been called (store is async,
+        // it cannot throw before), the next tick may call its own while this one's is written.
+        const storing = recording.store(ready);
+        slot.stored();
+        const stored = await storing;
         await slot.mayFinish;
         ended = await recording.finish(ready, stored, (traceIds) => {
           countRecording(decided!, -1);

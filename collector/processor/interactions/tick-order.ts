@@ -1,16 +1,17 @@
 /**
  * The order the interactions processor's ticks keep while they overlap: a tick decides once the
  * tick `depth` before it has finished (so at most `depth` ticks wait on the ledger: a slow ledger
- * slows ticks down), stores its records right after the previous tick has stored its own (one
- * write after another, in tick order, without waiting for the previous tick's releases and hand-off),
- * and finishes after the previous tick has finished (releases and records handed on in tick order).
+ * slows ticks down), stores its records once the previous tick has begun storing its own (the
+ * ledger takes writes in call order, so writes keep tick order and may overlap; nor do they wait for
+ * the previous tick's releases and hand-off), and finishes after the previous tick has finished
+ * (releases and records handed on in tick order).
  */
 export interface TickSlot {
   /** Settles once the tick `depth` before this one has finished. */
   mayDecide: Promise<void>;
-  /** Settles once the previous tick has stored its records or given up. */
+  /** Settles once the previous tick has begun storing its records (called the ledger) or given up. */
   mayStore: Promise<void>;
-  /** Says this tick has stored its records or given up (the next may store). Safe twice. */
+  /** Says this tick has called the ledger to store its records, or given up (the next may store). Safe twice. */
   stored(): void;
   /** Settles once the previous tick has finished. */
   mayFinish: Promise<void>;

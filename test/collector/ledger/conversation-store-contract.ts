@@ -252,6 +252,31 @@ export function describeConversationStoreContract(
       expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, turns: 3 });
     });
 
+    it('applies writes made before the previous one resolved in call order: turns, replays and paging', async () => {
+      const [first, last, after] = [turn('c-1', 0), ending('c-1', 10), turn('c-1', 20)];
+      const plain = turn(undefined, 30);
+      // Not awaited one by one: each is called while the one before is still being written.
+      const stored = await Promise.all([
+        current().putInteractions([first, last]),
+        current().putInteractions([after, first]),
+        current().putInteractions([plain]),
+        current().putInteractions([turn('c-1', 40)]),
+      ]);
+      expect(stored.map((ids) => [...ids].sort())).toEqual([
+        [first.interactionId, last.interactionId].sort(),
+        [after.interactionId],
+        [plain.interactionId],
+        [expect.any(String)],
+      ]);
+      // The first write's turns closed revision 1 before the second's opened revision 2.
+      expect(await current().loadConversationsAwaitingIntake(10)).toMatchObject([
+        { revision: 1, interactionIds: [first.interactionId, last.interactionId], endReason: 'explicit' },
+      ]);
+      expect(await current().getConversation('c-1', 'travel-agent')).toMatchObject({ revision: 2, turns: 4 });
+      const paged = (await current().pageInteractions({ limit: 10 })).records.map((r) => r.interactionId);
+      expect(paged.slice(0, 4)).toEqual([first, last, after, plain].map((r) => r.interactionId));
+    });
+
     it('takes an end request: unknown, open (due from its due time), already over', async () => {
       const request = { conversationId: 'c-1', agentId: 'travel-agent', at: at(50), dueAt: at(52) };
       expect(await current().requestConversationEnd(request)).toBeUndefined();
