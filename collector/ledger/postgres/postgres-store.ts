@@ -8,8 +8,10 @@
  *
  * Throughput: span writes go through one ordered writer that merges the calls waiting behind the
  * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
- * caller's thread with the ledger's span codec and travel as one binary parameter. Other writes
- * are one statement, or one transaction where the contract asks for one, on a pooled connection.
+ * caller's thread with the ledger's span codec and travel as one binary parameter. Interaction
+ * writes overlap in call order (`write-order.ts`): one's INSERT runs while the previous one applies
+ * its conversation turns and commits. Other writes are one statement, or one transaction where the
+ * contract asks for one, on a pooled connection.
  *
  * Replicas: pending spans belong to the replica that received them (`replica.ts`). The store
  * claims its replica id on the first use of pending spans (`loadPendingSpans` at the collector's

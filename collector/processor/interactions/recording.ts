@@ -4,8 +4,9 @@
  * are all there, else from the ledger in one read, at the same time as the split-trace check),
  * `store` writes the records, and `finish` writes late spans kept for another replica's
  * interactions, then releases, then hands the new records on. The processor prepares ticks while
- * earlier ones store and finish, stores in tick order (one tick's records right after the
- * previous tick's), and finishes in tick order: a trace's spans are released only after its records
+ * earlier ones store and finish, stores in tick order (one tick's records after the previous
+ * tick's: the ledger takes writes in call order, so a write may begin before the previous one has
+ * ended), and finishes in tick order: a trace's spans are released only after its records
  * are stored, and records reach the next stage in the order they were decided.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
@@ -48,7 +49,7 @@ export interface StoredTick {
 
 export interface Recording {
   prepare(decisions: Decisions): Promise<PreparedTick>;
-  /** Writes the tick's records to the ledger (the processor calls it in tick order, one at a time). */
+  /** Writes the tick's records to the ledger (the processor calls it in tick order; calls may overlap). */
   store(prepared: PreparedTick): Promise<StoredTick>;
   /**
    * Late spans, then `release` (the tick's released traces), then the new records to the next
