@@ -191,8 +191,9 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
         const { rows: inserted } = await pool.query<{ interaction_id: string }>(INSERT_INTERACTIONS_RETURNING, values);
         return new Set(inserted.map((row) => row.interaction_id));
       }
+      // A connection is taken once this write may insert: writes waiting their turn hold none.
+      await place.mayInsert;
       return await inTransaction(pool, async (client) => {
-        await place.mayInsert;
         const { rows: inserted } = await client.query<{ interaction_id: string }>(
           INSERT_INTERACTIONS_RETURNING,
           values,

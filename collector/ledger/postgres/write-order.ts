@@ -1,10 +1,11 @@
 /**
- * Interaction writes that overlap yet take effect in call order. A write's transaction begins at
- * once; its INSERT waits until the previous write's INSERT has finished, so `seq` follows call
- * order; its conversation turns and its COMMIT wait until the previous write has ended, so turns
- * apply to the state the previous write left and writes commit in call order (a reader paging by
- * `seq` never sees a later write's rows before an earlier one's). The next write's INSERT thus
- * runs while the previous write records its turns and commits: the server works on both.
+ * Interaction writes that overlap yet take effect in call order. A write begins (takes a
+ * connection, opens its transaction, inserts) once the previous write's INSERT has finished, so
+ * `seq` follows call order and a write waiting to insert holds no connection. Its conversation
+ * turns and its COMMIT wait until the previous write has ended, so turns apply to the state the
+ * previous write left and writes commit in call order (a reader paging by `seq` never sees a later
+ * write's rows before an earlier one's). The next write's INSERT thus runs while the previous write
+ * records its turns and commits: the server works on both.
  *
  * No wait can close a cycle: a write waits only on writes called before it. Inside the server, a
  * write whose INSERT meets a row the previous write has inserted and not yet committed (the same
