@@ -20,6 +20,11 @@ export { CODEC_OTLP_PROTOBUF } from './core/span-codec.ts';
 export { decodeEncodedSpans } from './core/span-codec.ts';
 
 /** A late span: it arrived after the interaction it belongs to was completed. */
+/** One trace's spans of an `appendSpans` call, as the store encoded them. */
+export interface StoredTraceRow extends EncodedSpans {
+  traceId: string;
+}
+
 export interface LateSpan {
   interactionId: string;
   span: SpanData;
@@ -34,9 +39,11 @@ export interface SpanStore {
 
   /**
    * Durably stores received spans (the write-ahead path), decoded or as a received batch (whose
-   * bytes are stored as received). Resolves once durable.
+   * bytes are stored as received). Resolves once durable: with nothing when a batch's bytes are
+   * stored as received, else with the rows stored, one per trace (PostgreSQL compresses them),
+   * which a caller keeping spans in memory may keep instead of the received bytes.
    */
-  appendSpans(spans: SpanData[] | SpanBatch): Promise<void>;
+  appendSpans(spans: SpanData[] | SpanBatch): Promise<StoredTraceRow[] | undefined>;
 
   /** Every span stored by `appendSpans` whose trace has not been released: what a restart replays. */
   loadPendingSpans(): Promise<SpanData[]>;

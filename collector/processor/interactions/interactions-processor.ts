@@ -239,10 +239,11 @@ export function createInteractionsProcessor(options: {
     for (const traceId of traceIds) appending.set(traceId, (appending.get(traceId) ?? 0) + 1);
     let late: LateSpan[] = [];
     try {
-      await store.appendSpans(batch);
+      const stored = await store.appendSpans(batch);
       stats.spansReceived += batch.spanCount;
-      // Held in memory while it fits; a batch not held lets go of what was held of its traces.
-      if (batch.byTrace) held.hold(batch.byTrace);
+      // Held while it fits, as stored when the store re-encodes it; a batch not held lets go of its traces.
+      if (stored) held.holdRows(stored);
+      else if (batch.byTrace) held.hold(batch.byTrace);
       else held.drop(traceIds);
       const added = assembler.add(heads, clock()).late;
       if (added.length > 0) late = lateSpans(batch, added);

@@ -10,7 +10,7 @@ import { adminQuery, createTestDatabase, type TestDatabase } from '../../../help
 import { freePort } from '../../../helpers/postgres-server.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
-import { CODEC_OTLP_PROTOBUF_DEFLATE } from '../../../../collector/ledger/core/span-codec.ts';
+import { CODEC_OTLP_PROTOBUF_DEFLATE, decodeEncodedSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 
@@ -63,7 +63,16 @@ describe('PostgreSQL store', () => {
     const store = await open(url);
     const received = serializeProtobuf(await buildRealisticSpans(20));
     const { batch } = receiveTraceRequest(received, 'protobuf');
-    await store.appendSpans(batch);
+    // It answers the rows it stored, which the interactions processor holds in memory.
+    const stored = await store.appendSpans(batch);
+    expect(stored?.map((row) => [row.traceId, row.codec])).toEqual(
+      batch.byTrace!.traceIds.map((traceId) => [traceId, CODEC_OTLP_PROTOBUF_DEFLATE]),
+    );
+    for (const row of stored ?? []) {
+      expect(decodeEncodedSpans([row], 'test')).toStrictEqual(
+        batch.spans().filter((span) => span.traceId === row.traceId),
+      );
+    }
     const rows = await query<{ codec: number; size: number }>(
       url,
       'SELECT codec, octet_length(spans) AS size FROM pending_spans ORDER BY id',

@@ -8,7 +8,17 @@ import type { TraceRequests } from '../../../../collector/model/otlp-protobuf/tr
 import type { SpanData } from '../../../../collector/model/span.ts';
 import { createHeldSpans } from '../../../../collector/processor/interactions/held-spans.ts';
 import { createBufferPool } from '../../../../collector/model/buffer-pool.ts';
-import { CODEC_OTLP_PROTOBUF, decodeEncodedSpans } from '../../../../collector/ledger/span-store.ts';
+import {
+  CODEC_OTLP_PROTOBUF,
+  decodeEncodedSpans,
+  type StoredTraceRow,
+} from '../../../../collector/ledger/span-store.ts';
+import {
+  compressSpanRow,
+  CODEC_OTLP_PROTOBUF_DEFLATE,
+  CODEC_V8,
+  encodeSpans,
+} from '../../../../collector/ledger/core/span-codec.ts';
 import { decodeTraceRequest, receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 
@@ -143,5 +153,88 @@ describe('held spans', () => {
     held.hold(request(0, 1).traces);
     expect(held.spansOf(first.traces.traceIds[0])).toBeUndefined();
     expect(held.bytes).toBe(0);
+  });
+
+  describe('rows a store stored instead of the received bytes', () => {
+    /** What the PostgreSQL store answers for a request: each trace's bytes compressed. */
+    function compressed(traces: TraceRequests): StoredTraceRow[] {
+      return traces.traceIds.map((traceId, i) =>
+        compressSpanRow({
+          traceId,
+          codec: CODEC_OTLP_PROTOBUF,
+          bytes: traces.bytes.subarray(traces.offsets[i], traces.offsets[i + 1]),
+        }),
+      );
+    }
+
+    it('gives back the same spans, decoded and as the stored rows, counting only their bytes', () => {
+      const held = createHeldSpans(64 * 1024 * 1024);
+      const first = request(0, 1);
+      const rows = compressed(first.traces);
+      held.holdRows(rows);
+      const [a, b] = first.traces.traceIds;
+      expect(held.spansOf(a)).toStrictEqual(of(first.spans, a));
+      expect(held.spansOf(b)).toStrictEqual(of(first.spans, b));
+      const parts = held.partsOf(b)!;
+      expect(parts.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE]);
+      expect([...parts[0].bytes]).toEqual([...rows[1].bytes]);
+      const stored = rows[0].bytes.byteLength + rows[1].bytes.byteLength;
+      expect(held.bytes).toBe(stored);
+      // A tenth of the received bytes or less for this content: the same memory holds more traces.
+      expect(stored * 5).toBeLessThan(first.traces.bytes.length);
+    });
+
+    it('copies the rows, so that a row viewing a larger buffer does not keep it', () => {
+      const held = createHeldSpans(64 * 1024 * 1024);
+      const first = request(0);
+      const row = compressed(first.traces)[0];
+      const large = new Uint8Array(row.bytes.byteLength + 16 * 1024);
+      large.set(row.bytes, 100);
+      held.holdRows([{ ...row, bytes: large.subarray(100, 100 + row.bytes.byteLength) }]);
+      large.fill(0);
+      const part = held.partsOf(first.traces.traceIds[0])![0];
+      expect(part.bytes.buffer).not.toBe(large.buffer);
+      expect(held.spansOf(first.traces.traceIds[0])).toStrictEqual(first.spans);
+      expect(held.bytes).toBe(row.bytes.byteLength);
+    });
+
+    it('keeps a trace appended as rows and as a request in the order appended, and drops it whole', () => {
+      const first = request(0, 1);
+      const second = request(1);
+      const b = first.traces.traceIds[1];
+      const held = createHeldSpans(64 * 1024 * 1024);
+      held.holdRows(compressed(first.traces));
+      held.hold(second.traces);
+      expect(held.spansOf(b)).toStrictEqual([...of(first.spans, b), ...of(second.spans, b)]);
+      held.drop([first.traces.traceIds[0], b]);
+      expect(held.bytes).toBe(0);
+    });
+
+    it('holds rows of spans decoded by the store (a request received as JSON)', () => {
+      const held = createHeldSpans(64 * 1024 * 1024);
+      const first = request(0);
+      const traceId = first.traces.traceIds[0];
+      held.holdRows([{ traceId, codec: CODEC_V8, bytes: encodeSpans(first.spans) }]);
+      expect(held.spansOf(traceId)).toStrictEqual(first.spans);
+    });
+
+    it('lets the oldest go past its bound; rows larger than it, or of mixed codecs, let go of their traces', () => {
+      const first = compressed(request(0, 1).traces);
+      const second = compressed(request(2).traces);
+      const third = compressed(request(3).traces);
+      // Room for either of the last two, not for both.
+      const held = createHeldSpans(Math.max(second[0].bytes.byteLength, third[0].bytes.byteLength) + 1);
+      held.holdRows(first); // larger than the bound: not held
+      expect(held.partsOf(first[0].traceId)).toBeUndefined();
+      held.holdRows(second);
+      expect(held.partsOf(second[0].traceId)).toHaveLength(1);
+      held.holdRows([{ ...second[0], codec: CODEC_OTLP_PROTOBUF }, ...first]); // two codecs in one batch
+      expect(held.partsOf(second[0].traceId)).toBeUndefined();
+      expect(held.bytes).toBe(0);
+      held.holdRows(second);
+      held.holdRows(third); // past the bound: the oldest goes
+      expect(held.partsOf(second[0].traceId)).toBeUndefined();
+      expect(held.partsOf(third[0].traceId)).toHaveLength(1);
+    });
   });
 });

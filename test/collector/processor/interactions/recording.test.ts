@@ -13,6 +13,8 @@ import type { InteractionRecord } from '../../../../src/model/records.ts';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import type { LedgerStore } from '../../../../collector/ledger/store.ts';
 import { isLocated, type StoredSpans } from '../../../../collector/ledger/span-store.ts';
+import { spanRows } from '../../../../collector/ledger/core/rows.ts';
+import { CODEC_OTLP_PROTOBUF_DEFLATE, compressSpanRow } from '../../../../collector/ledger/core/span-codec.ts';
 import type { Logger } from '../../../../collector/logger.ts';
 import { createKeyMatcher } from '../../../../collector/model/otlp-protobuf/key-matcher.ts';
 import { spanBatchOf, type SpanBatch } from '../../../../collector/model/span-batch.ts';
@@ -197,6 +199,38 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
         .sort(),
     );
     expect(await held.store.loadPendingSpans()).toEqual([]);
+  });
+
+  it('holds the rows a store answers for what it stored (compressed, as PostgreSQL), reading none back', async () => {
+    const reference = await harness(64 * 1024 * 1024);
+    const answered: number[] = [];
+    // Held as the store answers them: compressed rows a tenth of the received bytes fit where the
+    // received requests would not.
+    const requests = [received(0, 2), received(2, 3)];
+    const bound = requests
+      .flatMap((batch) => spanRows(batch, 'test').map((row) => compressSpanRow(row).bytes.byteLength))
+      .reduce((sum, size) => sum + size, 0);
+    for (const batch of requests) expect(batch.byTrace!.bytes.buffer.byteLength).toBeGreaterThan(bound);
+    const compressed = await harness(bound, (store) => ({
+      ...store,
+      appendSpans: async (spans) => {
+        await store.appendSpans(spans);
+        const rows = spanRows(spans, 'test').map((row) => compressSpanRow(row));
+        answered.push(...rows.map((row) => row.codec));
+        return rows;
+      },
+    }));
+    for (const h of [reference, compressed]) {
+      await h.processor.consume(received(0, 2));
+      await h.processor.consume(received(2, 3));
+      h.advance(2_000);
+      await h.processor.tick();
+    }
+    expect(answered).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE]);
+    expect(compressed.handedOn.flat()).toHaveLength(3);
+    expect(compressed.handedOn).toStrictEqual(reference.handedOn);
+    expect(compressed.reads).toEqual([]);
+    expect(await compressed.store.loadPendingSpans()).toEqual([]);
   });
 
   it('reads back a trace part of which arrived as OTLP/JSON (not held)', async () => {
