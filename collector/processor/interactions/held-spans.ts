@@ -46,7 +46,8 @@ export interface HeldSpans {
 
 interface HeldBatch {
   traceIds: readonly string[];
-  codec: number;
+  /** Trace `i`'s codec. */
+  codecs: readonly number[];
   /** Trace `i`'s bytes are `bytes[offsets[i], offsets[i + 1])`. */
   bytes: Uint8Array;
   offsets: readonly number[];
@@ -81,7 +82,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
     }
   }
 
-  /** Holds a batch, or lets go of its traces when it alone is larger than the bound. */
+  /** Holds a batch, or lets go of its traces when it alone is larger than the bound (false). */
   function holdBatch(batch: HeldBatch): boolean {
     if (batch.memory > maxBytes) {
       for (const traceId of batch.traceIds) dropTrace(traceId);
@@ -103,7 +104,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
   }
 
   function partOf({ batch, index }: Part): EncodedSpans {
-    return { codec: batch.codec, bytes: batch.bytes.subarray(batch.offsets[index], batch.offsets[index + 1]) };
+    return { codec: batch.codecs[index], bytes: batch.bytes.subarray(batch.offsets[index], batch.offsets[index + 1]) };
   }
 
   return {
@@ -112,35 +113,25 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
     },
 
     hold(received) {
-      const batch: HeldBatch = {
+      const held = holdBatch({
         traceIds: received.traceIds,
-        codec: CODEC_OTLP_PROTOBUF,
+        codecs: received.traceIds.map(() => CODEC_OTLP_PROTOBUF),
         bytes: received.bytes,
         offsets: received.offsets,
         // The whole buffer: a pooled one is larger than its bytes.
         memory: received.bytes.buffer.byteLength,
         free: () => releaseTraceRequests(received),
         held: received.traceIds.length,
-      };
-      if (batch.memory <= maxBytes) retainTraceRequests(received);
-      holdBatch(batch);
+      });
+      // A batch is never let go by its own hold: retaining the bytes now is in time.
+      if (held) retainTraceRequests(received);
     },
 
     holdRows(rows) {
       if (rows.length === 0) return;
-      const codec = rows[0].codec;
-      // One codec a batch (a store encodes a batch's rows alike); otherwise not held.
-      if (rows.some((row) => row.codec !== codec)) {
-        for (const row of rows) dropTrace(row.traceId);
-        return;
-      }
       const offsets = [0];
       for (const row of rows) offsets.push(offsets[offsets.length - 1] + row.bytes.byteLength);
       const memory = offsets[offsets.length - 1];
-      if (memory > maxBytes) {
-        for (const row of rows) dropTrace(row.traceId);
-        return;
-      }
       // Copied together: a row may be a view of a larger buffer (zlib's output chunk), which
       // holding it would keep whole.
       const together = new Uint8Array(memory);
@@ -149,7 +140,7 @@ export function createHeldSpans(maxBytes: number): HeldSpans {
       });
       holdBatch({
         traceIds: rows.map((row) => row.traceId),
-        codec,
+        codecs: rows.map((row) => row.codec),
         bytes: together,
         offsets,
         memory,

@@ -5,32 +5,18 @@
  * can read their partial indexes.
  */
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { interactionRow } from '../../../../collector/ledger/core/rows.ts';
-import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/postgres/schema.ts';
 import { makeRecord } from '../../../helpers/ledger-fixtures.ts';
-import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 const at = (seconds: number) => new Date(Date.parse('2026-03-01T10:00:00.000Z') + seconds * 1000).toISOString();
 
 describe('PostgreSQL store: conversations', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
-  });
-  async function freshDatabase(): Promise<TestDatabase> {
-    const database = await createTestDatabase();
-    databases.push(database);
-    return database;
-  }
-  async function open(url: string, replicaId: string): Promise<PostgresLedgerStore> {
-    const store = await createPostgresStore({ url, replicaId });
-    stores.push(store);
-    return store;
-  }
+  const stores = postgresTestStores();
+  const { freshDatabase } = stores;
+  const open = (url: string, replicaId: string) => stores.open(url, { replicaId });
 
   it('upgrades a database written before conversations: they are over, and reopen as revision 2', async () => {
     const { url } = await freshDatabase();

@@ -4,31 +4,20 @@
  * it as a flag on each interaction.
  */
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { interactionRow } from '../../../../collector/ledger/core/rows.ts';
-import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/postgres/schema.ts';
 import { makeRecord } from '../../../helpers/ledger-fixtures.ts';
-import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import { adminQuery } from '../../../helpers/postgres.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 describe('PostgreSQL store: the intake mark', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
-  });
-  async function open(url: string): Promise<PostgresLedgerStore> {
-    const store = await createPostgresStore({ url, replicaId: 'replica-a' });
-    stores.push(store);
-    return store;
-  }
+  const { freshDatabase, open } = postgresTestStores({ replicaId: 'replica-a' });
   const record = (minute: number) => makeRecord({ endTime: new Date(Date.UTC(2026, 11, 1, 9, minute)).toISOString() });
   const ids = (records: Array<{ interactionId: string }>) => records.map((r) => r.interactionId);
 
   it('holds each new interaction until intake, in the order recorded, and never rewrites the interaction', async () => {
-    const database = await createTestDatabase();
-    databases.push(database);
+    const database = await freshDatabase();
     const store = await open(database.url);
     const [a, b, c] = [record(1), record(2), record(3)];
     await store.putInteractions([a, b]);
@@ -44,8 +33,7 @@ describe('PostgreSQL store: the intake mark', () => {
   });
 
   it('upgrades a ledger that kept the mark on each interaction: what awaited intake still does', async () => {
-    const database = await createTestDatabase();
-    databases.push(database);
+    const database = await freshDatabase();
     const before = MIGRATIONS.findIndex((migration) => migration.description.includes('intake mark'));
     expect(before).toBeGreaterThan(0);
     const [taken, waiting] = [record(1), record(2)];

@@ -4,32 +4,18 @@
  * ledger named.
  */
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { interactionRow } from '../../../../collector/ledger/core/rows.ts';
-import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
+import { createPostgresStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import { redactUrl } from '../../../../collector/ledger/postgres/connection.ts';
 import { REPLICA_LOCK_CLASS } from '../../../../collector/ledger/postgres/replica.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/postgres/schema.ts';
 import { makeRecord } from '../../../helpers/ledger-fixtures.ts';
-import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import { adminQuery } from '../../../helpers/postgres.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 describe('PostgreSQL store: records as text', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
-  });
-  async function fresh(): Promise<TestDatabase> {
-    const database = await createTestDatabase();
-    databases.push(database);
-    return database;
-  }
-  async function open(url: string): Promise<PostgresLedgerStore> {
-    const store = await createPostgresStore({ url, replicaId: 'replica-a' });
-    stores.push(store);
-    return store;
-  }
+  const { freshDatabase: fresh, open } = postgresTestStores({ replicaId: 'replica-a' });
   const column = async (url: string) =>
     (
       await adminQuery(

@@ -6,7 +6,6 @@ import { spawn } from 'node:child_process';
 import { hostname } from 'node:os';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import {
   REPLICA_LOCK_CLASS,
   replicaLockKey,
@@ -14,31 +13,22 @@ import {
   resolveReplicaId,
 } from '../../../../collector/ledger/postgres/replica.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import { adminQuery } from '../../../helpers/postgres.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B, TRACE_C } from '../../../helpers/ledger-fixtures.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 const HOLDER = new URL('./postgres-replica-holder.ts', import.meta.url).pathname;
 const HEARTBEAT_MS = 100;
 
 describe('PostgreSQL replicas', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
+  const stores = postgresTestStores({ heartbeatMs: HEARTBEAT_MS });
   const children: Array<ReturnType<typeof spawn>> = [];
+  // Registered after the stores' hook: runs before it.
   afterEach(async () => {
     for (const child of children.splice(0)) child.kill('SIGKILL');
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
   });
-  async function freshUrl(): Promise<string> {
-    const database = await createTestDatabase();
-    databases.push(database);
-    return database.url;
-  }
-  async function open(url: string, replicaId: string): Promise<PostgresLedgerStore> {
-    const store = await createPostgresStore({ url, replicaId, heartbeatMs: HEARTBEAT_MS });
-    stores.push(store);
-    return store;
-  }
+  const freshUrl = async () => (await stores.freshDatabase()).url;
+  const open = (url: string, replicaId: string) => stores.open(url, { replicaId });
   const ns = (spans: { attributes: Record<string, unknown> }[]) => spans.map((s) => s.attributes.n);
 
   it('keeps each replica’s pending spans its own: replay, trace reads and releases', async () => {

@@ -7,26 +7,22 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { measurePostgresLedger } from '../../../../collector/ledger/postgres/ledger-size.ts';
-import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
-import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import type { PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
+import { adminQuery } from '../../../helpers/postgres.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { ended, recorded } from '../retention-contract.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 describe('PostgreSQL retention', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
+  const stores = postgresTestStores();
   const pools: pg.Pool[] = [];
+  // Registered after the stores' hook: runs before it.
   afterEach(async () => {
     for (const pool of pools.splice(0)) await pool.end();
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
   });
   async function open(): Promise<{ store: PostgresLedgerStore; url: string }> {
-    const database = await createTestDatabase();
-    databases.push(database);
-    const store = await createPostgresStore({ url: database.url });
-    stores.push(store);
-    return { store, url: database.url };
+    const { url } = await stores.freshDatabase();
+    return { store: await stores.open(url), url };
   }
 
   it("estimates a large table's used bytes from a sample and its live rows, near the exact figure", async () => {

@@ -1,18 +1,19 @@
 import pg from 'pg';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redactUrl } from '../../../../collector/ledger/postgres/connection.ts';
 import { createPostgresStore, type PostgresLedgerStore } from '../../../../collector/ledger/postgres/postgres-store.ts';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/postgres/schema.ts';
 import { LEDGER_TABLES } from '../../../../collector/ledger/postgres/ledger-size.ts';
 import { checkMigrationList } from '../../../../collector/ledger/core/migrations.ts';
 import { LedgerSchemaError, LedgerStoreError } from '../../../../collector/ledger/errors.ts';
-import { adminQuery, createTestDatabase, type TestDatabase } from '../../../helpers/postgres.ts';
+import { adminQuery, createTestDatabase } from '../../../helpers/postgres.ts';
 import { freePort } from '../../../helpers/postgres-server.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
 import { CODEC_OTLP_PROTOBUF_DEFLATE, decodeEncodedSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
+import { postgresTestStores } from './postgres-test-stores.ts';
 
 function databaseHarness() {
   return async () => {
@@ -38,22 +39,9 @@ function databaseHarness() {
 describeLedgerStoreContract('PostgreSQL', databaseHarness());
 
 describe('PostgreSQL store', () => {
-  const databases: TestDatabase[] = [];
-  const stores: PostgresLedgerStore[] = [];
-  afterEach(async () => {
-    for (const store of stores.splice(0)) await store.close();
-    for (const database of databases.splice(0)) await database.drop();
-  });
-  async function freshDatabase(): Promise<TestDatabase> {
-    const database = await createTestDatabase();
-    databases.push(database);
-    return database;
-  }
-  async function open(url: string): Promise<PostgresLedgerStore> {
-    const store = await createPostgresStore({ url });
-    stores.push(store);
-    return store;
-  }
+  const stores = postgresTestStores();
+  const { freshDatabase } = stores;
+  const open = (url: string) => stores.open(url);
   async function query<R extends pg.QueryResultRow>(url: string, sql: string, values: unknown[] = []): Promise<R[]> {
     return (await adminQuery(url, sql, values)).rows as R[];
   }
@@ -149,9 +137,8 @@ describe('PostgreSQL store', () => {
     const { url } = await freshDatabase();
     // Replicas each have their id (postgres-replica.test.ts): pending spans are per replica.
     const opened = await Promise.all(
-      Array.from({ length: 4 }, (_, i) => createPostgresStore({ url, replicaId: `replica-${i}` })),
+      Array.from({ length: 4 }, (_, i) => stores.open(url, { replicaId: `replica-${i}` })),
     );
-    stores.push(...opened);
     expect(opened).toHaveLength(4);
     expect(await query(url, 'SELECT version FROM schema_version')).toEqual([{ version: MIGRATIONS.length }]);
     await opened[0].appendSpans([plainSpan(TRACE_A, 1)]);

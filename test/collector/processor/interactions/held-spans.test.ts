@@ -218,7 +218,20 @@ describe('held spans', () => {
       expect(held.spansOf(traceId)).toStrictEqual(first.spans);
     });
 
-    it('lets the oldest go past its bound; rows larger than it, or of mixed codecs, let go of their traces', () => {
+    it('keeps each row in its own codec', () => {
+      const held = createHeldSpans(64 * 1024 * 1024);
+      const first = request(0, 1);
+      const [a, b] = first.traces.traceIds;
+      held.holdRows([
+        compressed(first.traces)[0],
+        { traceId: b, codec: CODEC_V8, bytes: encodeSpans(of(first.spans, b)) },
+      ]);
+      expect(held.partsOf(a)!.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE]);
+      expect(held.spansOf(a)).toStrictEqual(of(first.spans, a));
+      expect(held.spansOf(b)).toStrictEqual(of(first.spans, b));
+    });
+
+    it('lets the oldest go past its bound; rows larger than it let go of what was held of their traces', () => {
       const first = compressed(request(0, 1).traces);
       const second = compressed(request(2).traces);
       const third = compressed(request(3).traces);
@@ -228,7 +241,7 @@ describe('held spans', () => {
       expect(held.partsOf(first[0].traceId)).toBeUndefined();
       held.holdRows(second);
       expect(held.partsOf(second[0].traceId)).toHaveLength(1);
-      held.holdRows([{ ...second[0], codec: CODEC_OTLP_PROTOBUF }, ...first]); // two codecs in one batch
+      held.holdRows([second[0], ...first]); // not held: what was held of its traces is no longer the latest
       expect(held.partsOf(second[0].traceId)).toBeUndefined();
       expect(held.bytes).toBe(0);
       held.holdRows(second);
