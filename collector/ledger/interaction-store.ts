@@ -15,6 +15,8 @@ import type { InteractionRow } from './core/rows.ts';
  */
 export type EncodedInteraction = InteractionRow;
 export { interactionRow as encodeInteraction } from './core/rows.ts';
+/** Compresses encoded rows' records for a store that `compressesRecords` (core/record-codec.ts). */
+export { deflateRecords } from './core/record-codec.ts';
 
 export type { InteractionPageQuery, InteractionQuery } from './interaction-query.ts';
 
@@ -29,6 +31,13 @@ export interface AgentSummary {
 }
 
 export interface InteractionStore {
+  /**
+   * Whether the store keeps records compressed (`deflateRecords`: the PostgreSQL store). An encoder
+   * on another thread may then compress them there, as `row.deflated`; the store compresses rows
+   * that come without.
+   */
+  readonly compressesRecords: boolean;
+
   /**
    * Records completed interactions. Idempotent per interaction id: a record already present is
    * kept as it is (a replay after a restart must not duplicate or rewrite it). In the same

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { inflateRecord } from '../../collector/ledger/core/record-codec.ts';
 import { testConfigYaml } from '../helpers/collector.ts';
 import { spawnCollector, type CollectorProcess } from '../helpers/collector-process.ts';
 import { pollUntil } from '../helpers/poll.ts';
@@ -167,12 +168,15 @@ it('loses no acknowledged span and records every evaluation once when a replica 
     },
     { timeoutMs: 60_000, intervalMs: 250, what: 'every acknowledged interaction to be recorded' },
   );
+  // Stored compressed by the collector that recorded them.
   const records = await adminQuery(
     database.url,
-    'SELECT record::json AS record FROM interactions WHERE interaction_id = ANY($1::text[])',
+    'SELECT record_deflated FROM interactions WHERE interaction_id = ANY($1::text[])',
     [all],
   );
-  const toolCounts = records.rows.map((row) => (row.record as { toolCalls: unknown[] }).toolCalls.length);
+  const toolCounts = records.rows.map(
+    (row) => (JSON.parse(inflateRecord(row.record_deflated as Buffer)) as { toolCalls: unknown[] }).toolCalls.length,
+  );
   expect(toolCounts.filter((n) => n !== TOOLS_PER_TRACE)).toEqual([]);
 
   // Every interaction gets exactly one outcome per evaluator: everything recorded is taken in (a

@@ -25,7 +25,7 @@ import {
   stateOf,
 } from './conversation-writes.ts';
 import type { Run } from './evaluation-store.ts';
-import { parseInteraction } from './interaction-text.ts';
+import { parseInteraction, recordColumns, type StoredRecordRow } from './interaction-text.ts';
 
 type Row = Record<string, unknown>;
 
@@ -34,7 +34,7 @@ const TURN_IDS = `
   WHERE (conversation_id, agent_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
   ORDER BY conversation_id, agent_id, start_time_ms, interaction_id`;
 const RECORDS = `
-  SELECT i.record FROM conversation_turns t JOIN interactions i ON i.interaction_id = t.interaction_id
+  SELECT ${recordColumns('i')} FROM conversation_turns t JOIN interactions i ON i.interaction_id = t.interaction_id
   WHERE t.conversation_id = $1 AND t.agent_id = $2 AND t.revision <= $3 ORDER BY t.start_time_ms, t.interaction_id`;
 
 export function createConversationStoreMethods(pool: pg.Pool, where: string, run: Run): ConversationStore {
@@ -64,8 +64,8 @@ export function createConversationStoreMethods(pool: pg.Pool, where: string, run
   }
 
   async function records(conversationId: string, agentId: string, upTo: number): Promise<InteractionRecord[]> {
-    const { rows } = await pool.query<{ record: string }>(RECORDS, [conversationId, agentId, upTo]);
-    return rows.map((row) => parseInteraction(row.record));
+    const { rows } = await pool.query<StoredRecordRow>(RECORDS, [conversationId, agentId, upTo]);
+    return rows.map(parseInteraction);
   }
 
   return {

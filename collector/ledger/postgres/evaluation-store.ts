@@ -1,6 +1,6 @@
 /**
- * The evaluation half of the PostgreSQL store: the queue, recorded evaluations, the intake mark,
- * and the interaction reads the evaluation runtime, backfill and `evalon explain` need.
+ * The evaluation half of the PostgreSQL store: the queue, recorded evaluations and the intake mark
+ * (the interactions awaiting intake read in order).
  *
  * Exactly once rests on two unique keys on (subject, evaluator, evaluator version): one in the
  * queue, one among recorded evaluations (the `interaction_id` column holds the subject key).
@@ -12,21 +12,18 @@
  * commit out of id order, and a mark could skip one that committed late.
  */
 import type pg from 'pg';
-import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
+import type { EvaluationRecord } from '../../../src/model/records.ts';
 import { closedStatus } from '../core/review-rows.ts';
 import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
-import { type InteractionFilters, normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
-import type { InteractionStore } from '../interaction-store.ts';
 import type { RecordedEvaluations } from '../recorded-evaluations.ts';
 import { inTransaction } from './connection.ts';
 import { LedgerQueryError } from '../errors.ts';
 import { takeIn } from './conversation-writes.ts';
-import { parseInteraction } from './interaction-text.ts';
+import { parseInteraction, recordColumns, type StoredRecordRow } from './interaction-text.ts';
 
 export type EvaluationStoreMethods = Omit<EvaluationQueue, 'dropEvaluations'> &
-  Omit<RecordedEvaluations, 'loadRecentEvaluations'> &
-  Pick<InteractionStore, 'pageInteractions' | 'countInteractions' | 'listAgents'>;
+  Omit<RecordedEvaluations, 'loadRecentEvaluations'>;
 
 const DEFAULT_QUEUE_PAGE = 1000;
 
@@ -106,20 +103,6 @@ const CLOSE_REVIEWS = `
  * driver error into one naming the ledger and the operation.
  */
 export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: Run): EvaluationStoreMethods {
-  /** WHERE conditions for agent and since; their values are pushed to `params`. */
-  function filters(query: InteractionFilters, params: unknown[]): string[] {
-    const conditions: string[] = [];
-    if (query.agentId !== undefined) {
-      params.push(query.agentId);
-      conditions.push(`agent_id = $${params.length}`);
-    }
-    if (query.sinceMs !== undefined) {
-      params.push(query.sinceMs);
-      conditions.push(`end_time_ms >= $${params.length}`);
-    }
-    return conditions;
-  }
-
   async function recordWithFollowUps(
     records: EvaluationRecord[],
     followUps: QueuedEvaluation[],
@@ -214,12 +197,12 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
 
     async loadInteractionsAwaitingIntake(limit) {
       return run('loadInteractionsAwaitingIntake', async () => {
-        const { rows } = await pool.query<{ record: string }>(
-          `SELECT i.record FROM interaction_intake k JOIN interactions i USING (interaction_id)
+        const { rows } = await pool.query<StoredRecordRow>(
+          `SELECT ${recordColumns('i')} FROM interaction_intake k JOIN interactions i USING (interaction_id)
            ORDER BY k.seq LIMIT $1`,
           [limit],
         );
-        return rows.map((row) => parseInteraction(row.record));
+        return rows.map(parseInteraction);
       });
     },
 
@@ -349,50 +332,6 @@ export function createEvaluationStoreMethods(pool: pg.Pool, where: string, run: 
         );
         const records = rows.map((row) => row.record);
         return rows.length === query.limit ? { records, next: rows[rows.length - 1]!.id } : { records };
-      });
-    },
-
-    async pageInteractions(query) {
-      return run('pageInteractions', async () => {
-        const page = normalizePageQuery(query);
-        const { limit } = page;
-        const params: unknown[] = [page.after];
-        const conditions = ['seq > $1', ...filters(page, params)];
-        params.push(limit);
-        const { rows } = await pool.query<{ seq: string; record: string }>(
-          `SELECT seq, record FROM interactions WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT $${params.length}`,
-          params,
-        );
-        const records = rows.map((row) => parseInteraction(row.record));
-        return rows.length === limit ? { records, nextCursor: rows[rows.length - 1].seq } : { records };
-      });
-    },
-
-    async countInteractions(query) {
-      return run('countInteractions', async () => {
-        const params: unknown[] = [];
-        const conditions = filters(normalizeCountQuery(query), params);
-        const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-        const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM interactions ${clause}`, params);
-        return Number(rows[0].n);
-      });
-    },
-
-    async listAgents() {
-      return run('listAgents', async () => {
-        const { rows } = await pool.query<{ agent_id: string; n: string; last: string; roles: string[] | null }>(`
-          SELECT a.agent_id, a.n, a.last, newest.roles
-          FROM (SELECT agent_id, count(*) AS n, max(end_time_ms) AS last FROM interactions GROUP BY agent_id) a
-          CROSS JOIN LATERAL (
-            SELECT record::json -> 'roles' AS roles FROM interactions i
-            WHERE i.agent_id = a.agent_id ORDER BY i.end_time_ms DESC, i.interaction_id DESC LIMIT 1) newest
-          ORDER BY a.agent_id`);
-        return rows.map((row) => ({
-          agentId: row.agent_id,
-          roles: Array.isArray(row.roles) ? row.roles : [],
-          interactions: Number(row.n),
-          lastSeen: new Date(Number(row.last)).toISOString(),
-        }));
       });
     },
   };

@@ -1,28 +1,6 @@
-/**
- * The PostgreSQL ledger store: the same `LedgerStore` contract as the SQLite store, on a server
- * that several collector replicas can share.
- *
- * Durability: every write resolves once its transaction has committed. With the server's default
- * `synchronous_commit = on` a commit is flushed to the server's WAL before it is acknowledged, so
- * what resolved survives a `kill -9` of the collector and a crash of the server.
- *
- * Throughput: span writes go through one ordered writer that merges the calls waiting behind the
- * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
- * caller's thread with the ledger's span codec and travel as one binary parameter. Interaction
- * writes overlap in call order (`write-order.ts`): one's INSERT runs while the previous one applies
- * its conversation turns and commits. Other writes are one statement, or one transaction where the
- * contract asks for one, on a pooled connection.
- *
- * Replicas: pending spans belong to the replica that received them (`replica.ts`). The store
- * claims its replica id on the first use of pending spans (`loadPendingSpans` at the collector's
- * start), not at open: commands that only read the ledger (`evalon explain`, `evalon backfill`)
- * run beside a live collector without taking its id.
- */
-import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { SpanData } from '../../model/span.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../errors.ts';
-import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { compressSpanRow, decodeEncodedSpans, decodeSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createPool, inTransaction, ledgerError, redactUrl } from './connection.ts';
@@ -34,7 +12,8 @@ import { createEvaluationSkipMethods } from './evaluation-skips.ts';
 import { createRetentionStoreMethods } from './retention-store.ts';
 import { interactionRow, spanRows, type InteractionRow } from '../core/rows.ts';
 import { packBytes } from './pack-bytes.ts';
-import { parseInteraction } from './interaction-text.ts';
+import { deflateRecord } from '../core/record-codec.ts';
+import { createInteractionReadMethods } from './interaction-reads.ts';
 import { claimReplica, resolveReplicaId, type ReplicaClaim } from './replica.ts';
 import { migrate } from './schema.ts';
 import { createSpanWriter } from './span-writer.ts';
@@ -64,14 +43,14 @@ export interface PostgresLedgerStore extends LedgerStore {
 }
 
 /**
- * The records' JSON comes as one `bytea` of UTF-8 with offsets and lengths (`packBytes`), not as a
- * `text[]`: node-postgres would escape every quote of every record into an array literal, and the
- * server parse it back.
+ * The records, compressed (`deflateRecords`), come as one `bytea` with offsets and lengths
+ * (`packBytes`), not as a `bytea[]`: node-postgres would send an array of them as hex text.
  */
 const INSERT_INTERACTIONS = `
-  INSERT INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record, recorded_by)
+  INSERT INTO interactions
+    (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record_deflated, recorded_by)
   SELECT u.interaction_id, u.trace_id, u.agent_id, u.conversation_id, u.end_time_ms,
-    convert_from(substring($6::bytea FROM u.json_offset FOR u.json_length), 'UTF8'), $7
+    substring($6::bytea FROM u.json_offset FOR u.json_length), $7
   FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $8::int[], $9::int[])
     WITH ORDINALITY
     AS u(interaction_id, trace_id, agent_id, conversation_id, end_time_ms, json_offset, json_length, ord)
@@ -173,7 +152,8 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     if (rows.length === 0) return new Set<string>();
     const place = writes.next();
     try {
-      const json = packBytes(rows.map((r) => (typeof r.json === 'string' ? Buffer.from(r.json) : r.json)));
+      // Rows encoded on the recorder thread come compressed already.
+      const json = packBytes(rows.map((r) => r.deflated ?? deflateRecord(r.json)));
       const values = [
         rows.map((r) => r.interactionId),
         rows.map((r) => r.traceId),
@@ -218,6 +198,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createWaitAndReviewMethods(pool, where, run),
     ...createEvaluationSkipMethods(pool, where, run),
     ...createRetentionStoreMethods(pool, where, run),
+    ...createInteractionReadMethods(pool, where, run),
     replicaId,
 
     claimReplica() {
@@ -286,6 +267,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     readsSpansFromServer: true,
+    compressesRecords: true,
     // Rows are read into buffers of their own, left to the garbage collector.
     releaseEncodedSpans() {},
 
@@ -334,52 +316,6 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
           [interactionId],
         );
         return rows.flatMap((row) => decodeSpans(row.codec, row.span, where).map((span) => ({ interactionId, span })));
-      });
-    },
-
-    getInteraction(interactionId) {
-      return run('getInteraction', async () => {
-        const { rows } = await pool.query<{ record: string }>(
-          'SELECT record FROM interactions WHERE interaction_id = $1',
-          [interactionId],
-        );
-        return rows[0] && parseInteraction(rows[0].record);
-      });
-    },
-
-    listInteractions(query) {
-      return run('listInteractions', async () => {
-        const q = normalizeInteractionQuery(query);
-        const params: unknown[] = [];
-        const conditions: string[] = [];
-        for (const [column, value] of [
-          ['agent_id', q.agentId],
-          ['conversation_id', q.conversationId],
-          ['end_time_ms', q.sinceMs],
-        ] as const) {
-          if (value === undefined) continue;
-          params.push(value);
-          conditions.push(`${column} ${column === 'end_time_ms' ? '>=' : '='} $${params.length}`);
-        }
-        params.push(q.limit);
-        const clause = conditions.length > 0 ? `WHERE ${conditions.join(' AND ')}` : '';
-        const { rows } = await pool.query<{ record: string }>(
-          `SELECT record FROM interactions ${clause}
-           ORDER BY end_time_ms DESC, interaction_id DESC LIMIT $${params.length}`,
-          params,
-        );
-        return rows.map((row) => parseInteraction(row.record));
-      });
-    },
-
-    existingInteractionIds(ids) {
-      return run('existingInteractionIds', async () => {
-        if (ids.length === 0) return new Set<string>();
-        const { rows } = await pool.query<{ interaction_id: string }>(
-          'SELECT interaction_id FROM interactions WHERE interaction_id = ANY($1::text[])',
-          [ids],
-        );
-        return new Set(rows.map((row) => row.interaction_id));
       });
     },
 

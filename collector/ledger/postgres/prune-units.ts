@@ -25,8 +25,8 @@ const TRACE_IN_USE = `
   OR EXISTS (SELECT 1 FROM interactions j WHERE j.trace_id = i.trace_id AND (
     EXISTS (SELECT 1 FROM interaction_intake k WHERE k.interaction_id = j.interaction_id)
     OR EXISTS (SELECT 1 FROM evaluation_queue q WHERE q.interaction_id = j.interaction_id)))`;
-const INTERACTION_COLUMNS =
-  'i.interaction_id, i.trace_id, i.agent_id, i.end_time_ms, pg_column_size(i.record) AS bytes';
+const INTERACTION_COLUMNS = `i.interaction_id, i.trace_id, i.agent_id, i.end_time_ms,
+  coalesce(pg_column_size(i.record_deflated), pg_column_size(i.record)) AS bytes`;
 
 const lockConversations = (lock: boolean) => `
   SELECT conversation_id, agent_id, revision, open, pruned_at_ms FROM conversations

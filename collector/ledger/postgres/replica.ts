@@ -273,3 +273,24 @@ function inUse(where: string, replicaId: string, holder: Holder | undefined): Re
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * A migration's PL/pgSQL block that fails it while replicas of an older Evalon hold ids on this
+ * database (the advisory lock a running replica holds), naming them: `why` says what they would
+ * get wrong after the migration.
+ */
+export function refuseWhileOlderReplicasRun(why: string): string {
+  return `DO $$
+      DECLARE
+        running text;
+      BEGIN
+        SELECT string_agg(coalesce(r.replica_id, 'server process ' || l.pid), ', ') INTO running
+        FROM pg_locks l LEFT JOIN replicas r ON r.backend_pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.classid::bigint = ${REPLICA_LOCK_CLASS} AND l.objsubid = 2
+          AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database());
+        IF running IS NOT NULL THEN
+          RAISE EXCEPTION '%', 'replicas of an older Evalon are running on this database (' || running || '): '
+            || 'stop them all, then start this version (${why})';
+        END IF;
+      END $$;`;
+}

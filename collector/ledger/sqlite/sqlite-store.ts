@@ -117,6 +117,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       lock = takeCollectorLock(path);
     },
 
+    // Records are kept as JSON text: SQLite stores them at the cost of a copy.
+    compressesRecords: false,
+
     async putInteractions(records) {
       ensureOpen();
       return putEncoded(records.map((record) => interactionRow(record, path)));

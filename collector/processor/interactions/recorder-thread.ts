@@ -11,6 +11,7 @@ import { buildTraces, type BuiltTraces } from './record-builder.ts';
 import type { InteractionDecision } from './decisions.ts';
 import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
 import { isLocated, type LocatedSpans } from '../../ledger/span-store.ts';
+import { deflateRecords } from '../../ledger/interaction-store.ts';
 
 /** A trace of a job: its rows are byte ranges of the job's buffer, or located in the ledger's files. */
 export interface RecorderTrace {
@@ -20,7 +21,15 @@ export interface RecorderTrace {
   maybePartial: boolean;
 }
 
-export type RecorderMessage = { id: number; traces: RecorderTrace[]; buffer: ArrayBuffer } | { close: true };
+export type RecorderMessage =
+  | {
+      id: number;
+      traces: RecorderTrace[];
+      buffer: ArrayBuffer;
+      /** Compress each record's JSON too (the ledger keeps them so: `InteractionStore.compressesRecords`). */
+      compress: boolean;
+    }
+  | { close: true };
 
 export type RecorderReply = {
   id: number;
@@ -39,7 +48,7 @@ port.on('message', (message: RecorderMessage) => {
     port.close();
     return;
   }
-  const { id, traces, buffer } = message;
+  const { id, traces, buffer, compress } = message;
   const bytes = new Uint8Array(buffer);
   try {
     const result = buildTraces(
@@ -50,8 +59,12 @@ port.on('message', (message: RecorderMessage) => {
         ),
       })),
     );
-    // The records' JSON moves with the answer, in the buffer it was written to.
-    port.postMessage({ id, result, returned: buffer } satisfies RecorderReply, [buffer, ...jsonAsBytes(result)]);
+    // The records' JSON moves with the answer, in the buffer it was written to, and so do the
+    // compressed records.
+    const moved = [buffer, ...jsonAsBytes(result)];
+    const compressed = compress ? deflateRecords(result.built.map(({ row }) => row)) : undefined;
+    if (compressed) moved.push(compressed);
+    port.postMessage({ id, result, returned: buffer } satisfies RecorderReply, moved);
   } catch (error) {
     const { name, message: text } = error instanceof Error ? error : new Error(String(error));
     port.postMessage({ id, error: { name, message: text }, returned: buffer } satisfies RecorderReply, [buffer]);

@@ -64,8 +64,15 @@ const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).
  */
 const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 };
 
-/** `threadUrl`: the thread's module (tests give one that fails). */
-export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
+export interface ThreadRecorderOptions {
+  /** Compress each record's JSON on the thread too (`InteractionStore.compressesRecords`). */
+  compressRecords?: boolean;
+  /** The thread's module (tests give one that fails). */
+  threadUrl?: URL;
+}
+
+export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recorder {
+  const { compressRecords = false, threadUrl = THREAD_URL } = options;
   const pending = new Map<number, { resolve(result: BuiltTraces): void; reject(error: Error): void }>();
   // The jobs' buffers: each comes back with the thread's answer and carries the next job.
   const buffers = threadBufferPool();
@@ -128,7 +135,9 @@ export function createThreadRecorder(threadUrl: URL = THREAD_URL): Recorder {
             const id = nextId++;
             pending.set(id, { resolve, reject });
             if (pending.size === 1) target.ref();
-            target.postMessage({ id, traces: job, buffer } satisfies RecorderMessage, [buffer]);
+            target.postMessage({ id, traces: job, buffer, compress: compressRecords } satisfies RecorderMessage, [
+              buffer,
+            ]);
           }),
         );
       }

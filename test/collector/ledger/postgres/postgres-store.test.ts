@@ -66,16 +66,18 @@ describe('PostgreSQL store', () => {
       'SELECT codec, octet_length(spans) AS size FROM pending_spans ORDER BY id',
     );
     expect(rows.map((row) => row.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE]);
-    // The server does not compress spans (they come compressed); records it does (pglz, inline
-    // when they then fit): as text, not parsed on the way in, that costs less than moving the bytes.
+    // The server does not compress spans or records again (both come compressed); records
+    // written before the collector compressed them it keeps as they were (text, pglz).
     const storage = await query<{ attname: string; attstorage: string }>(
       url,
       `SELECT attname, attstorage FROM pg_attribute
-         WHERE attrelid IN ('pending_spans'::regclass, 'interactions'::regclass) AND attname IN ('spans', 'record')
+         WHERE attrelid IN ('pending_spans'::regclass, 'interactions'::regclass)
+           AND attname IN ('spans', 'record', 'record_deflated')
          ORDER BY attname`,
     );
     expect(storage).toEqual([
       { attname: 'record', attstorage: 'x' },
+      { attname: 'record_deflated', attstorage: 'e' },
       { attname: 'spans', attstorage: 'e' },
     ]);
     expect(rows.reduce((sum, row) => sum + row.size, 0)).toBeLessThan(received.byteLength / 2);

@@ -15,6 +15,7 @@ import type { LedgerStore } from '../../../../collector/ledger/store.ts';
 import { isLocated, type StoredSpans } from '../../../../collector/ledger/span-store.ts';
 import { spanRows } from '../../../../collector/ledger/core/rows.ts';
 import { CODEC_OTLP_PROTOBUF_DEFLATE, compressSpanRow } from '../../../../collector/ledger/core/span-codec.ts';
+import { inflateRecord } from '../../../../collector/ledger/core/record-codec.ts';
 import type { Logger } from '../../../../collector/logger.ts';
 import { createKeyMatcher } from '../../../../collector/model/otlp-protobuf/key-matcher.ts';
 import { spanBatchOf, type SpanBatch } from '../../../../collector/model/span-batch.ts';
@@ -233,6 +234,32 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
     expect(await compressed.store.loadPendingSpans()).toEqual([]);
   });
 
+  it('compresses the records for a store that keeps them so, on the recorder thread when there is one', async () => {
+    const reference = await harness(64 * 1024 * 1024);
+    const written: Array<{ json: string; deflated?: Uint8Array }> = [];
+    const compressing = await harness(64 * 1024 * 1024, (store) => ({
+      ...store,
+      compressesRecords: true,
+      putEncodedInteractions: (rows) => {
+        for (const { json, deflated } of rows)
+          written.push({ json: typeof json === 'string' ? json : Buffer.from(json).toString('utf8'), deflated });
+        return store.putEncodedInteractions(rows);
+      },
+    }));
+    for (const h of [reference, compressing]) await twoTicks(h);
+    expect(compressing.handedOn).toStrictEqual(reference.handedOn);
+    expect(written).toHaveLength(3);
+    for (const { json, deflated } of written) {
+      expect(JSON.parse(json)).toMatchObject({ agentId: expect.any(String) });
+      // Built on the event loop, they are left to the store (which compresses them itself).
+      if (recorder === 'inline') expect(deflated).toBeUndefined();
+      else {
+        expect(deflated!.byteLength).toBeLessThan(json.length / 2);
+        expect(inflateRecord(deflated!)).toBe(json);
+      }
+    }
+  });
+
   it('reads back a trace part of which arrived as OTLP/JSON (not held)', async () => {
     const h = await harness(64 * 1024 * 1024);
     await h.processor.consume(spanBatchOf([agentSpan({ id: 1, agent: 'shop' })]));
@@ -343,7 +370,9 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
 });
 
 it('builds records on the event loop, from the ledger, once the recorder thread failed, saying so once', async () => {
-  const failing = createThreadRecorder(new URL('../../../fixtures/recorder/failing-thread.ts', import.meta.url));
+  const failing = createThreadRecorder({
+    threadUrl: new URL('../../../fixtures/recorder/failing-thread.ts', import.meta.url),
+  });
   const h = await harness(64 * 1024 * 1024, undefined, failing);
   const reference = await harness(64 * 1024 * 1024, undefined, 'inline');
   for (const run of [h, reference]) await twoTicks(run);
