@@ -22,8 +22,7 @@
  */
 import { closeSync, mkdirSync, openSync, unlink, writev } from 'node:fs';
 import { LedgerStoreError } from '../errors.ts';
-import { isLocated, type EncodedSpans, type LocatedSpans, type StoredSpans } from '../core/span-codec.ts';
-import type { SpanRow } from '../core/rows.ts';
+import { isLocated, type EncodedSpans, type LocatedSpans } from '../core/span-codec.ts';
 import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
 import { addFrame, scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';

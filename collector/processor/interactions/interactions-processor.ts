@@ -26,7 +26,7 @@ import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipe
 import { createAssembler, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
-import { createRecording, type PreparedTick, type StoredTick } from './recording.ts';
+import { createRecording, type PreparedTick } from './recording.ts';
 import { createThreadRecorder, type Recorder } from './recorder.ts';
 import { createTickOrder } from './tick-order.ts';
 import { createLogger, type Logger } from '../../logger.ts';
