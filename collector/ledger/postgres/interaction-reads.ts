@@ -24,7 +24,7 @@ export type InteractionReadMethods = Pick<
   | 'listAgents'
 >;
 
-export function createInteractionReadMethods(pool: pg.Pool, _where: string, run: Run): InteractionReadMethods {
+export function createInteractionReadMethods(pool: pg.Pool, run: Run): InteractionReadMethods {
   return {
     getInteraction(interactionId) {
       return run('getInteraction', async () => {
@@ -103,7 +103,7 @@ export function createInteractionReadMethods(pool: pg.Pool, _where: string, run:
       return run('listAgents', async () => {
         // The roles are read from the newest record here: the server cannot look inside a compressed one.
         const { rows } = await pool.query<StoredRecordRow & { agent_id: string; n: string; last: string }>(`
-          SELECT a.agent_id, a.n, a.last, newest.record, newest.record_deflated
+          SELECT a.agent_id, a.n, a.last, ${recordColumns('newest')}
           FROM (SELECT agent_id, count(*) AS n, max(end_time_ms) AS last FROM interactions GROUP BY agent_id) a
           CROSS JOIN LATERAL (
             SELECT ${recordColumns('i')} FROM interactions i

@@ -1,7 +1,7 @@
 /**
  * Interaction records as the PostgreSQL ledger keeps them: compressed by the collector
  * (`record_deflated`, core/record-codec.ts; schema.ts, version 8), or, written before that, their
- * JSON as `text` (`record`). Every query reading records selects both (`RECORD_COLUMNS`) and parses
+ * JSON as `text` (`record`). Every query reading records selects both (`recordColumns`) and parses
  * the row here. The server checks neither on the way in: every record is written from
  * `interactionRow`'s JSON.stringify. A row that does not inflate or parse fails the read that met
  * it; the store's `run` adds the ledger and the read to the message.

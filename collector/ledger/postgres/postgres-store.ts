@@ -1,3 +1,23 @@
+/**
+ * The PostgreSQL ledger store: the same `LedgerStore` contract as the SQLite store, on a server
+ * that several collector replicas can share.
+ *
+ * Durability: every write resolves once its transaction has committed. With the server's default
+ * `synchronous_commit = on` a commit is flushed to the server's WAL before it is acknowledged, so
+ * what resolved survives a `kill -9` of the collector and a crash of the server.
+ *
+ * Throughput: span writes go through one ordered writer that merges the calls waiting behind the
+ * statement in flight into one multi-row INSERT (`span-writer.ts`); spans are encoded on the
+ * caller's thread with the ledger's span codec and travel as one binary parameter. Interaction
+ * writes overlap in call order (`write-order.ts`): one's INSERT runs while the previous one applies
+ * its conversation turns and commits. Other writes are one statement, or one transaction where the
+ * contract asks for one, on a pooled connection.
+ *
+ * Replicas: pending spans belong to the replica that received them (`replica.ts`). The store
+ * claims its replica id on the first use of pending spans (`loadPendingSpans` at the collector's
+ * start), not at open: commands that only read the ledger (`evalon explain`, `evalon backfill`)
+ * run beside a live collector without taking its id.
+ */
 import type { SpanData } from '../../model/span.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerQueryError, LedgerSchemaError, LedgerStoreError } from '../errors.ts';
@@ -198,7 +218,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     ...createWaitAndReviewMethods(pool, where, run),
     ...createEvaluationSkipMethods(pool, where, run),
     ...createRetentionStoreMethods(pool, where, run),
-    ...createInteractionReadMethods(pool, where, run),
+    ...createInteractionReadMethods(pool, run),
     replicaId,
 
     claimReplica() {
