@@ -136,6 +136,7 @@ export function createAgreementTracker(options: {
       const records = await recordsOf(record);
       const a = latest(records, pair.a, subject);
       const b = latest(records, pair.b, subject);
+      // biome-ignore lint/complexity/useMathMinMax: ISO-8601 timestamps, the later one compared as text
       if (a && b) formed.push({ subject, a, b, at: a.completedAt > b.completedAt ? a.completedAt : b.completedAt });
     }
     formed.sort((x, y) => (x.at < y.at ? -1 : x.at > y.at ? 1 : 0));
