@@ -31,6 +31,14 @@ export interface Segment {
   deleted: boolean;
   /** Reads in flight elsewhere (`SpanLog.locate`): the file stays open and on disk meanwhile. */
   pins: number;
+  /** When a frame of it was last released (`performance.now()`); 0 for a segment found at start. */
+  releasedAtMs: number;
+}
+
+/** A segment with nothing in it yet: `releasedAtMs` 0 for one found at start. */
+export function newSegment(id: number, path: string, fd: number, releasedAtMs: number): Segment {
+  const [frames, covers] = [new Set<Frame>(), new Set<Segment>()];
+  return { id, path, fd, size: 0, liveBytes: 0, frames, covers, deleted: false, pins: 0, releasedAtMs };
 }
 
 /** One spans frame: a trace's row, where it is. */
@@ -89,17 +97,7 @@ export function scanSpanLog(dir: string, where: string): SpanLogState {
       });
     }
     const fileSize = fstatSync(fd).size;
-    const segment: Segment = {
-      id,
-      path,
-      fd,
-      size: 0,
-      liveBytes: 0,
-      frames: new Set(),
-      covers: new Set(),
-      deleted: false,
-      pins: 0,
-    };
+    const segment = newSegment(id, path, fd, 0);
     state.segments.set(id, segment);
     let pos = 0;
     while (pos + FRAME_HEADER_BYTES <= fileSize) {

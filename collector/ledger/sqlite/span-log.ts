@@ -14,20 +14,30 @@
  *   exactly the unreleased spans.
  * - A segment with no live frame is deleted, once every segment holding frames its release
  *   frames cover is gone (so a restart never finds a released frame without its release). A sealed
- *   segment mostly released (COMPACT_BELOW) has its live frames copied forward, then goes.
+ *   segment mostly released (COMPACT_BELOW) has its live frames copied forward, then goes, once
+ *   none of its frames has been released for a while (COMPACT_QUIET_MS).
  *
  * The index (trace → frames) lives in memory and is built by reading the folder on first use
  * (span-log-scan.ts); reads are positioned reads of the files. Only the collector that holds the
  * ledger writes the log; other processes (`evalon ledger prune --dry-run`) only read it.
  */
-import { closeSync, mkdirSync, openSync, unlink, writev } from 'node:fs';
+import { closeSync, mkdirSync, openSync, unlink } from 'node:fs';
 import { LedgerStoreError } from '../errors.ts';
 import { isLocated, type EncodedSpans, type LocatedSpans } from '../core/span-codec.ts';
 import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
-import { addFrame, scanSpanLog, segmentPath, type Frame, type Segment, type SpanLogState } from './span-log-scan.ts';
+import {
+  addFrame,
+  newSegment,
+  scanSpanLog,
+  segmentPath,
+  type Frame,
+  type Segment,
+  type SpanLogState,
+} from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
 import { createFrameReader } from './span-log-reads.ts';
+import { createSegmentWrites } from './span-log-writes.ts';
 import type { SpanLog } from './span-log-api.ts';
 
 export type { SpanLog } from './span-log-api.ts';
@@ -36,19 +46,17 @@ export type { SpanLog } from './span-log-api.ts';
 export const SPAN_LOG_SEGMENT_BYTES = 64 * 1024 * 1024;
 /** A sealed segment whose live frames are at most this share of it is copied forward and deleted. */
 export const COMPACT_BELOW = 0.25;
+/**
+ * ... once none of its frames has been released for this long. While a backlog is recorded, a
+ * sealed segment is released a little at a time until nothing of it is left: copying its last
+ * quarter forward read it on the event loop and wrote it again, for traces released a moment later
+ * (docs/benchmarks.md, "Ingest"). Frames that stay this long belong to traces pending long.
+ */
+export const COMPACT_QUIET_MS = 5_000;
 
 /** The folder of a ledger file's span log. */
 export function spanLogDir(ledgerPath: string): string {
   return `${ledgerPath}-spans`;
-}
-
-interface Write {
-  parts: Uint8Array[];
-  bytes: number;
-  /** Once written: where the write's first byte is. */
-  written(segment: Segment, offset: number): void;
-  resolve(): void;
-  reject(error: Error): void;
 }
 
 export function openSpanLog(options: {
@@ -57,14 +65,16 @@ export function openSpanLog(options: {
   /** The ledger, as errors name it. */
   where: string;
   segmentBytes?: number;
+  compactQuietMs?: number;
 }): SpanLog {
   const { dir, synchronous, where } = options;
   const segmentBytes = options.segmentBytes ?? SPAN_LOG_SEGMENT_BYTES;
+  const compactQuietMs = options.compactQuietMs ?? COMPACT_QUIET_MS;
   let state: SpanLogState | undefined;
   let head: Segment | undefined;
-  let queue: Write[] = [];
-  let flushing: Promise<void> | undefined;
   let compacting = false;
+  /** A compaction waiting for a segment's quiet time to pass. */
+  let compactLater: NodeJS.Timeout | undefined;
   let closing: Promise<void> | undefined;
   const sync = createSegmentSync(synchronous, () => collect());
 
@@ -102,6 +112,16 @@ export function openSpanLog(options: {
     bytes: bytes.subarray(FRAME_HEADER_BYTES + frame.idLength),
   });
 
+  const writes = createSegmentWrites({
+    headFor,
+    written: (segment) => sync.written(segment),
+    torn(segment) {
+      if (head === segment) head = undefined;
+    },
+    fail,
+  });
+  const write = writes.write;
+
   /** The segment the next write of `bytes` goes to: a new one past the segment size. */
   function headFor(bytes: number): Segment {
     const { segments } = loaded();
@@ -116,70 +136,9 @@ export function openSpanLog(options: {
     } catch (error) {
       throw fail(`cannot create ${path}`, error);
     }
-    head = { id, path, fd, size: 0, liveBytes: 0, frames: new Set(), covers: new Set(), deleted: false, pins: 0 };
+    head = newSegment(id, path, fd, performance.now());
     segments.set(id, head);
     return head;
-  }
-
-  function write(parts: Uint8Array[], written: Write['written']): Promise<void> {
-    let bytes = 0;
-    for (const part of parts) bytes += part.byteLength;
-    return new Promise<void>((resolve, reject) => {
-      queue.push({ parts, bytes, written, resolve, reject });
-      flushing ??= flush();
-    });
-  }
-
-  /** Writes what is queued, all of it in one write, until nothing is (then `flushing` is cleared). */
-  async function flush(): Promise<void> {
-    // Never done before `flushing` is set (writes queued meanwhile join this flush).
-    await null;
-    for (;;) {
-      if (queue.length === 0) {
-        flushing = undefined;
-        return;
-      }
-      const batch = queue;
-      queue = [];
-      let total = 0;
-      for (const entry of batch) total += entry.bytes;
-      let segment: Segment;
-      try {
-        segment = headFor(total);
-      } catch (error) {
-        for (const entry of batch) entry.reject(error as Error);
-        continue;
-      }
-      const offset = segment.size;
-      segment.size += total;
-      try {
-        await writeAll(
-          segment,
-          batch.flatMap((entry) => entry.parts),
-          offset,
-        );
-        await sync.written(segment);
-      } catch (error) {
-        // What was written of this batch is a torn tail: later writes go to a new segment.
-        segment.size = offset;
-        if (head === segment) head = undefined;
-        const failure = fail(`cannot write ${segment.path}`, error);
-        for (const entry of batch) entry.reject(failure);
-        continue;
-      }
-      let at = offset;
-      for (const entry of batch) {
-        entry.written(segment, at);
-        at += entry.bytes;
-        entry.resolve();
-      }
-    }
-  }
-
-  function writeAll(segment: Segment, parts: Uint8Array[], offset: number): Promise<void> {
-    return new Promise((resolve, reject) =>
-      writev(segment.fd, parts, offset, (error) => (error ? reject(error) : resolve())),
-    );
   }
 
   function drop(frame: Frame): void {
@@ -211,13 +170,31 @@ export function openSpanLog(options: {
     }
   }
 
-  /** Copies forward the live frames of one sealed segment that is mostly released. */
+  /** A sealed segment mostly released, quiet since `now`; else when the next one will be, if any. */
+  function compactable(now: number): Segment | number | undefined {
+    let quietAt: number | undefined;
+    for (const segment of loaded().segments.values()) {
+      if (segment === head || segment.frames.size === 0 || segment.liveBytes > segment.size * COMPACT_BELOW) continue;
+      const at = segment.releasedAtMs + compactQuietMs;
+      if (at <= now) return segment;
+      quietAt = Math.min(quietAt ?? at, at);
+    }
+    return quietAt;
+  }
+
+  /** Copies forward the live frames of one sealed segment that is mostly released and quiet. */
   function compact(): void {
     if (compacting || closing) return;
-    const victim = [...loaded().segments.values()].find(
-      (segment) => segment !== head && segment.frames.size > 0 && segment.liveBytes <= segment.size * COMPACT_BELOW,
-    );
-    if (!victim) return;
+    const now = performance.now();
+    const victim = compactable(now);
+    if (victim === undefined) return;
+    if (typeof victim === 'number') {
+      compactLater ??= setTimeout(() => {
+        compactLater = undefined;
+        compact();
+      }, victim - now).unref();
+      return;
+    }
     compacting = true;
     const frames = [...victim.frames].sort((a, b) => a.offset - b.offset);
     let parts: Buffer[];
@@ -247,7 +224,12 @@ export function openSpanLog(options: {
       }
       if (gone.length > 0) void releaseWritten(gone, new Set([segment]));
     });
-    copied.then(collect, () => undefined).finally(() => (compacting = false));
+    copied
+      .then(collect, () => undefined)
+      .finally(() => {
+        compacting = false;
+        compact(); // the next one, if any
+      });
   }
 
   /** Writes a release frame; once written, its segment covers `from`. */
@@ -304,6 +286,8 @@ export function openSpanLog(options: {
         released.push({ traceId, seq });
       }
       if (released.length === 0) return Promise.resolve();
+      const now = performance.now();
+      for (const segment of from) segment.releasedAtMs = now;
       return releaseWritten(released, from);
     },
 
@@ -385,8 +369,9 @@ export function openSpanLog(options: {
     },
 
     close() {
+      clearTimeout(compactLater);
       closing ??= (async () => {
-        while (flushing) await flushing;
+        await writes.idle();
         await sync.close();
         for (const segment of state?.segments.values() ?? []) closeSync(segment.fd);
       })();

@@ -25,13 +25,16 @@ function folder(): string {
   return join(dir, 'ledger.db-spans');
 }
 
-function open(dir: string, options: { segmentBytes?: number; synchronous?: 'normal' | 'full' } = {}): SpanLog {
-  const log = openSpanLog({ dir, synchronous: options.synchronous ?? 'normal', where: 'test', ...options });
+type Options = { segmentBytes?: number; synchronous?: 'normal' | 'full'; compactQuietMs?: number };
+
+/** A span log; it copies a mostly released segment forward at once unless told to wait. */
+function open(dir: string, options: Options = {}): SpanLog {
+  const log = openSpanLog({ dir, synchronous: 'normal', where: 'test', compactQuietMs: 0, ...options });
   logs.push(log);
   return log;
 }
 
-async function reopen(log: SpanLog, dir: string, options: { segmentBytes?: number } = {}): Promise<SpanLog> {
+async function reopen(log: SpanLog, dir: string, options: Options = {}): Promise<SpanLog> {
   await log.close();
   return open(dir, options);
 }
@@ -210,6 +213,26 @@ describe('the span log', () => {
     log = await reopen(log, dir, { segmentBytes: 8192 });
     expect(fills(log, 4)).toEqual([4, 44]);
     expect(everyRow(log).map(([t]) => t)).toEqual([trace(4), trace(4), trace(8)]);
+  });
+
+  it('copies a mostly released segment forward only once its frames have stopped being released', async () => {
+    const dir = folder();
+    const log = open(dir, { segmentBytes: 8192, compactQuietMs: 300 });
+    await log.append([1, 2, 3, 4, 5, 6, 7, 8].map((t) => row(t, t, 800))); // segment 1
+    await log.append([row(9, 9, 1000)]); // segment 2: segment 1 is sealed
+    const first = segments(dir)[0];
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Two frames of eight left: mostly released, but being released still (a backlog recorded).
+    await log.release([1, 2, 3, 5, 6, 7].map(trace));
+    await sleep(150);
+    expect(segments(dir)).toContain(first);
+    await log.release([trace(8)]); // released again: it waits its quiet time anew
+    await sleep(200);
+    expect(segments(dir)).toContain(first);
+    // Quiet: copied forward with nothing else happening.
+    await pollUntil(() => (!segments(dir).includes(first) ? true : undefined), { what: 'segment 1 compacted away' });
+    expect(fills(log, 4)).toEqual([4]);
+    expect(everyRow(log).map(([t]) => t)).toEqual([trace(4), trace(9)]);
   });
 
   it('does not bring back a trace released while its frames were being copied forward', async () => {
