@@ -8,7 +8,7 @@
 import { threadBufferPool } from '../../model/buffer-pool.ts';
 import { readStoredSpans, type EncodedSpans } from '../core/span-codec.ts';
 import { FRAME_MAGIC } from './span-log-frames.ts';
-import type { Frame } from './span-log-scan.ts';
+import type { Frame } from './span-log-index.ts';
 
 export interface FrameReader {
   /** Each frame's whole bytes (header included). */

@@ -16,49 +16,15 @@ import {
   readFrameHead,
   releasedBy,
 } from './span-log-frames.ts';
-
-/** One segment file: what of it is live, and the segments whose frames its release frames cover. */
-export interface Segment {
-  id: number;
-  /** Its file (`segmentPath`). */
-  path: string;
-  fd: number;
-  /** Bytes written (or read back whole). */
-  size: number;
-  liveBytes: number;
-  frames: Set<Frame>;
-  covers: Set<Segment>;
-  deleted: boolean;
-  /** Reads in flight elsewhere (`SpanLog.locate`): the file stays open and on disk meanwhile. */
-  pins: number;
-  /** When a frame of it was last released (`performance.now()`); 0 for a segment found at start. */
-  releasedAtMs: number;
-}
-
-/** A segment with nothing in it yet: `releasedAtMs` 0 for one found at start. */
-export function newSegment(id: number, path: string, fd: number, releasedAtMs: number): Segment {
-  const [frames, covers] = [new Set<Frame>(), new Set<Segment>()];
-  return { id, path, fd, size: 0, liveBytes: 0, frames, covers, deleted: false, pins: 0, releasedAtMs };
-}
-
-/** One spans frame: a trace's row, where it is. */
-export interface Frame {
-  traceId: string;
-  segment: Segment;
-  offset: number;
-  length: number;
-  codec: number;
-  seq: number;
-  idLength: number;
-}
-
-export interface SpanLogState {
-  segments: Map<number, Segment>;
-  /** Each trace's live frames, in sequence order. */
-  traces: Map<string, Frame[]>;
-  nextSeq: number;
-  nextSegmentId: number;
-}
+import {
+  addFrame,
+  keepFrames,
+  newSegment,
+  sortFrames,
+  type Frame,
+  type Segment,
+  type SpanLogState,
+} from './span-log-index.ts';
 
 const SEGMENT_NAME = /^(\d{16})\.spans$/;
 
@@ -135,7 +101,7 @@ export function scanSpanLog(dir: string, where: string): SpanLogState {
     }
     segment.size = pos;
   }
-  for (const frames of state.traces.values()) frames.sort((a, b) => a.seq - b.seq);
+  sortFrames(state);
   return state;
 }
 
@@ -144,26 +110,8 @@ function readAt(fd: number, buffer: Buffer, length: number, position: number): B
   return buffer.subarray(0, read);
 }
 
-/** A live frame into the index: its trace's list and its segment's count. */
-export function addFrame(state: SpanLogState, frame: Frame): void {
-  const frames = state.traces.get(frame.traceId);
-  if (frames) frames.push(frame);
-  else state.traces.set(frame.traceId, [frame]);
-  frame.segment.frames.add(frame);
-  frame.segment.liveBytes += frame.length;
-}
-
 /** Releases a trace's frames up to `seq`, by a release frame in `by`. */
 function releaseUpTo(state: SpanLogState, traceId: string, seq: number, by: Segment): void {
-  const frames = state.traces.get(traceId);
-  if (!frames) return;
-  const kept = frames.filter((frame) => {
-    if (frame.seq > seq) return true;
-    frame.segment.frames.delete(frame);
-    frame.segment.liveBytes -= frame.length;
+  for (const frame of keepFrames(state, traceId, (frame) => frame.seq > seq))
     if (frame.segment !== by) by.covers.add(frame.segment);
-    return false;
-  });
-  if (kept.length > 0) state.traces.set(traceId, kept);
-  else state.traces.delete(traceId);
 }

@@ -7,7 +7,7 @@
  */
 import { closeSync, fdatasync, fsyncSync, openSync } from 'node:fs';
 import type { Synchronous } from './open-database.ts';
-import type { Segment } from './span-log-scan.ts';
+import type { Segment } from './span-log-index.ts';
 
 /** How often `synchronous: normal` syncs what was written (the ledger's checkpoint interval). */
 export const SPAN_LOG_SYNC_INTERVAL_MS = 200;

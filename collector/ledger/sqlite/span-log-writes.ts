@@ -4,7 +4,7 @@
  * write resolves once it is in the file (and synced, when the log syncs every write).
  */
 import { writev } from 'node:fs';
-import type { Segment } from './span-log-scan.ts';
+import type { Segment } from './span-log-index.ts';
 
 export interface SegmentWrites {
   /** Appends `parts`; `written` learns where their first byte is, before the write resolves. */

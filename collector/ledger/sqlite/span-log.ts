@@ -25,19 +25,23 @@ import { closeSync, mkdirSync, openSync, unlink } from 'node:fs';
 import { LedgerStoreError } from '../errors.ts';
 import { isLocated, type EncodedSpans, type LocatedSpans } from '../core/span-codec.ts';
 import { FRAME_HEADER_BYTES, FRAME_MAGIC, releaseFrame, spansFrameHeader } from './span-log-frames.ts';
-import {
-  addFrame,
-  newSegment,
-  scanSpanLog,
-  segmentPath,
-  type Frame,
-  type Segment,
-  type SpanLogState,
-} from './span-log-scan.ts';
+import { scanSpanLog, segmentPath } from './span-log-scan.ts';
 import type { Synchronous } from './open-database.ts';
 import { createSegmentSync } from './span-log-sync.ts';
 import { createFrameReader } from './span-log-reads.ts';
 import { createSegmentWrites } from './span-log-writes.ts';
+import {
+  addFrame,
+  everyFrame,
+  framesIn,
+  framesOf,
+  keepFrames,
+  moveFrame,
+  newSegment,
+  type Frame,
+  type Segment,
+  type SpanLogState,
+} from './span-log-index.ts';
 import type { SpanLog } from './span-log-api.ts';
 
 export type { SpanLog } from './span-log-api.ts';
@@ -141,18 +145,13 @@ export function openSpanLog(options: {
     return head;
   }
 
-  function drop(frame: Frame): void {
-    frame.segment.frames.delete(frame);
-    frame.segment.liveBytes -= frame.length;
-  }
-
   /** Deletes the segments nothing needs any more (see the header). */
   function collect(): void {
     const { segments } = loaded();
     for (let changed = true; changed; ) {
       changed = false;
       for (const segment of segments.values()) {
-        if (segment === head || segment.frames.size > 0 || segment.pins > 0 || sync.busy(segment)) continue;
+        if (segment === head || segment.liveFrames > 0 || segment.pins > 0 || sync.busy(segment)) continue;
         if ([...segment.covers].some((covered) => !covered.deleted)) continue;
         try {
           closeSync(segment.fd);
@@ -174,7 +173,7 @@ export function openSpanLog(options: {
   function compactable(now: number): Segment | number | undefined {
     let quietAt: number | undefined;
     for (const segment of loaded().segments.values()) {
-      if (segment === head || segment.frames.size === 0 || segment.liveBytes > segment.size * COMPACT_BELOW) continue;
+      if (segment === head || segment.liveFrames === 0 || segment.liveBytes > segment.size * COMPACT_BELOW) continue;
       const at = segment.releasedAtMs + compactQuietMs;
       if (at <= now) return segment;
       quietAt = Math.min(quietAt ?? at, at);
@@ -196,7 +195,7 @@ export function openSpanLog(options: {
       return;
     }
     compacting = true;
-    const frames = [...victim.frames].sort((a, b) => a.offset - b.offset);
+    const frames = framesIn(loaded(), victim);
     let parts: Buffer[];
     try {
       parts = frames.map(readFrame);
@@ -205,22 +204,13 @@ export function openSpanLog(options: {
       return;
     }
     const copied = write(parts, (segment, offset) => {
-      const { traces } = loaded();
       const gone: { traceId: string; seq: number }[] = [];
       let at = offset;
       for (const frame of frames) {
-        const list = traces.get(frame.traceId);
-        const index = list ? list.indexOf(frame) : -1;
         const moved: Frame = { ...frame, segment, offset: at };
         at += frame.length;
-        if (index < 0) {
-          gone.push({ traceId: frame.traceId, seq: frame.seq }); // released meanwhile: its copy is too
-          continue;
-        }
-        list![index] = moved;
-        drop(frame);
-        segment.frames.add(moved);
-        segment.liveBytes += moved.length;
+        // Released meanwhile: its copy is too.
+        if (!moveFrame(loaded(), frame, moved)) gone.push({ traceId: frame.traceId, seq: frame.seq });
       }
       if (gone.length > 0) void releaseWritten(gone, new Set([segment]));
     });
@@ -270,16 +260,14 @@ export function openSpanLog(options: {
     },
 
     release(traceIds) {
-      const { traces } = open();
+      const state = open();
       const released: { traceId: string; seq: number }[] = [];
       const from = new Set<Segment>();
       for (const traceId of new Set(traceIds)) {
-        const frames = traces.get(traceId);
-        if (!frames) continue;
-        traces.delete(traceId);
+        const frames = keepFrames(state, traceId, () => false);
+        if (frames.length === 0) continue;
         let seq = 0;
         for (const frame of frames) {
-          drop(frame);
           from.add(frame.segment);
           seq = Math.max(seq, frame.seq);
         }
@@ -292,10 +280,10 @@ export function openSpanLog(options: {
     },
 
     rowsOf(traceIds) {
-      const { traces } = open();
-      const wanted = new Map<string, Frame[]>();
+      const state = open();
+      const wanted = new Map<string, readonly Frame[]>();
       for (const traceId of traceIds) {
-        const frames = traces.get(traceId);
+        const frames = framesOf(state, traceId);
         if (frames) wanted.set(traceId, frames);
       }
       const bytes = readFrames([...wanted.values()].flat());
@@ -330,10 +318,10 @@ export function openSpanLog(options: {
     },
 
     locate(traceIds) {
-      const { traces } = open();
+      const state = open();
       const found = new Map<string, LocatedSpans[]>();
       for (const traceId of traceIds) {
-        const frames = traces.get(traceId);
+        const frames = framesOf(state, traceId);
         if (!frames) continue;
         found.set(
           traceId,
@@ -348,7 +336,7 @@ export function openSpanLog(options: {
     },
 
     eachRow(each) {
-      const frames = [...open().traces.values()].flat().sort((a, b) => a.seq - b.seq);
+      const frames = everyFrame(open());
       for (const frame of frames) each({ traceId: frame.traceId, ...rowOf(frame, readFrame(frame)) });
     },
 
