@@ -113,7 +113,10 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   let epoch: number | undefined;
   const sinceEpoch = (now: number) => {
     epoch ??= now;
-    return now - epoch;
+    const time = now - epoch;
+    // As V8's small integers (up to 2^30, 12 days of milliseconds): the difference of two clock
+    // readings is a double, and the traces would keep it as a boxed number, 16 bytes each.
+    return time < 0x40000000 && time >= 0 ? time | 0 : time;
   };
   /** The bucket being swept by collectDue, or -1. */
   let sweeping = -1;

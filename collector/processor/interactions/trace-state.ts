@@ -356,6 +356,7 @@ function moveTo(trace: TraceState, capacity: number): void {
   // `allocate` may have replaced the array: read it after.
   if (trace.count > 0) slab.data.copyWithin(at, trace.at, trace.at + trace.count * SPAN_FIELDS);
   if (trace.capacity > 0) slab.free(trace.at, trace.capacity);
-  trace.at = at;
-  trace.capacity = capacity;
+  // `| 0`: computed as doubles, they would be kept as boxed numbers, 16 bytes each a pending trace.
+  trace.at = at | 0;
+  trace.capacity = capacity | 0;
 }

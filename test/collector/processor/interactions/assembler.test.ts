@@ -51,6 +51,19 @@ describe('interaction assembly', () => {
     expect(ids(a.collectDue(3_500))).toEqual([id(1)]);
   });
 
+  it('keeps its settle windows weeks after it started (times past what fits a small integer)', () => {
+    const a = assembler();
+    a.add([agentSpan({ id: 1, agent: 'x' })], 1_000); // its clock starts here
+    expect(ids(a.collectDue(3_000))).toEqual([id(1)]);
+    for (const days of [13, 25, 50]) {
+      const at = 1_000 + days * 86_400_000;
+      a.add([agentSpan({ id: days, agent: 'x' })], at);
+      a.add([span({ id: days + 100, parent: days })], at + 1_500);
+      expect(ids(a.collectDue(at + 3_000))).toEqual([]);
+      expect(ids(a.collectDue(at + 3_500))).toEqual([id(days)]);
+    }
+  });
+
   it('waits for a span whose parent is missing, since it may belong to the interaction', () => {
     const a = assembler();
     // The tool span 3 points to the model-call span 2, which has not arrived.
