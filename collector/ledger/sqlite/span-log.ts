@@ -223,12 +223,15 @@ export function openSpanLog(options: {
       }
       if (gone.length > 0) void releaseWritten(gone, new Set([segment]));
     });
-    copied
-      .then(collect, () => undefined)
-      .finally(() => {
+    copied.then(
+      () => {
         compacting = false;
+        collect();
         compact(); // the next one, if any
-      });
+      },
+      // Not written (the disk is full): tried again at the next release, not at once.
+      () => (compacting = false),
+    );
   }
 
   /** Writes a release frame; once written, its segment covers `from`. */
