@@ -25,6 +25,7 @@
  * drawn at random instead of one sentence repeated: it compresses as real text does, ~3× where the
  * default compresses ~10×, which flatters the PostgreSQL store's compressed spans).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +141,9 @@ if (!values['skip-ingest']) {
   line(`1. ingest, no evaluator bound, ${concurrency} requests in flight in all, ${seconds} s`);
 }
 for (const setup of values['skip-ingest'] ? [] : setups) {
+  // Each setup starts with the previous one's ledger files written out: the kernel's writeback of
+  // them would otherwise take CPU from the next setup's run.
+  spawnSync('sync');
   const running = await startSetup(bench, 'ingest', setup, '');
   const each = Math.max(1, Math.round(concurrency / setup.replicas));
   const base = {

@@ -3,6 +3,7 @@
  * (password removed), transactions, and driver errors turned into `LedgerStoreError`s that name
  * the ledger.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { LedgerStoreError } from '../errors.ts';
 
@@ -12,6 +13,14 @@ export const DEFAULT_MAX_CONNECTIONS = 10;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Idle connections are closed after this. */
 export const IDLE_TIMEOUT_MS = 30_000;
+/** Runs of a transaction the server chose as a deadlock's or a serialization conflict's victim, at most. */
+export const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * Server errors that roll the whole transaction back for a reason outside it (another transaction
+ * held what it needed): run again, it commits. deadlock_detected, serialization_failure.
+ */
+const TRANSIENT_CODES = new Set(['40P01', '40001']);
 
 /** Driver and server error codes that mean "no usable connection" rather than "this statement failed". */
 const CONNECTION_ERROR_CODES = new Set([
@@ -116,4 +125,32 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
   } finally {
     client.release(broken instanceof Error ? broken : undefined);
   }
+}
+
+/** True when the server rolled the transaction back only because of another one (run it again). */
+export function isTransientConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && TRANSIENT_CODES.has(code);
+}
+
+/**
+ * Runs `run` again when the server rolled it back as a deadlock's (or a serialization conflict's)
+ * victim: up to TRANSACTION_ATTEMPTS runs, a few milliseconds apart. For one statement, or one
+ * transaction whose body does nothing but its queries, so that a second run is the first one done
+ * over (the first left nothing behind).
+ */
+export async function retryConflicts<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (attempt >= TRANSACTION_ATTEMPTS || !isTransientConflict(error)) throw error;
+      await sleep(5 * attempt + Math.floor(Math.random() * 10));
+    }
+  }
+}
+
+/** `inTransaction`, run again after a deadlock or a serialization conflict (`retryConflicts`). */
+export function inRetriedTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return retryConflicts(() => inTransaction(pool, body));
 }
