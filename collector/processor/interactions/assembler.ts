@@ -225,22 +225,21 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const expired = force || now - trace.lastArrival >= options.decisionWaitMs;
     let waiting = false;
     let nextSettle = Infinity;
-    const ready: number[] = [];
+    // Roots to decide, in order, each with its completion: one structurally complete is that even
+    // when the check comes after decision_wait (a tick late on a loaded collector).
+    const ready: Array<[number, Completion]> = [];
     for (const root of ownership.roots) {
       if (fieldOf(trace, root, OWNER) !== UNDECIDED) continue;
-      if (expired) {
-        ready.push(root);
-        continue;
-      }
-      const state = readiness(trace, ownership, root, now);
-      if (state === 'blocked') waiting = true;
-      else if (state === 'ready') ready.push(root);
+      const state = force ? 'blocked' : readiness(trace, ownership, root, now);
+      if (state === 'ready') ready.push([root, 'structural']);
+      else if (expired) ready.push([root, 'timeout']);
+      else if (state === 'blocked') waiting = true;
       else {
         waiting = true;
         nextSettle = Math.min(nextSettle, state);
       }
     }
-    for (const root of ready) decide(trace, ownership, root, expired ? 'timeout' : 'structural', out);
+    for (const [root, completion] of ready) decide(trace, ownership, root, completion, out);
 
     const allDecided = ownership.roots.every((root) => fieldOf(trace, root, OWNER) !== UNDECIDED);
     const settledTrace = now - trace.lastArrival >= options.settleMs;

@@ -153,6 +153,23 @@ describe('interaction assembly', () => {
     expect(a.stats.completed).toEqual({ structural: 0, timeout: 1 });
   });
 
+  it('keeps an interaction that was structurally complete structural when it is checked after decision_wait', () => {
+    const a = assembler();
+    // A tick late by more than decision_wait (a loaded collector): what was complete is still complete.
+    a.add([span({ id: 2, parent: 1 }), agentSpan({ id: 1, agent: 'x' })], 0);
+    // Beside it, one that was not: its local parent never arrived.
+    a.add([agentSpan({ id: 4, parent: 3, traceId: TRACE_B })], 0);
+    const done = a.collectDue(31_000);
+    expect(done.interactions).toHaveLength(2);
+    expect(done.interactions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ interactionId: id(1), completion: 'structural' }),
+        expect.objectContaining({ interactionId: id(4, TRACE_B), completion: 'timeout' }),
+      ]),
+    );
+    expect(a.stats.completed).toEqual({ structural: 1, timeout: 1 });
+  });
+
   it('records spans of an already completed interaction as late, never merging them', () => {
     const a = assembler();
     a.add([agentSpan({ id: 1, agent: 'x' })], 0);
