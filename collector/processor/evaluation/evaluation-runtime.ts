@@ -78,6 +78,7 @@ export function createEvaluationRuntime(options: EvaluationRuntimeOptions): Eval
     store,
     clock,
     logger,
+    signal: stopAll.signal,
     ...(options.onRecorded ? { onRecorded: options.onRecorded } : {}),
     ...(options.followUps ? { followUps: options.followUps } : {}),
     onQueued(queued) {

@@ -5,13 +5,22 @@
  * duplicate: counted, not handed on. Failed evaluations are logged, at most one line per
  * evaluator a minute. The evaluations an outcome routes (`followUps`) are queued in the same
  * transaction as the outcome, and handed to the runtime (`onQueued`).
+ *
+ * A write that fails (the ledger unreachable for a while, a transaction the server rolled back)
+ * is tried again with the outcome already known, after 1 s and then twice as long each time up to
+ * 30 s, for as long as the collector runs: the evaluation stays in the runtime meanwhile. Only
+ * when the collector stops first does it run again at the next start.
  */
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
-import { isoTime, type Clock } from './clock.ts';
+import { isoTime, type Clock, type Timer } from './clock.ts';
 import { abandonedRecord, createFailureLog, type RecordContext } from './evaluation-outcomes.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
+
+/** The wait before writing an outcome again after a failed write; it doubles up to the next. */
+export const RETRY_FIRST_MS = 1_000;
+export const RETRY_MAX_MS = 30_000;
 
 export interface OutcomeStats {
   recorded: number;
@@ -36,6 +45,8 @@ export interface OutcomeRecordingOptions {
   followUps?(record: EvaluationRecord, evaluation: QueuedEvaluation): QueuedEvaluation[];
   /** Routed evaluations queued with the outcomes they follow. */
   onQueued?(queued: QueuedEvaluation[]): void;
+  /** The collector stopping: a failed write is not tried again (the evaluation runs at the next start). */
+  signal?: AbortSignal;
 }
 
 export interface OutcomeRecording {
@@ -88,11 +99,11 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
         } catch (error) {
           logger.error(`evaluation ${record.evaluationId}: routing its outcome failed: ${errorText(error)}`);
         }
-        written = await outcomes.add({ record, followUps });
+        written = await writeUntilStopped({ record, followUps });
       } catch (error) {
         logger.error(
           `evaluation ${record.evaluationId}: recording its outcome ` +
-            `failed: ${errorText(error)} (it runs again at the next start)`,
+            `failed: ${errorText(error)} (the collector is stopping; it runs again at the next start)`,
         );
         return;
       }
@@ -109,6 +120,53 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
     } finally {
       options.onSettled(record.evaluationId);
     }
+  }
+
+  /** Writes the outcome, again after each failed write until it commits or the collector stops. */
+  async function writeUntilStopped(item: { record: EvaluationRecord; followUps: QueuedEvaluation[] }) {
+    for (let waitMs = RETRY_FIRST_MS; ; waitMs = Math.min(RETRY_MAX_MS, waitMs * 2)) {
+      try {
+        return await outcomes.add(item);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        if (waitMs === RETRY_FIRST_MS) logRetry(item.record.evaluationId, error);
+        if (!(await pause(waitMs))) throw error;
+      }
+    }
+  }
+
+  /** One line at most every RETRY_MAX_MS for outcome writes that failed and wait to be tried again. */
+  let lastRetryLog = Number.NEGATIVE_INFINITY;
+  let unloggedRetries = 0;
+  function logRetry(evaluationId: string, error: unknown): void {
+    unloggedRetries++;
+    const now = clock.now();
+    if (now - lastRetryLog < RETRY_MAX_MS) return;
+    lastRetryLog = now;
+    const others = unloggedRetries - 1;
+    unloggedRetries = 0;
+    logger.warn(
+      `evaluation ${evaluationId}${others > 0 ? ` and ${others} others` : ''}: recording the outcome failed: ` +
+        `${errorText(error)} (trying again, every ${RETRY_MAX_MS / 1000} s at most, until it is recorded)`,
+    );
+  }
+
+  /** Waits `ms` on the clock; false when the collector stops meanwhile. */
+  function pause(ms: number): Promise<boolean> {
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      let timer: Timer | undefined;
+      const stop = () => {
+        timer?.cancel();
+        resolve(false);
+      };
+      timer = clock.setTimeout(() => {
+        signal?.removeEventListener('abort', stop);
+        resolve(true);
+      }, ms);
+      signal?.addEventListener('abort', stop, { once: true });
+    });
   }
 
   return {

@@ -11,10 +11,13 @@ import { silentLogger, type Logger } from '../../../../collector/logger.ts';
 import type { StepSlot } from '../../../../collector/processor/evaluation/durable-execution.ts';
 import { createRunQueue } from '../../../../collector/processor/evaluation/run-queue.ts';
 import { UNLIMITED } from '../../../../collector/processor/evaluation/load-governor.ts';
-import { createOutcomeRecording } from '../../../../collector/processor/evaluation/outcome-recording.ts';
+import {
+  createOutcomeRecording,
+  RETRY_FIRST_MS,
+} from '../../../../collector/processor/evaluation/outcome-recording.ts';
 import { createRunScheduler, type Claimed } from '../../../../collector/processor/evaluation/run-scheduler.ts';
 import type { EvaluationRecord } from '../../../../src/model/records.ts';
-import { createManualClock } from './helpers/manual-clock.ts';
+import { createManualClock, MANUAL_CLOCK_START } from './helpers/manual-clock.ts';
 
 function queued(seq: number, overrides: Partial<QueuedEvaluation> = {}): QueuedEvaluation {
   return {
@@ -271,5 +274,64 @@ describe('outcome recording', () => {
     // One failure line per evaluator a minute, and one for the abandoned evaluation.
     expect(logger.lines.filter((line) => line.includes('failed: it broke'))).toHaveLength(1);
     expect(logger.lines.filter((line) => line.includes('attempts started and none finished'))).toHaveLength(1);
+  });
+
+  /** A recording whose writes fail `failures` times before the ledger takes them. */
+  function failingWrites(failures: number, signal?: AbortSignal) {
+    const clock = createManualClock();
+    const logger = recordingLogger();
+    const written: string[] = [];
+    const settled: string[] = [];
+    let calls = 0;
+    const recording = createOutcomeRecording({
+      store: {
+        async recordEvaluations(records) {
+          calls++;
+          if (calls <= failures) throw new Error('ledger unreachable');
+          written.push(...records.map((record) => record.evaluationId));
+          return records.map((record) => record.evaluationId);
+        },
+      },
+      clock,
+      logger,
+      onSettled: (evaluationId) => settled.push(evaluationId),
+      ...(signal ? { signal } : {}),
+    });
+    return { clock, logger, written, settled, recording, calls: () => calls };
+  }
+
+  it('writes an outcome again after a failed write, waiting longer each time, until the ledger takes it', async () => {
+    const h = failingWrites(3);
+    const done = Promise.all([
+      h.recording.recordAttempt(outcome('a', 'passed')),
+      h.recording.recordAttempt(outcome('b', 'passed')),
+    ]);
+    await h.clock.whenTimeout(RETRY_FIRST_MS);
+    expect(h.written).toEqual([]);
+    expect(h.settled).toEqual([]); // still in the runtime: not read from the ledger again meanwhile
+    await h.clock.advanceUntil(done);
+    // Three failed writes: at least one outcome waited 1 s, then 2 s.
+    expect(h.calls()).toBeGreaterThan(3);
+    expect(h.clock.now() - MANUAL_CLOCK_START).toBeGreaterThanOrEqual(3 * RETRY_FIRST_MS);
+    expect(h.written.sort()).toEqual(['a', 'b']);
+    expect(h.settled.sort()).toEqual(['a', 'b']);
+    expect(h.recording.stats()).toMatchObject({ recorded: 2, verdicts: 2 });
+    // One line for the failures, not one per evaluation and attempt.
+    expect(h.logger.lines).toHaveLength(1);
+    expect(h.logger.lines[0]).toMatch(/recording the outcome failed: ledger unreachable \(trying again/);
+  });
+
+  it('stops writing again once the collector stops: the evaluation runs at the next start', async () => {
+    const stop = new AbortController();
+    const h = failingWrites(Number.POSITIVE_INFINITY, stop.signal);
+    const done = h.recording.recordAttempt(outcome('a', 'passed'));
+    await h.clock.whenTimeout(RETRY_FIRST_MS);
+    stop.abort();
+    await done;
+    expect(h.calls()).toBe(1);
+    expect(h.written).toEqual([]);
+    expect(h.settled).toEqual(['a']);
+    expect(h.recording.stats().recorded).toBe(0);
+    expect(h.logger.lines.at(-1)).toMatch(/the collector is stopping; it runs again at the next start/);
   });
 });
