@@ -14,7 +14,7 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** Idle connections are closed after this. */
 export const IDLE_TIMEOUT_MS = 30_000;
 /** Runs of a transaction the server chose as a deadlock's or a serialization conflict's victim, at most. */
-export const TRANSACTION_ATTEMPTS = 4;
+const TRANSACTION_ATTEMPTS = 4;
 
 /**
  * Server errors that roll the whole transaction back for a reason outside it (another transaction
@@ -128,7 +128,7 @@ export async function inTransaction<T>(pool: pg.Pool, body: (client: pg.PoolClie
 }
 
 /** True when the server rolled the transaction back only because of another one (run it again). */
-export function isTransientConflict(error: unknown): boolean {
+function isTransientConflict(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
   return typeof code === 'string' && TRANSIENT_CODES.has(code);
 }

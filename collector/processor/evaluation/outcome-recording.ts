@@ -14,13 +14,13 @@
 import type { EvaluationRecord } from '../../../src/model/records.ts';
 import type { EvaluationQueue, QueuedEvaluation } from '../../ledger/evaluation-queue.ts';
 import type { Logger } from '../../logger.ts';
-import { isoTime, type Clock, type Timer } from './clock.ts';
+import { isoTime, pause, type Clock } from './clock.ts';
 import { abandonedRecord, createFailureLog, type RecordContext } from './evaluation-outcomes.ts';
 import { createGroupCommit, MAX_WRITE_BATCH } from './group-commit.ts';
 
 /** The wait before writing an outcome again after a failed write; it doubles up to the next. */
 export const RETRY_FIRST_MS = 1_000;
-export const RETRY_MAX_MS = 30_000;
+const RETRY_MAX_MS = 30_000;
 
 export interface OutcomeStats {
   recorded: number;
@@ -130,7 +130,7 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
       } catch (error) {
         if (options.signal?.aborted) throw error;
         if (waitMs === RETRY_FIRST_MS) logRetry(item.record.evaluationId, error);
-        if (!(await pause(waitMs))) throw error;
+        if (!(await pause(clock, waitMs, options.signal))) throw error;
       }
     }
   }
@@ -149,24 +149,6 @@ export function createOutcomeRecording(options: OutcomeRecordingOptions): Outcom
       `evaluation ${evaluationId}${others > 0 ? ` and ${others} others` : ''}: recording the outcome failed: ` +
         `${errorText(error)} (trying again, every ${RETRY_MAX_MS / 1000} s at most, until it is recorded)`,
     );
-  }
-
-  /** Waits `ms` on the clock; false when the collector stops meanwhile. */
-  function pause(ms: number): Promise<boolean> {
-    const signal = options.signal;
-    if (signal?.aborted) return Promise.resolve(false);
-    return new Promise((resolve) => {
-      let timer: Timer | undefined;
-      const stop = () => {
-        timer?.cancel();
-        resolve(false);
-      };
-      timer = clock.setTimeout(() => {
-        signal?.removeEventListener('abort', stop);
-        resolve(true);
-      }, ms);
-      signal?.addEventListener('abort', stop, { once: true });
-    });
   }
 
   return {
