@@ -7,11 +7,17 @@
  *   Nothing is encoded to store them, and decoding them is the collector's own OTLP decoder
  *   (faster than the V8 deserializer, docs/benchmarks.md). Spans received as OTLP/protobuf are
  *   stored this way.
- * - `CODEC_OTLP_PROTOBUF_DEFLATE` (3): codec 2's bytes compressed with raw DEFLATE
- *   (`compressSpanRow`). The PostgreSQL store keeps received spans this way: the bytes go over the
- *   network, through the server's write-ahead log and into TOAST chunks of 2 KB each, so a third of
- *   them (realistic conversation text; a tenth for repetitive text) means a third of that work. The SQLite store, whose
- *   span log costs little per byte, keeps codec 2 and spends no CPU time on compression.
+ * - `CODEC_OTLP_PROTOBUF_LZ4` (4): codec 2's bytes compressed as one LZ4 block (`compressSpanRow`,
+ *   lz4-block.ts). The PostgreSQL store keeps received spans this way: the bytes go over the
+ *   network, through the server's write-ahead log and into TOAST chunks of 2 KB each, so less than
+ *   half of them (realistic conversation text; a ninth for repetitive text) means that much less
+ *   work. The SQLite store, whose span log costs little per byte, keeps codec 2 and spends no CPU
+ *   time on compression.
+ * - `CODEC_OTLP_PROTOBUF_DEFLATE` (3): codec 2's bytes compressed with raw DEFLATE, written by the
+ *   PostgreSQL store before codec 4, and still where LZ4 does not load. A quarter smaller than
+ *   codec 4 with realistic text, but compressing a trace cost the event loop 60–140 µs against
+ *   5–40 µs: with PostgreSQL, the event loop compressing received spans was what bounded how fast
+ *   spans were acknowledged (docs/benchmarks.md, "Scale-out").
  * - `CODEC_V8` (1): the V8 serializer (`node:v8`), for spans given decoded (received as OTLP/JSON,
  *   late spans, tests). It keeps every attribute type as it is (Uint8Array included) and writes a
  *   span's shared `origin` once per row. Node documents the format as backward-compatible.
@@ -27,10 +33,12 @@ import { createSpanRejections } from '../../model/span-rejections.ts';
 import { decodeProtobufRequest } from '../../model/otlp-protobuf/decode-request.ts';
 import { LedgerStoreError } from '../errors.ts';
 import { threadBufferPool } from '../../model/buffer-pool.ts';
+import { compressLz4, lz4Available, lz4LoadError, uncompressLz4 } from './lz4-block.ts';
 
 export const CODEC_V8 = 1;
 export const CODEC_OTLP_PROTOBUF = 2;
 export const CODEC_OTLP_PROTOBUF_DEFLATE = 3;
+export const CODEC_OTLP_PROTOBUF_LZ4 = 4;
 
 /**
  * Codec 3's compression: raw DEFLATE at level 1 (zlib's fastest) with a 16 KiB window, as large
@@ -39,11 +47,21 @@ export const CODEC_OTLP_PROTOBUF_DEFLATE = 3;
  */
 const DEFLATE_OPTIONS = { level: 1, windowBits: 14, memLevel: 7 } as const;
 
-/** A row of codec 2 with its bytes compressed (codec 3); a row of another codec as it is. */
+/**
+ * A row of codec 2 with its bytes compressed (codec 4, or 3 where LZ4 does not load: said once, as
+ * a process warning); a row of another codec as it is.
+ */
 export function compressSpanRow<T extends EncodedSpans>(row: T): T {
   if (row.codec !== CODEC_OTLP_PROTOBUF) return row;
+  if (lz4Available()) return { ...row, codec: CODEC_OTLP_PROTOBUF_LZ4, bytes: compressLz4(row.bytes) };
+  if (!warnedNoLz4) {
+    warnedNoLz4 = true;
+    process.emitWarning(`lz4-napi does not load (${lz4LoadError()}): received spans are stored with DEFLATE`);
+  }
   return { ...row, codec: CODEC_OTLP_PROTOBUF_DEFLATE, bytes: deflateRawSync(row.bytes, DEFLATE_OPTIONS) };
 }
+
+let warnedNoLz4 = false;
 
 export function encodeSpans(spans: SpanData[]): Uint8Array {
   try {
@@ -171,18 +189,25 @@ export function decodeEncodedSpans(rows: readonly EncodedSpans[], where: string)
 
 export function decodeSpans(codec: number, bytes: Uint8Array, where: string): SpanData[] {
   if (codec === CODEC_OTLP_PROTOBUF) return decodeOtlp(bytes, where);
-  if (codec === CODEC_OTLP_PROTOBUF_DEFLATE) return decodeOtlp(bytes, where, true);
+  if (codec === CODEC_OTLP_PROTOBUF_DEFLATE) return decodeOtlp(bytes, where, 'deflate');
+  if (codec === CODEC_OTLP_PROTOBUF_LZ4) return decodeOtlp(bytes, where, 'lz4');
   if (codec !== CODEC_V8) {
     throw new LedgerStoreError(`ledger ${where}: unknown span codec ${codec} (written by a newer Evalon?)`);
   }
   return deserialize(bytes) as SpanData[];
 }
 
-function decodeOtlp(bytes: Uint8Array, where: string, compressed = false): SpanData[] {
+function decodeOtlp(bytes: Uint8Array, where: string, compressed?: 'deflate' | 'lz4'): SpanData[] {
   const rejections = createSpanRejections();
   let spans: SpanData[];
   try {
-    spans = decodeProtobufRequest(compressed ? inflateRawSync(bytes, DEFLATE_OPTIONS) : bytes, rejections);
+    const received =
+      compressed === 'deflate'
+        ? inflateRawSync(bytes, DEFLATE_OPTIONS)
+        : compressed === 'lz4'
+          ? uncompressLz4(bytes)
+          : bytes;
+    spans = decodeProtobufRequest(received, rejections);
   } catch (error) {
     throw new LedgerStoreError(`ledger ${where}: stored spans cannot be decoded: ${(error as Error).message}`, {
       cause: error,

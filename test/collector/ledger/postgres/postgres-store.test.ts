@@ -10,7 +10,7 @@ import { adminQuery, createTestDatabase } from '../../../helpers/postgres.ts';
 import { freePort } from '../../../helpers/postgres-server.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
-import { CODEC_OTLP_PROTOBUF_DEFLATE, decodeEncodedSpans } from '../../../../collector/ledger/core/span-codec.ts';
+import { CODEC_OTLP_PROTOBUF_LZ4, decodeEncodedSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { receiveTraceRequest } from '../../../../collector/receiver/otlp/index.ts';
 import { buildRealisticSpans, serializeProtobuf } from '../../../fixtures/otlp/realistic-spans.ts';
 import { postgresTestStores } from './postgres-test-stores.ts';
@@ -54,7 +54,7 @@ describe('PostgreSQL store', () => {
     // It answers the rows it stored, which the interactions processor holds in memory.
     const stored = await store.appendSpans(batch);
     expect(stored?.map((row) => [row.traceId, row.codec])).toEqual(
-      batch.byTrace!.traceIds.map((traceId) => [traceId, CODEC_OTLP_PROTOBUF_DEFLATE]),
+      batch.byTrace!.traceIds.map((traceId) => [traceId, CODEC_OTLP_PROTOBUF_LZ4]),
     );
     for (const row of stored ?? []) {
       expect(decodeEncodedSpans([row], 'test')).toStrictEqual(
@@ -65,7 +65,7 @@ describe('PostgreSQL store', () => {
       url,
       'SELECT codec, octet_length(spans) AS size FROM pending_spans ORDER BY id',
     );
-    expect(rows.map((row) => row.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE]);
+    expect(rows.map((row) => row.codec)).toEqual([CODEC_OTLP_PROTOBUF_LZ4, CODEC_OTLP_PROTOBUF_LZ4]);
     // The server does not compress spans or records again (both come compressed); records
     // written before the collector compressed them it keeps as they were (text, pglz).
     const storage = await query<{ attname: string; attstorage: string }>(

@@ -15,7 +15,7 @@ import {
 } from '../../../../collector/ledger/span-store.ts';
 import {
   compressSpanRow,
-  CODEC_OTLP_PROTOBUF_DEFLATE,
+  CODEC_OTLP_PROTOBUF_LZ4,
   CODEC_V8,
   encodeSpans,
 } from '../../../../collector/ledger/core/span-codec.ts';
@@ -176,7 +176,7 @@ describe('held spans', () => {
       expect(held.spansOf(a)).toStrictEqual(of(first.spans, a));
       expect(held.spansOf(b)).toStrictEqual(of(first.spans, b));
       const parts = held.partsOf(b)!;
-      expect(parts.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE]);
+      expect(parts.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_LZ4]);
       expect([...parts[0].bytes]).toEqual([...rows[1].bytes]);
       const stored = rows[0].bytes.byteLength + rows[1].bytes.byteLength;
       expect(held.bytes).toBe(stored);
@@ -226,7 +226,7 @@ describe('held spans', () => {
         compressed(first.traces)[0],
         { traceId: b, codec: CODEC_V8, bytes: encodeSpans(of(first.spans, b)) },
       ]);
-      expect(held.partsOf(a)!.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE]);
+      expect(held.partsOf(a)!.map((part) => part.codec)).toEqual([CODEC_OTLP_PROTOBUF_LZ4]);
       expect(held.spansOf(a)).toStrictEqual(of(first.spans, a));
       expect(held.spansOf(b)).toStrictEqual(of(first.spans, b));
     });

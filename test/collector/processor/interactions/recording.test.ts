@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isLocated, type StoredSpans } from '../../../../collector/ledger/span-store.ts';
 import { spanRows } from '../../../../collector/ledger/core/rows.ts';
-import { CODEC_OTLP_PROTOBUF_DEFLATE, compressSpanRow } from '../../../../collector/ledger/core/span-codec.ts';
+import { CODEC_OTLP_PROTOBUF_LZ4, compressSpanRow } from '../../../../collector/ledger/core/span-codec.ts';
 import { spanBatchOf } from '../../../../collector/model/span-batch.ts';
 import { MAX_TICK_SPANS } from '../../../../collector/processor/interactions/interactions-processor.ts';
 import { createThreadRecorder } from '../../../../collector/processor/interactions/recorder.ts';
@@ -107,7 +107,7 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
       h.advance(2_000);
       await h.processor.tick();
     }
-    expect(answered).toEqual([CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE, CODEC_OTLP_PROTOBUF_DEFLATE]);
+    expect(answered).toEqual([CODEC_OTLP_PROTOBUF_LZ4, CODEC_OTLP_PROTOBUF_LZ4, CODEC_OTLP_PROTOBUF_LZ4]);
     expect(compressed.handedOn.flat()).toHaveLength(3);
     expect(compressed.handedOn).toStrictEqual(reference.handedOn);
     expect(compressed.reads).toEqual([]);
