@@ -11,8 +11,8 @@ export const DEFAULT_MAX_PENDING_TRACES = 100_000;
 /**
  * Received spans kept in memory until recorded, by default: 16 MiB with a SQLite ledger file (its
  * span log reads them back from the OS's file cache), 24 MiB with PostgreSQL (a read back is a
- * query; what is held is the store's compressed rows, a tenth to a third of the received bytes,
- * so 24 MiB holds more traces than 64 MiB of received requests did, for ~40 MiB less RSS).
+ * query; what is held is the store's compressed rows, a ninth to a half of the received bytes,
+ * so 24 MiB holds the traces of 48–200 MiB of received requests).
  * docs/benchmarks.md, "Ingest" and "Scale-out".
  */
 export const DEFAULT_PENDING_SPANS_MEMORY_BYTES = 16 * 1024 * 1024;

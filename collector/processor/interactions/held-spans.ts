@@ -10,7 +10,7 @@
  * held, at the size of the memory it takes: either the received request's buffer (every trace's
  * bytes of one OTLP request, `TraceRequests`; a pooled buffer is larger than its bytes:
  * buffer-pool.ts), or the rows a store stored instead when it encodes them otherwise (PostgreSQL
- * compresses them: a tenth to a third of the bytes, so the same memory holds several times the
+ * compresses them: a ninth to a half of the bytes, so the same memory holds two to nine times the
  * traces), copied together into one buffer of their exact size.
  */
 import {
