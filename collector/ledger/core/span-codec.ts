@@ -47,6 +47,8 @@ export const CODEC_OTLP_PROTOBUF_LZ4 = 4;
  */
 const DEFLATE_OPTIONS = { level: 1, windowBits: 14, memLevel: 7 } as const;
 
+let warnedNoLz4 = false;
+
 /**
  * A row of codec 2 with its bytes compressed (codec 4, or 3 where LZ4 does not load: said once, as
  * a process warning); a row of another codec as it is.
@@ -60,8 +62,6 @@ export function compressSpanRow<T extends EncodedSpans>(row: T): T {
   }
   return { ...row, codec: CODEC_OTLP_PROTOBUF_DEFLATE, bytes: deflateRawSync(row.bytes, DEFLATE_OPTIONS) };
 }
-
-let warnedNoLz4 = false;
 
 export function encodeSpans(spans: SpanData[]): Uint8Array {
   try {
@@ -201,13 +201,7 @@ function decodeOtlp(bytes: Uint8Array, where: string, compressed?: 'deflate' | '
   const rejections = createSpanRejections();
   let spans: SpanData[];
   try {
-    const received =
-      compressed === 'deflate'
-        ? inflateRawSync(bytes, DEFLATE_OPTIONS)
-        : compressed === 'lz4'
-          ? uncompressLz4(bytes)
-          : bytes;
-    spans = decodeProtobufRequest(received, rejections);
+    spans = decodeProtobufRequest(uncompressed(bytes, compressed), rejections);
   } catch (error) {
     throw new LedgerStoreError(`ledger ${where}: stored spans cannot be decoded: ${(error as Error).message}`, {
       cause: error,
@@ -217,4 +211,10 @@ function decodeOtlp(bytes: Uint8Array, where: string, compressed?: 'deflate' | '
   const refused = rejections.message();
   if (refused !== undefined) throw new LedgerStoreError(`ledger ${where}: stored spans are damaged: ${refused}`);
   return spans;
+}
+
+function uncompressed(bytes: Uint8Array, compressed: 'deflate' | 'lz4' | undefined): Uint8Array {
+  if (compressed === 'deflate') return inflateRawSync(bytes, DEFLATE_OPTIONS);
+  if (compressed === 'lz4') return uncompressLz4(bytes);
+  return bytes;
 }
