@@ -17,6 +17,12 @@ export interface SpanBatch {
    */
   readonly heads: readonly SpanHead[];
   /**
+   * The stage that reads the heads has taken what it needs of them: the batch lets go of them, so
+   * that they are collected young while the batch waits to be stored (reading `heads` afterwards
+   * is a fault and throws).
+   */
+  dropHeads(): void;
+  /**
    * The spans as received, one OTLP/protobuf request per trace; undefined when the batch was not
    * received as OTLP/protobuf (then its spans are stored from `spans()`).
    */
@@ -35,6 +41,8 @@ export function spanBatchOf(spans: SpanData[]): SpanBatch {
     spanCount: spans.length,
     spans: () => spans,
     heads: spans,
+    // The spans themselves: kept for `spans()` anyway.
+    dropHeads() {},
     byTrace: undefined,
     release() {},
   };

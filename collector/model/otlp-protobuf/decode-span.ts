@@ -10,6 +10,7 @@
  */
 import type { Attributes, SpanData, SpanEvent, SpanHead, SpanLink, SpanOrigin } from '../span.ts';
 import type { KeyMatcher } from './key-matcher.ts';
+import type { TraceTable } from './trace-table.ts';
 import { spanPath, type SpanRejections } from '../span-rejections.ts';
 import {
   SPAN_ID_BYTES,
@@ -219,12 +220,14 @@ export function decodeProtobufSpan(
 /**
  * Checks the span the reader is narrowed to exactly as `decodeProtobufSpan` would, decoding only its
  * head: ids, flags, name, and the attributes `matcher` names. Undefined when it was refused (and
- * recorded).
+ * recorded). Its trace is found in `traces` (added when new; `traces.last` is its index), and
+ * its trace id is that trace's string.
  */
 export function scanProtobufSpan(
   r: WireReader,
   origin: SpanHead['origin'],
   matcher: KeyMatcher,
+  traces: TraceTable,
   rejections: SpanRejections,
   resourceIndex: number,
   scopeIndex: number,
@@ -238,7 +241,7 @@ export function scanProtobufSpan(
     return undefined;
   }
   return {
-    traceId: buf.toString('hex', f.traceStart, f.traceStart + TRACE_ID_BYTES),
+    traceId: traces.ids[traces.indexOf(buf, f.traceStart)],
     spanId: buf.toString('hex', f.spanStart, f.spanStart + SPAN_ID_BYTES),
     parentSpanId: f.parentLength === 0 ? undefined : buf.toString('hex', f.parentStart, f.parentStart + SPAN_ID_BYTES),
     name: f.name,

@@ -5,7 +5,7 @@
  */
 import type { BufferPool } from '../buffer-pool.ts';
 import type { SpanBatch } from '../span-batch.ts';
-import type { SpanData } from '../span.ts';
+import type { SpanData, SpanHead } from '../span.ts';
 import { createSpanRejections } from '../span-rejections.ts';
 import { decodeProtobufRequest } from './decode-request.ts';
 import type { ScannedRequest } from './scan-request.ts';
@@ -14,7 +14,9 @@ import { cutByTrace, releaseTraceRequests, type TraceRequests } from './trace-re
 export function receivedBatch(scan: ScannedRequest, pool?: BufferPool): SpanBatch {
   const byTrace = cutByTrace(scan, pool);
   // Which trace and scope each span is, in request order: how the per-trace decodes are put back.
-  const { spanTrace, spanScope, heads } = scan;
+  const { spanTrace, spanScope } = scan;
+  const spanCount = scan.heads.length;
+  let heads: SpanHead[] | undefined = scan.heads;
   let decoded: SpanData[] | undefined;
 
   function decodeAll(): SpanData[] {
@@ -36,8 +38,14 @@ export function receivedBatch(scan: ScannedRequest, pool?: BufferPool): SpanBatc
   }
 
   return {
-    spanCount: heads.length,
-    heads,
+    spanCount,
+    get heads() {
+      if (!heads) throw new Error('received batch: its heads were read after they were dropped');
+      return heads;
+    },
+    dropHeads() {
+      heads = undefined;
+    },
     byTrace,
     spans: () => (decoded ??= decodeAll()),
     release: () => releaseTraceRequests(byTrace),

@@ -11,6 +11,7 @@ import type { SpanRejections } from '../span-rejections.ts';
 import { scanProtobufSpan } from './decode-span.ts';
 import { checkKeyValue } from './decode-values.ts';
 import type { KeyMatcher } from './key-matcher.ts';
+import { createTraceTable, type TraceTable } from './trace-table.ts';
 import {
   WireType,
   createWireReader,
@@ -51,6 +52,7 @@ export interface ScannedRequest {
  */
 export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejections: SpanRejections): ScannedRequest {
   const r = createWireReader(body);
+  const traces = createTraceTable();
   const scan: ScannedRequest = {
     body: r.buf as Buffer,
     resourceHeaders: [],
@@ -61,9 +63,8 @@ export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejec
     spanScope: [],
     spanTrace: [],
     heads: [],
-    traceIds: [],
+    traceIds: traces.ids,
   };
-  const traceIndex = new Map<string, number>();
   try {
     let resourceIndex = 0;
     while (r.pos < r.len) {
@@ -71,7 +72,7 @@ export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejec
       if (tag >>> 3 === 1) {
         if ((tag & 7) !== LEN) throw wrongWireType(r, 'ExportTraceServiceRequest.resource_spans', tag & 7, LEN);
         const outer = enterMessage(r);
-        scanResourceSpans(r, scan, traceIndex, matcher, rejections, resourceIndex++);
+        scanResourceSpans(r, scan, traces, matcher, rejections, resourceIndex++);
         leaveMessage(r, outer);
       } else {
         skipField(r, tag);
@@ -86,7 +87,7 @@ export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejec
 function scanResourceSpans(
   r: WireReader,
   scan: ScannedRequest,
-  traceIndex: Map<string, number>,
+  traces: TraceTable,
   matcher: KeyMatcher,
   rejections: SpanRejections,
   resourceIndex: number,
@@ -103,7 +104,7 @@ function scanResourceSpans(
         throw wrongWireType(r, field === 1 ? 'ResourceSpans.resource' : 'ResourceSpans.scope_spans', tag & 7, LEN);
       const outer = enterMessage(r);
       if (field === 1) scanResource(r);
-      else scanScopeSpans(r, scan, traceIndex, matcher, rejections, resourceIndex, scopeIndex++);
+      else scanScopeSpans(r, scan, traces, matcher, rejections, resourceIndex, scopeIndex++);
       leaveMessage(r, outer);
     } else {
       skipField(r, tag);
@@ -129,7 +130,7 @@ function scanResource(r: WireReader): void {
 function scanScopeSpans(
   r: WireReader,
   scan: ScannedRequest,
-  traceIndex: Map<string, number>,
+  traces: TraceTable,
   matcher: KeyMatcher,
   rejections: SpanRejections,
   resourceIndex: number,
@@ -152,19 +153,13 @@ function scanScopeSpans(
       const outer = enterMessage(r);
       if (field === 1) scanScope(r, origin);
       else {
-        const head = scanProtobufSpan(r, origin, matcher, rejections, resourceIndex, scopeIndex, spanIndex++);
+        const head = scanProtobufSpan(r, origin, matcher, traces, rejections, resourceIndex, scopeIndex, spanIndex++);
         if (head !== undefined) {
-          let trace = traceIndex.get(head.traceId);
-          if (trace === undefined) {
-            trace = scan.traceIds.length;
-            traceIndex.set(head.traceId, trace);
-            scan.traceIds.push(head.traceId);
-          }
           scan.heads.push(head);
           scan.spanStart.push(fieldStart);
           scan.spanEnd.push(r.len); // the reader is narrowed to the span's message
           scan.spanScope.push(scope);
-          scan.spanTrace.push(trace);
+          scan.spanTrace.push(traces.last);
         }
       }
       leaveMessage(r, outer);

@@ -13,18 +13,31 @@
  * - otherwise completion `timeout` once `decision_wait` has passed since the trace's last span,
  *   or when the trace is evicted because `max_pending_traces` is exceeded.
  */
-import { hasRemoteParent, type SpanHead } from '../../model/span.ts';
+import type { SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import type { Decisions, InteractionDecision } from './decisions.ts';
-import { NONE, isAbove, resolveOwnership, type Ownership } from './ownership.ts';
+import { NONE, readiness, resolveOwnership, type Ownership } from './ownership.ts';
 import { createDecidedCache } from './decided-cache.ts';
 import { createPendingConversations } from './pending-conversations.ts';
 import { createSpanSlab } from './span-slab.ts';
 import {
-  ARRIVED,
+  ID_HIGH as PREPARED_HIGH,
+  ID_LOW as PREPARED_LOW,
+  LOCAL_PARENT,
+  NO_PARENT as NO_PARENT_KIND,
+  PARENT_HIGH,
+  PARENT_LOW,
+  PREPARED_FIELDS,
+  TRACE,
+  invocationOf,
+  parentKind,
+  prepareSpans,
+  sharingInvocations,
+  type PreparedSpans,
+} from './prepared-spans.ts';
+import {
   OWNER,
-  PARENT,
   SPAN_FIELDS,
   UNDECIDED,
   addDecided,
@@ -35,7 +48,7 @@ import {
   fieldOf,
   findSpan,
   freeSpans,
-  invocationAt,
+  hexId,
   newTrace,
   setField,
   spanCount as spansOf,
@@ -61,7 +74,8 @@ export interface AssemblerOptions {
 }
 
 export interface AddResult {
-  late: Array<{ span: SpanHead; interactionId: string }>;
+  /** Spans of interactions already decided. */
+  late: Array<{ traceId: string; spanId: string; interactionId: string }>;
   duplicates: number;
 }
 
@@ -76,6 +90,9 @@ export interface AssemblerStats {
 export interface Assembler {
   /** Adds received spans (their heads: ids, flags and what `classify` reads are enough). */
   add(spans: readonly SpanHead[], now: number): AddResult;
+  /** What `addPrepared` needs of spans' heads (prepared-spans.ts): `add` in two steps. */
+  prepare(spans: readonly SpanHead[]): PreparedSpans;
+  addPrepared(spans: PreparedSpans, now: number): AddResult;
   /**
    * Decides what is due. With `maxSpans`, stops once the traces checked hold that many spans
    * (`more` says so); the rest is checked by the next call, first.
@@ -94,9 +111,6 @@ export interface Assembler {
   hasPendingConversation(conversationId: string): boolean;
   readonly stats: AssemblerStats;
 }
-
-/** Distinct (dialect, agent identity) pairs whose Invocation objects are shared; beyond, each is its own. */
-const MAX_SHARED_INVOCATIONS = 4096;
 
 export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
@@ -131,18 +145,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
 
   const bucketOf = (time: number) => Math.ceil(time / granularity);
 
-  // One Invocation object per (dialect, agent identity, conversation): the traces of an agent share it.
-  const invocations = new Map<string, Invocation>();
-  const classified = (span: SpanHead): Invocation | undefined => {
-    const invocation = classify(span);
-    if (!invocation) return undefined;
-    const { dialect, agentIdentity, conversationId } = invocation;
-    const key = JSON.stringify([dialect, agentIdentity ?? null, conversationId ?? null]);
-    const known = invocations.get(key);
-    if (known) return known;
-    if (invocations.size < MAX_SHARED_INVOCATIONS) invocations.set(key, invocation);
-    return invocation;
-  };
+  const classified = sharingInvocations(classify);
 
   function schedule(trace: TraceState, time: number): void {
     if (trace.dueAt !== undefined && trace.dueAt <= time) return;
@@ -170,32 +173,44 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     decided.forget(now - options.decisionWaitMs, decidedLimit);
   }
 
-  function add(spans: readonly SpanHead[], clockNow: number): AddResult {
+  function addPrepared(spans: PreparedSpans, clockNow: number): AddResult {
     const now = sinceEpoch(clockNow);
     const result: AddResult = { late: [], duplicates: 0 };
     const touched = new Set<TraceState>();
-    for (const span of spans) {
-      let trace = pending.get(span.traceId);
-      if (!trace) {
-        trace = newTrace(span.traceId, slab, now, decided.take(span.traceId));
-        pending.set(span.traceId, trace);
+    const numbers = spans.numbers;
+    let traceIndex = -1;
+    let trace!: TraceState;
+    for (let i = 0, at = 0; i < spans.count; i++, at += PREPARED_FIELDS) {
+      if (numbers[at + TRACE] !== traceIndex) {
+        traceIndex = numbers[at + TRACE];
+        const traceId = spans.traceIds[traceIndex];
+        let found = pending.get(traceId);
+        if (!found) {
+          found = newTrace(traceId, slab, now, decided.take(traceId));
+          pending.set(traceId, found);
+        }
+        trace = found;
       }
-      if (findSpan(trace, span.spanId) >= 0 || (trace.decided && decidedOwner(trace, span.spanId) !== undefined)) {
+      const high = numbers[at + PREPARED_HIGH];
+      const low = numbers[at + PREPARED_LOW];
+      if (findSpan(trace, high, low) >= 0 || (trace.decided && decidedOwner(trace, high, low) !== undefined)) {
         // A retried delivery of a span already received.
         result.duplicates++;
         continue;
       }
-      const lateFor = span.parentSpanId !== undefined ? decidedOwner(trace, span.parentSpanId) : undefined;
+      const parent = parentKind(spans, i);
+      const [parentHigh, parentLow] = [numbers[at + PARENT_HIGH], numbers[at + PARENT_LOW]];
+      const lateFor = parent !== NO_PARENT_KIND ? decidedOwner(trace, parentHigh, parentLow) : undefined;
       if (lateFor !== undefined) {
         // Its interaction was already decided: recorded as late, never merged into the record.
-        addDecided(trace, span.spanId, lateFor);
-        result.late.push({ span, interactionId: lateFor });
+        addDecided(trace, high, low, lateFor);
+        result.late.push({ traceId: trace.traceId, spanId: hexId(high, low), interactionId: lateFor });
         touched.add(trace);
         continue;
       }
-      const parent = hasRemoteParent(span) ? undefined : span.parentSpanId;
       // Milliseconds after the trace's first span: a small integer.
-      addSpan(trace, span.spanId, parent, Math.min(now - trace.firstArrival, 0x7fffffff), classified(span));
+      const arrived = Math.min(now - trace.firstArrival, 0x7fffffff);
+      addSpan(trace, high, low, parent === LOCAL_PARENT, parentHigh, parentLow, arrived, invocationOf(spans, i));
       conversations.count(trace, spansOf(trace) - 1);
       trace.lastArrival = now;
       pendingSpanCount++;
@@ -230,7 +245,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const ready: Array<[number, Completion]> = [];
     for (const root of ownership.roots) {
       if (fieldOf(trace, root, OWNER) !== UNDECIDED) continue;
-      const state = force ? 'blocked' : readiness(trace, ownership, root, now);
+      const state = force ? 'blocked' : readiness(trace, ownership, root, now, options.settleMs);
       if (state === 'ready') ready.push([root, 'structural']);
       else if (expired) ready.push([root, 'timeout']);
       else if (state === 'blocked') waiting = true;
@@ -263,23 +278,6 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const decisionAt = trace.lastArrival + options.decisionWaitMs;
     if (!waiting && allDecided) schedule(trace, Math.min(trace.lastArrival + options.settleMs, decisionAt));
     else schedule(trace, Math.min(nextSettle, decisionAt));
-  }
-
-  /** 'ready', 'blocked' (waits for spans), or the time at which its settle window ends. */
-  function readiness(trace: TraceState, ownership: Ownership, root: number, now: number): 'ready' | 'blocked' | number {
-    for (const orphan of ownership.orphans) {
-      // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
-      const parent = fieldOf(trace, orphan, PARENT);
-      if (!isAbove(trace, root, parent) && !isAbove(trace, root, orphan)) return 'blocked';
-    }
-    if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
-    let lastActivity = 0;
-    const { firstMember, nextMember } = ownership;
-    for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
-      lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
-    }
-    const settledAt = trace.firstArrival + lastActivity + options.settleMs;
-    return settledAt <= now ? 'ready' : settledAt;
   }
 
   function decide(trace: TraceState, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
@@ -373,8 +371,11 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     return out;
   }
 
+  const prepare = (spans: readonly SpanHead[]) => prepareSpans(spans, classified);
   return {
-    add,
+    add: (spans, now) => addPrepared(prepare(spans), now),
+    prepare,
+    addPrepared,
     collectDue,
     flushAll,
     pendingTraces: () => pending.size,

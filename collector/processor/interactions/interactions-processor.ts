@@ -16,14 +16,14 @@
  * same tick are recorded.
  */
 import type { InteractionRecord } from '../../../src/model/records.ts';
-import type { SpanData, SpanHead } from '../../model/span.ts';
+import type { SpanData } from '../../model/span.ts';
 import type { SpanBatch } from '../../model/span-batch.ts';
 import type { ConversationStore } from '../../ledger/conversation-store.ts';
 import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
-import { createAssembler, type Assembler } from './assembler.ts';
+import { createAssembler, type AddResult, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
 import { createRecording, type PreparedTick } from './recording.ts';
@@ -232,10 +232,10 @@ export function createInteractionsProcessor(options: {
   }
 
   async function append(batch: SpanBatch): Promise<void> {
-    // What deciding interactions needs; the content is decoded once an interaction is decided.
-    const heads = batch.heads;
-    const traceIds = new Set<string>();
-    for (const span of heads) traceIds.add(span.traceId);
+    // What deciding needs, made before the spans are stored: their heads are not kept meanwhile.
+    const prepared = assembler.prepare(batch.heads);
+    batch.dropHeads();
+    const traceIds = prepared.traceIds;
     for (const traceId of traceIds) appending.set(traceId, (appending.get(traceId) ?? 0) + 1);
     let late: LateSpan[] = [];
     try {
@@ -245,7 +245,7 @@ export function createInteractionsProcessor(options: {
       if (stored) held.holdRows(stored);
       else if (batch.byTrace) held.hold(batch.byTrace);
       else held.drop(traceIds);
-      const added = assembler.add(heads, clock()).late;
+      const added = assembler.addPrepared(prepared, clock()).late;
       if (added.length > 0) late = lateSpans(batch, added);
     } finally {
       for (const traceId of traceIds) {
@@ -389,11 +389,11 @@ export function createInteractionsProcessor(options: {
 }
 
 /** The late spans the assembler found among a batch's heads, decoded in full from the batch. */
-function lateSpans(batch: SpanBatch, late: ReadonlyArray<{ span: SpanHead; interactionId: string }>): LateSpan[] {
+function lateSpans(batch: SpanBatch, late: AddResult['late']): LateSpan[] {
   const byId = new Map<string, SpanData>();
   for (const span of batch.spans()) {
     const key = `${span.traceId}/${span.spanId}`;
     if (!byId.has(key)) byId.set(key, span);
   }
-  return late.map(({ span, interactionId }) => ({ span: byId.get(`${span.traceId}/${span.spanId}`)!, interactionId }));
+  return late.map(({ traceId, spanId, interactionId }) => ({ span: byId.get(`${traceId}/${spanId}`)!, interactionId }));
 }

@@ -8,11 +8,13 @@
  * scratch arrays of this module, valid until the next call (the assembler reads it within one check).
  */
 import {
+  ARRIVED,
   INVOCATION,
   NOT_INVOCATION,
   NO_PARENT,
   PARENT,
   SPAN_FIELDS,
+  fieldOf,
   invocationAt,
   spanCount,
   type TraceState,
@@ -225,4 +227,30 @@ export function isAbove(trace: TraceState, root: number, value: number): boolean
     current = parent;
   }
   return false;
+}
+
+/**
+ * Whether root `root`'s interaction can be decided at `now`: 'ready', 'blocked' (it waits for
+ * spans), or the time at which its settle window ends (times as the trace's, `settleMs` its window).
+ */
+export function readiness(
+  trace: TraceState,
+  ownership: Ownership,
+  root: number,
+  now: number,
+  settleMs: number,
+): 'ready' | 'blocked' | number {
+  for (const orphan of ownership.orphans) {
+    // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
+    const parent = fieldOf(trace, orphan, PARENT);
+    if (!isAbove(trace, root, parent) && !isAbove(trace, root, orphan)) return 'blocked';
+  }
+  if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
+  let lastActivity = 0;
+  const { firstMember, nextMember } = ownership;
+  for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
+    lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
+  }
+  const settledAt = trace.firstArrival + lastActivity + settleMs;
+  return settledAt <= now ? 'ready' : settledAt;
 }

@@ -42,10 +42,13 @@ export interface TraceState {
   count: number;
   /** The invocations among the spans, `INVOCATION` indexes them: one alone, or a list. */
   invocations: OneOrMore<Invocation>;
-  /** Ids of parents that have not arrived; `PARENT` refers to them as `missingParent(k)`. */
-  missing: string[] | undefined;
-  /** Span id → index, once the trace has more than `INDEX_FROM` spans. */
-  index: Map<string, number> | undefined;
+  /**
+   * Parents that have not arrived, two numbers each (their id's halves; 0, 0 once it has arrived:
+   * an id is never all zeros); `PARENT` refers to the k-th as `missingParent(k)`.
+   */
+  missing: number[] | undefined;
+  /** Span id (`indexKey`) → index, once the trace has more than `INDEX_FROM` spans. */
+  index: Map<number, number> | undefined;
   /** Interactions decided from this trace's pending spans; `OWNER` indexes it. */
   interactions: string[] | undefined;
   /** Members of interactions decided before the trace was last released (it came back). */
@@ -173,7 +176,7 @@ export function freeSpans(trace: TraceState): void {
 const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
 
 /** The 16 hex characters of two id halves, made as one flat string. */
-function hexId(high: number, low: number): string {
+export function hexId(high: number, low: number): string {
   const h = high >>> 0;
   const l = low >>> 0;
   const d = HEX_DIGITS;
@@ -209,21 +212,33 @@ export function spanCount(trace: TraceState): number {
   return trace.count;
 }
 
-/** The index of pending span `id`, or -1. */
-export function findSpan(trace: TraceState, id: string, high = idHalf(id, 0), low = idHalf(id, 8)): number {
-  if (trace.index) return trace.index.get(id) ?? -1;
+/**
+ * A span id's key in a trace's index: its 64 bits as a double, exact for all but the lowest bits of
+ * the largest ids. Two ids may share a key; a lookup checks the span it finds.
+ */
+function indexKey(high: number, low: number): number {
+  return high * 4294967296 + (low >>> 0);
+}
+
+/** The index of the pending span whose id has these halves, or -1. */
+export function findSpan(trace: TraceState, high: number, low: number): number {
   const data = trace.slab.data;
+  if (trace.index) {
+    const found = trace.index.get(indexKey(high, low));
+    if (found === undefined) return -1;
+    const at = trace.at + found * SPAN_FIELDS;
+    if (data[at + ID_LOW] === low && data[at + ID_HIGH] === high) return found;
+    // Another id with the same key: searched for below.
+  }
   for (let i = 0, at = trace.at; i < trace.count; i++, at += SPAN_FIELDS) {
     if (data[at + ID_LOW] === low && data[at + ID_HIGH] === high) return i;
   }
   return -1;
 }
 
-/** The interaction a span of an already decided interaction belongs to, or undefined. */
-export function decidedOwner(trace: TraceState, id: string): string | undefined {
-  const high = idHalf(id, 0);
-  const low = idHalf(id, 8);
-  const index = findSpan(trace, id, high, low);
+/** The interaction a span (by its id's halves) of an already decided interaction belongs to, or undefined. */
+export function decidedOwner(trace: TraceState, high: number, low: number): string | undefined {
+  const index = findSpan(trace, high, low);
   if (index >= 0) {
     const owner = fieldOf(trace, index, OWNER);
     return owner === UNDECIDED ? undefined : trace.interactions![owner];
@@ -239,20 +254,20 @@ export function decidedOwner(trace: TraceState, id: string): string | undefined 
   return undefined;
 }
 
-/** Keeps a late span as a member of the decided interaction it came for. */
-export function addDecided(trace: TraceState, id: string, interactionId: string): void {
+/** Keeps a late span (by its id's halves) as a member of the decided interaction it came for. */
+export function addDecided(trace: TraceState, high: number, low: number, interactionId: string): void {
   trace.decided ??= { spans: [], roots: [] };
   const decided = trace.decided;
   const rootId = interactionId.slice(trace.traceId.length + 1);
-  const [high, low] = [idHalf(rootId, 0), idHalf(rootId, 8)];
+  const [rootHigh, rootLow] = [idHalf(rootId, 0), idHalf(rootId, 8)];
   let owner = 0;
   while (
     owner * 2 < decided.roots.length &&
-    (decided.roots[owner * 2] !== high || decided.roots[owner * 2 + 1] !== low)
+    (decided.roots[owner * 2] !== rootHigh || decided.roots[owner * 2 + 1] !== rootLow)
   )
     owner++;
-  if (owner * 2 === decided.roots.length) decided.roots.push(high, low);
-  decided.spans.push(idHalf(id, 0), idHalf(id, 8), owner);
+  if (owner * 2 === decided.roots.length) decided.roots.push(rootHigh, rootLow);
+  decided.spans.push(high, low, owner);
 }
 
 /**
@@ -266,25 +281,30 @@ export function appendTo<T>(list: T[] | undefined, value: T): T[] {
 }
 
 /**
- * Adds a pending span; `parentId` is undefined for a root or a remote parent. Spans already here
- * that were waiting for this one as their parent now point at it.
+ * Adds a pending span, by its id's halves; `parentHigh` and `parentLow` are its local parent's, when
+ * `hasParent` (not for a root or a remote parent). Spans already here that were waiting for this
+ * one as their parent now point at it.
  */
 export function addSpan(
   trace: TraceState,
-  id: string,
-  parentId: string | undefined,
+  high: number,
+  low: number,
+  hasParent: boolean,
+  parentHigh: number,
+  parentLow: number,
   arrived: number,
   invocation: Invocation | undefined,
 ): void {
   const index = spanCount(trace);
   let parent = NO_PARENT;
-  if (parentId !== undefined) {
-    parent = findSpan(trace, parentId);
+  if (hasParent) {
+    parent = findSpan(trace, parentHigh, parentLow);
     if (parent < 0) {
-      let k = trace.missing?.indexOf(parentId) ?? -1;
+      let k = missingAt(trace.missing, parentHigh, parentLow);
       if (k < 0) {
-        trace.missing = appendTo(trace.missing, parentId);
-        k = trace.missing.length - 1;
+        trace.missing = appendTo(trace.missing, parentHigh);
+        trace.missing.push(parentLow);
+        k = trace.missing.length / 2 - 1;
       }
       parent = missingParent(k);
     }
@@ -296,27 +316,36 @@ export function addSpan(
   if (index === trace.capacity) moveTo(trace, capacityFor(index + 1));
   const data = trace.slab.data;
   const at = trace.at + index * SPAN_FIELDS;
-  data[at + ID_HIGH] = idHalf(id, 0);
-  data[at + ID_LOW] = idHalf(id, 8);
+  data[at + ID_HIGH] = high;
+  data[at + ID_LOW] = low;
   data[at + PARENT] = parent;
   data[at + ARRIVED] = Math.floor(arrived);
   data[at + OWNER] = UNDECIDED;
   data[at + INVOCATION] = invocationIndex;
   trace.count++;
-  trace.index?.set(id, index);
+  trace.index?.set(indexKey(high, low), index);
   if (!trace.index && index + 1 > INDEX_FROM) {
     trace.index = new Map();
-    for (let i = 0; i <= index; i++) trace.index.set(spanIdAt(trace, i), i);
+    for (let i = 0; i <= index; i++)
+      trace.index.set(indexKey(fieldOf(trace, i, ID_HIGH), fieldOf(trace, i, ID_LOW)), i);
   }
-  const k = trace.missing?.indexOf(id) ?? -1;
+  const k = missingAt(trace.missing, high, low);
   if (k >= 0) {
     // Its children arrived first: they wait for it no longer. The slot stays (others refer by number).
     const waiting = missingParent(k);
     for (let i = 0; i < trace.count; i++) if (fieldOf(trace, i, PARENT) === waiting) setField(trace, i, PARENT, index);
-    trace.missing![k] = '';
+    trace.missing![k * 2] = 0;
+    trace.missing![k * 2 + 1] = 0;
     // Once every missing parent has arrived, nothing refers to the list any more.
-    if (trace.missing!.every((parentId) => parentId === '')) trace.missing = undefined;
+    if (trace.missing!.every((half) => half === 0)) trace.missing = undefined;
   }
+}
+
+/** Which missing parent (k) has the id with these halves, or -1. */
+function missingAt(missing: number[] | undefined, high: number, low: number): number {
+  if (!missing) return -1;
+  for (let at = 0; at < missing.length; at += 2) if (missing[at] === high && missing[at + 1] === low) return at / 2;
+  return -1;
 }
 
 /** Every decided member of the trace (pending spans decided, and those decided before), for the cache. */

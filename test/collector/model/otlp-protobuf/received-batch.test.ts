@@ -108,6 +108,19 @@ describe('a received OTLP/protobuf request', () => {
     ]);
   });
 
+  it('lets go of its heads once the stage that reads them drops them, and still decodes and stores', () => {
+    const { batch } = receiveTraceRequest(realistic, 'protobuf', HEAD_ATTRIBUTES);
+    const heads = batch.heads;
+    expect(heads).toHaveLength(30);
+    expect(new Set(heads.map((head) => head.traceId)).size).toBe(batch.byTrace!.traceIds.length);
+    expect(heads.every((head) => batch.byTrace!.traceIds.includes(head.traceId))).toBe(true);
+    batch.dropHeads();
+    expect(() => batch.heads).toThrow(/heads were read after they were dropped/);
+    expect(batch.spanCount).toBe(30);
+    expect(batch.spans().map((span) => span.spanId)).toEqual(heads.map((head) => head.spanId));
+    expect(batch.byTrace!.spanCounts.reduce((sum, count) => sum + count, 0)).toBe(30);
+  });
+
   it('leaves out refused spans, and a trace whose every span was refused', () => {
     const request = sampleRequest();
     request.resourceSpans[1].scopeSpans![0].spans![0].spanId = '00';

@@ -175,7 +175,7 @@ describe('interaction assembly', () => {
     a.add([agentSpan({ id: 1, agent: 'x' })], 0);
     expect(ids(a.collectDue(2_000))).toEqual([id(1)]);
     const result = a.add([span({ id: 5, parent: 1 })], 3_000);
-    expect(result.late.map((l) => [l.span.spanId, l.interactionId])).toEqual([[spanId(5), id(1)]]);
+    expect(result.late.map((l) => [l.spanId, l.interactionId])).toEqual([[spanId(5), id(1)]]);
     const child = a.add([span({ id: 6, parent: 5 })], 3_100);
     expect(child.late).toHaveLength(1);
     expect(a.collectDue(60_000).interactions).toEqual([]);
@@ -248,6 +248,22 @@ describe('interaction assembly', () => {
     expect(a.pendingSpans()).toBe(0);
   });
 
+  it('tells apart ids a large trace indexes under one key (equal as 64-bit doubles)', () => {
+    const a = assembler();
+    // 7fffffff00000000 and 7fffffff00000001 are the same number once rounded to a double.
+    const [low, high] = ['7fffffff00000000', '7fffffff00000001'];
+    const children = Array.from({ length: 40 }, (_, i) => span({ id: i + 2, parent: 1 }));
+    a.add([agentSpan({ id: 1, agent: 'x' }), ...children], 0);
+    // Children first, each waiting for its missing parent; then the parents, under the agent.
+    a.add([span({ id: 100, parent: high }), span({ id: 101, parent: low })], 10);
+    a.add([span({ id: high, parent: 1 }), span({ id: low, parent: high })], 20);
+    expect(a.add([span({ id: low, parent: high }), span({ id: high, parent: 1 })], 30).duplicates).toBe(2);
+    const done = a.collectDue(2_100);
+    expect(ids(done)).toEqual([id(1)]);
+    expect(done.interactions[0].memberSpanIds).toHaveLength(45);
+    expect(done.interactions[0].memberSpanIds).toEqual(expect.arrayContaining([low, high, spanId(100), spanId(101)]));
+  });
+
   it('recognises late spans and retried deliveries of a trace decided, released and reopened', () => {
     const a = assembler();
     a.add([agentSpan({ id: 1, agent: 'x' }), span({ id: 2, parent: 1 })], 0);
@@ -257,7 +273,7 @@ describe('interaction assembly', () => {
     expect(ids(a.collectDue(5_000))).toEqual([id(3)]);
     const later = a.add([span({ id: 2, parent: 1 }), span({ id: 4, parent: 2 }), span({ id: 5, parent: 3 })], 6_000);
     expect(later.duplicates).toBe(1);
-    expect(later.late.map((l) => [l.span.spanId, l.interactionId])).toEqual([
+    expect(later.late.map((l) => [l.spanId, l.interactionId])).toEqual([
       [spanId(4), id(1)],
       [spanId(5), id(3)],
     ]);
