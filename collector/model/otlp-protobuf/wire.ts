@@ -117,8 +117,15 @@ export function readKeyString(r: WireReader): string {
   r.pos = end;
   const buf = r.buf as Buffer;
   if (length > MAX_CACHED_KEY_BYTES) return buf.toString('utf8', start, end);
-  let hash = length;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ buf[i], 16777619);
+  if (length === 0) return '';
+  // From the length and four of the bytes (keys sharing a prefix differ near their end): the bytes
+  // are all compared below, so a collision costs a miss, never a wrong key.
+  const last = end - 1;
+  let hash = Math.imul(length, 0x9e3779b1) ^ buf[start];
+  hash = Math.imul(hash ^ buf[last], 16777619);
+  hash = Math.imul(hash ^ buf[last - (length >> 1)], 16777619);
+  hash = Math.imul(hash ^ buf[last - (length >> 2)], 16777619);
+  hash ^= hash >>> 13;
   const slot = (hash >>> 0) & (KEY_CACHE_SLOTS - 1);
   const cached = cachedKeyBytes[slot];
   if (cached !== undefined && cached.length === length) {
