@@ -51,10 +51,7 @@ export function createTraceTable(): TraceTable {
     last: -1,
     indexOf(body, start) {
       // Most spans follow another of their trace.
-      if (table.last >= 0 && sameId(body, start, lastStart)) {
-        lastStart = start;
-        return table.last;
-      }
+      if (table.last >= 0 && sameId(body, start, lastStart)) return table.last;
       const mask = slots.length - 1;
       let slot = slotOf(body, start, mask);
       for (let entry = slots[slot]; entry !== 0; entry = slots[slot]) {

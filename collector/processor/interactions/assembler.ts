@@ -22,13 +22,13 @@ import { createDecidedCache } from './decided-cache.ts';
 import { createPendingConversations } from './pending-conversations.ts';
 import { createSpanSlab } from './span-slab.ts';
 import {
-  ID_HIGH as PREPARED_HIGH,
-  ID_LOW as PREPARED_LOW,
-  LOCAL_PARENT,
-  NO_PARENT as NO_PARENT_KIND,
   PARENT_HIGH,
+  PARENT_LOCAL,
   PARENT_LOW,
+  PARENT_NONE,
   PREPARED_FIELDS,
+  SPAN_HIGH,
+  SPAN_LOW,
   TRACE,
   invocationOf,
   parentKind,
@@ -191,16 +191,17 @@ export function createAssembler(options: AssemblerOptions): Assembler {
         }
         trace = found;
       }
-      const high = numbers[at + PREPARED_HIGH];
-      const low = numbers[at + PREPARED_LOW];
+      const high = numbers[at + SPAN_HIGH];
+      const low = numbers[at + SPAN_LOW];
       if (findSpan(trace, high, low) >= 0 || (trace.decided && decidedOwner(trace, high, low) !== undefined)) {
         // A retried delivery of a span already received.
         result.duplicates++;
         continue;
       }
       const parent = parentKind(spans, i);
-      const [parentHigh, parentLow] = [numbers[at + PARENT_HIGH], numbers[at + PARENT_LOW]];
-      const lateFor = parent !== NO_PARENT_KIND ? decidedOwner(trace, parentHigh, parentLow) : undefined;
+      const parentHigh = numbers[at + PARENT_HIGH];
+      const parentLow = numbers[at + PARENT_LOW];
+      const lateFor = parent !== PARENT_NONE ? decidedOwner(trace, parentHigh, parentLow) : undefined;
       if (lateFor !== undefined) {
         // Its interaction was already decided: recorded as late, never merged into the record.
         addDecided(trace, high, low, lateFor);
@@ -210,7 +211,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       }
       // Milliseconds after the trace's first span: a small integer.
       const arrived = Math.min(now - trace.firstArrival, 0x7fffffff);
-      addSpan(trace, high, low, parent === LOCAL_PARENT, parentHigh, parentLow, arrived, invocationOf(spans, i));
+      addSpan(trace, high, low, parent === PARENT_LOCAL, parentHigh, parentLow, arrived, invocationOf(spans, i));
       conversations.count(trace, spansOf(trace) - 1);
       trace.lastArrival = now;
       pendingSpanCount++;

@@ -11,18 +11,18 @@ import { idHalf } from './trace-state.ts';
 
 /** The numbers of one span, in this order. */
 export const TRACE = 0;
-export const ID_HIGH = 1;
-export const ID_LOW = 2;
+export const SPAN_HIGH = 1;
+export const SPAN_LOW = 2;
 export const PARENT_HIGH = 3;
 export const PARENT_LOW = 4;
-/** `NO_PARENT`, `LOCAL_PARENT` or `REMOTE_PARENT` in the low two bits; its invocation + 1 above them. */
-export const KIND = 5;
+/** `PARENT_NONE`, `PARENT_LOCAL` or `PARENT_REMOTE` in the low two bits; its invocation + 1 above them. */
+const KIND = 5;
 export const PREPARED_FIELDS = 6;
 
-export const NO_PARENT = 0;
-export const LOCAL_PARENT = 1;
+export const PARENT_NONE = 0;
+export const PARENT_LOCAL = 1;
 /** A parent in another process (the span's flags say so): like a root, its chain of parents ends there. */
-export const REMOTE_PARENT = 2;
+export const PARENT_REMOTE = 2;
 
 export interface PreparedSpans {
   readonly count: number;
@@ -91,13 +91,13 @@ export function prepareSpans(
       }
     }
     numbers[at + TRACE] = lastTrace;
-    numbers[at + ID_HIGH] = idHalf(span.spanId, 0);
-    numbers[at + ID_LOW] = idHalf(span.spanId, 8);
-    let kind = NO_PARENT;
+    numbers[at + SPAN_HIGH] = idHalf(span.spanId, 0);
+    numbers[at + SPAN_LOW] = idHalf(span.spanId, 8);
+    let kind = PARENT_NONE;
     if (span.parentSpanId !== undefined) {
       numbers[at + PARENT_HIGH] = idHalf(span.parentSpanId, 0);
       numbers[at + PARENT_LOW] = idHalf(span.parentSpanId, 8);
-      kind = hasRemoteParent(span) ? REMOTE_PARENT : LOCAL_PARENT;
+      kind = hasRemoteParent(span) ? PARENT_REMOTE : PARENT_LOCAL;
     }
     const invocation = classify(span);
     if (invocation) {
