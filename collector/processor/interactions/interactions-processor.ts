@@ -54,16 +54,16 @@ export const PENDING_HIGH_WATER = 0.9;
  */
 export const DECISION_GRANULARITY_MS = 25;
 /**
- * Spans a tick decides at most: a backlog (a restart replaying thousands of traces, a burst) is
- * recorded in ticks of bounded memory and event-loop time, one right after another.
+ * Spans a tick decides at most: a backlog (a restart replaying traces, a burst) is recorded in ticks
+ * of bounded memory and event-loop time, each one transaction (a fifth less WAL than at 5,000).
  */
-export const MAX_TICK_SPANS = 5_000;
+export const MAX_TICK_SPANS = 10_000;
 /**
- * Ticks whose records are being built or written at once, at most. Their writes wait in the
- * ledger's queue behind acknowledged spans' appends; with fewer, recording fell behind sustained
- * ingest while the recorder thread sat idle (docs/benchmarks.md, "Ingest").
+ * Ticks whose records are being built or written at once, at most (three of 10,000 spans hold
+ * what four of 5,000 did). With fewer, recording fell behind sustained ingest while the recorder
+ * thread sat idle (docs/benchmarks.md, "Ingest").
  */
-export const TICKS_IN_FLIGHT = 4;
+export const TICKS_IN_FLIGHT = 3;
 /** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
 export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
 

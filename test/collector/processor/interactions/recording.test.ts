@@ -188,9 +188,10 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
   });
 
   it('records a backlog larger than one tick takes in ticks one right after another', async () => {
-    const h = await harness({ memory: MEMORY, recorder });
-    // 600 agent traces of 10 spans: more than MAX_TICK_SPANS in one tick.
-    const spans = Array.from({ length: 600 }, (_, t) => {
+    // Agent traces of 10 spans, more of them than one tick takes (MAX_TICK_SPANS), all pending at once.
+    const traces = Math.floor(MAX_TICK_SPANS / 10) + 100;
+    const h = await harness({ memory: MEMORY, recorder, maxPendingTraces: 2 * traces });
+    const spans = Array.from({ length: traces }, (_, t) => {
       const traceId = `b${t.toString(16).padStart(31, '0')}`;
       return [
         agentSpan({ id: 1, agent: 'shop', traceId }),
@@ -201,10 +202,11 @@ describe.each(['inline', 'thread'] as const)('records built %s', (recorder) => {
     await h.processor.consume(spanBatchOf(spans));
     h.advance(2_000);
     await h.processor.tick();
-    expect(h.handedOn.flat().length).toBeLessThan(600);
-    await pollUntil(() => (h.handedOn.flat().length === 600 ? true : undefined), { timeoutMs: 10_000 });
+    await pollUntil(() => (h.handedOn.flat().length === traces ? true : undefined), { timeoutMs: 10_000 });
+    // One tick hands on what it decided at once: no tick took more than MAX_TICK_SPANS.
     expect(h.handedOn.length).toBeGreaterThan(1);
-    expect(new Set(h.handedOn.flat().map((record) => record.traceId)).size).toBe(600);
+    for (const handed of h.handedOn) expect(handed.length * 10).toBeLessThanOrEqual(MAX_TICK_SPANS);
+    expect(new Set(h.handedOn.flat().map((record) => record.traceId)).size).toBe(traces);
   });
 
   it('waits for the writes of every tick on shutdown', async () => {

@@ -58,6 +58,8 @@ export interface HarnessOptions {
   consume?: (records: InteractionRecord[]) => void;
   /** The ledger: in memory (default), or a file (whose span log the recorder reads where the rows are). */
   path?: string;
+  /** `max_pending_traces` (default 1,000). */
+  maxPendingTraces?: number;
 }
 
 export function useRecordingHarness() {
@@ -90,7 +92,7 @@ export function useRecordingHarness() {
       config: {
         settleMs: 1_000,
         decisionWaitMs: 5_000,
-        maxPendingTraces: 1_000,
+        maxPendingTraces: options.maxPendingTraces ?? 1_000,
         pendingSpansMemoryBytes: options.memory,
         tickMs: 3_600_000,
         recorder,
