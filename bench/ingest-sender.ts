@@ -9,7 +9,8 @@
  * too: the 4 characters at each offset become the request counter in base 36. With timeOffsetsFile,
  * every span's times move by the same amount, so that the body's latest end is the time it is sent.
  * With requestsPerSecond, requests start on that schedule instead of as fast as acknowledged.
- * Output (stdout): one JSON line with the figures.
+ * Output (stdout): one JSON line with the figures, the acknowledged spans and throttled requests of
+ * each second among them.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -40,6 +41,15 @@ let acknowledged = 0;
 let throttled = 0;
 let failed = 0;
 const latencies: number[] = [];
+/** Per second of the run (by when the answer came): spans acknowledged, requests throttled. */
+const acknowledgedBySecond: number[] = [];
+const throttledBySecond: number[] = [];
+
+function countInSecond(counts: number[], amount: number): void {
+  const second = Math.floor((performance.now() - started) / 1000);
+  while (counts.length <= second) counts.push(0);
+  counts[second] += amount;
+}
 
 const conversationOffsets = options.conversationOffsetsFile
   ? (JSON.parse(readFileSync(options.conversationOffsetsFile, 'utf8')) as number[])
@@ -142,8 +152,10 @@ async function worker(): Promise<void> {
       acknowledgedRequests++;
       acknowledged += options.spansPerBody;
       latencies.push(performance.now() - t0);
+      countInSecond(acknowledgedBySecond, options.spansPerBody);
     } else if (status === 429 || status === 503) {
       throttled++;
+      countInSecond(throttledBySecond, 1);
       await new Promise((resolve) => setTimeout(resolve, 50));
     } else failed++;
   }
@@ -163,5 +175,7 @@ process.stdout.write(
     failed,
     p50Ms: pct(0.5),
     p99Ms: pct(0.99),
+    acknowledgedBySecond,
+    throttledBySecond,
   })}\n`,
 );

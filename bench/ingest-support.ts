@@ -114,6 +114,10 @@ export interface IngestSenderResult {
   failed: number;
   p50Ms: number;
   p99Ms: number;
+  /** Spans acknowledged in each second of the run (by when the answer came). */
+  acknowledgedBySecond: number[];
+  /** Requests throttled (429/503) in each second of the run. */
+  throttledBySecond: number[];
 }
 
 /** Figures of `bench/evaluate-sender.ts` (paced). */

@@ -13,7 +13,9 @@
  *    sender process posting copies of the body with fresh trace ids. Figures: acknowledged spans/s
  *    (acknowledged = durable) and its share of the decode-only rate (goal: at least a third), then
  *    how long until every interaction is recorded; the collector's RSS, sampled every 250 ms while
- *    the senders run, and its peak since the warm-up (goal: at most 512 MiB).
+ *    the senders run, and its peak since the warm-up (goal: at most 512 MiB). Second by second:
+ *    spans acknowledged, requests throttled, and the traces pending (the recording backlog, which
+ *    is throttled at 90 % of `max_pending_traces`).
  * 4. Memory: a second collector holds 100,000 pending traces (settle set to 10 minutes); RSS and
  *    peak RSS (goal: at most 512 MiB).
  *
@@ -149,10 +151,21 @@ async function startCollector(
   writeFileSync(`/proc/${collector.child.pid}/clear_refs`, '5');
   const rssSamples: number[] = [];
   const sampling = setInterval(() => rssSamples.push(memory(collector.child.pid!).rssMiB), 250);
+  // The recording backlog once a second: what `max_pending_traces` × 90 % throttles at.
+  const pendingBySecond: number[] = [];
+  const pendingSampling = setInterval(
+    () =>
+      void stats(collector).then(
+        (now) => pendingBySecond.push(now.pendingTraces),
+        () => undefined,
+      ),
+    1000,
+  );
   const t0 = performance.now();
   const result = await runSender({ ...base, seconds, ...paced });
   const ackedAt = performance.now();
   clearInterval(sampling);
+  clearInterval(pendingSampling);
   const peakWhileSending = memory(collector.child.pid!).peakMiB;
   const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
   await waitForDrain(collector, expectedInteractions);
@@ -163,6 +176,11 @@ async function startCollector(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
       `${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,
   );
+  const thousands = (values: number[]) => values.map((value) => Math.round(value / 1000)).join(' ');
+  line(`  by second: thousands of spans acknowledged ${thousands(result.acknowledgedBySecond)}`);
+  const throttledBySecond = result.acknowledgedBySecond.map((_, second) => result.throttledBySecond[second] ?? 0);
+  line(`             requests throttled ${throttledBySecond.join(' ')}`);
+  line(`             thousands of traces pending ${thousands(pendingBySecond)}`);
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
   line(
     `  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ` +
