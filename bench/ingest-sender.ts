@@ -163,6 +163,9 @@ async function worker(): Promise<void> {
 
 await Promise.all(Array.from({ length: options.concurrency }, worker));
 const elapsed = (performance.now() - started) / 1000;
+// Both series cover every second of the run, the quiet ones as 0.
+for (const counts of [acknowledgedBySecond, throttledBySecond])
+  while (counts.length < Math.ceil(elapsed)) counts.push(0);
 latencies.sort((a, b) => a - b);
 const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 keepAlive.destroy();

@@ -152,15 +152,16 @@ async function startCollector(
   const rssSamples: number[] = [];
   const sampling = setInterval(() => rssSamples.push(memory(collector.child.pid!).rssMiB), 250);
   // The recording backlog once a second: what `max_pending_traces` × 90 % throttles at.
+  // Each answer goes to the second it was asked in (answers may come out of order); one that fails
+  // is shown as "?".
   const pendingBySecond: number[] = [];
-  const pendingSampling = setInterval(
-    () =>
-      void stats(collector).then(
-        (now) => pendingBySecond.push(now.pendingTraces),
-        () => undefined,
-      ),
-    1000,
-  );
+  const pendingSampling = setInterval(() => {
+    const second = pendingBySecond.push(Number.NaN) - 1;
+    void stats(collector).then(
+      (now) => (pendingBySecond[second] = now.pendingTraces),
+      () => undefined,
+    );
+  }, 1000);
   const t0 = performance.now();
   const result = await runSender({ ...base, seconds, ...paced });
   const ackedAt = performance.now();
@@ -176,10 +177,10 @@ async function startCollector(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
       `${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms a request, ${result.throttled} throttled`,
   );
-  const thousands = (values: number[]) => values.map((value) => Math.round(value / 1000)).join(' ');
+  const thousands = (values: number[]) =>
+    values.map((value) => (Number.isFinite(value) ? Math.round(value / 1000) : '?')).join(' ');
   line(`  by second: thousands of spans acknowledged ${thousands(result.acknowledgedBySecond)}`);
-  const throttledBySecond = result.acknowledgedBySecond.map((_, second) => result.throttledBySecond[second] ?? 0);
-  line(`             requests throttled ${throttledBySecond.join(' ')}`);
+  line(`             requests throttled ${result.throttledBySecond.join(' ')}`);
   line(`             thousands of traces pending ${thousands(pendingBySecond)}`);
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
   line(
