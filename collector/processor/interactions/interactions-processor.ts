@@ -159,7 +159,7 @@ export function createInteractionsProcessor(options: {
   );
   const recorder =
     config.recorder === 'thread'
-      ? createThreadRecorder({ compressRecords: store.compressesRecords })
+      ? createThreadRecorder({ recordCompression: store.recordCompression })
       : typeof config.recorder === 'object'
         ? config.recorder
         : undefined;
