@@ -15,9 +15,8 @@ import type { InteractionRow } from './core/rows.ts';
  */
 export type EncodedInteraction = InteractionRow;
 export { interactionRow as encodeInteraction } from './core/rows.ts';
-/** Compresses encoded rows' records as a store keeps them (`recordCompression`, core/record-codec.ts). */
-export { compressRecords, type RecordCompression } from './core/record-codec.ts';
-import type { RecordCompression } from './core/record-codec.ts';
+/** Compresses encoded rows' records for a store that `compressesRecords` (core/record-codec.ts). */
+export { deflateRecords } from './core/record-codec.ts';
 
 export type { InteractionPageQuery, InteractionQuery } from './interaction-query.ts';
 
@@ -33,11 +32,11 @@ export interface AgentSummary {
 
 export interface InteractionStore {
   /**
-   * How the store keeps records compressed (`compressRecords`): DEFLATE in PostgreSQL, LZ4 in SQLite;
-   * undefined when it keeps their JSON as text. An encoder on another thread may then compress them
-   * there, as `row.compressed`; the store compresses rows that come without.
+   * Whether the store keeps records compressed (`deflateRecords`: the PostgreSQL store). An encoder
+   * on another thread may then compress them there, as `row.deflated`; the store compresses rows
+   * that come without.
    */
-  readonly recordCompression: RecordCompression | undefined;
+  readonly compressesRecords: boolean;
 
   /**
    * Records completed interactions. Idempotent per interaction id: a record already present is

@@ -3,7 +3,6 @@
  * interaction records. Nothing here has `undefined`-valued properties, so round trips can be
  * compared strictly whatever the store's encoding.
  */
-import { randomBytes } from 'node:crypto';
 import type { InteractionRecord } from '../../src/model/records.ts';
 import type { SpanData } from '../../collector/model/span.ts';
 import { SPAN_FLAGS_HAS_IS_REMOTE, SpanKind, StatusCode } from '../../collector/model/span.ts';
@@ -128,11 +127,4 @@ export function makeRecord(overrides: Partial<InteractionRecord> & { endTime: st
     completion: 'structural',
     ...overrides,
   };
-}
-
-/** Text of `length` characters that does not compress (the SQLite ledger stores records compressed). */
-export function incompressible(length: number): string {
-  return randomBytes(Math.ceil(length * 0.75) + 3)
-    .toString('base64')
-    .slice(0, length);
 }

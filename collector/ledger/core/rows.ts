@@ -95,11 +95,8 @@ export interface InteractionRow {
    * bytes, which move between threads without being copied into a string).
    */
   json: string | Uint8Array;
-  /**
-   * The same JSON compressed as the store keeps it (`compressRecords`, `InteractionStore.recordCompression`),
-   * when the encoder was asked for it.
-   */
-  compressed?: Uint8Array;
+  /** The same JSON compressed (`deflateRecords`), when the encoder was asked for it. */
+  deflated?: Uint8Array;
   /** The conversation turn it is, when it is one. */
   turn?: TurnRow;
 }

@@ -63,7 +63,7 @@ export interface PostgresLedgerStore extends LedgerStore {
 }
 
 /**
- * The records, compressed (`compressRecords`), come as one `bytea` with offsets and lengths
+ * The records, compressed (`deflateRecords`), come as one `bytea` with offsets and lengths
  * (`packBytes`), not as a `bytea[]`: node-postgres would send an array of them as hex text.
  */
 const INSERT_INTERACTIONS = `
@@ -173,7 +173,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     const place = writes.next();
     try {
       // Rows encoded on the recorder thread come compressed already.
-      const json = packBytes(rows.map((r) => r.compressed ?? deflateRecord(r.json)));
+      const json = packBytes(rows.map((r) => r.deflated ?? deflateRecord(r.json)));
       const values = [
         rows.map((r) => r.interactionId),
         rows.map((r) => r.traceId),
@@ -288,7 +288,7 @@ export async function createPostgresStore(options: PostgresStoreOptions): Promis
     },
 
     readsSpansFromServer: true,
-    recordCompression: 'deflate',
+    compressesRecords: true,
     // Rows are read into buffers of their own, left to the garbage collector.
     releaseEncodedSpans() {},
 

@@ -4,7 +4,7 @@
  * (`conversation-writes.ts`). Turns are recorded by `putInteractions` itself.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
 import {
   normalizeConversationQuery,
   normalizeRevisionCountQuery,
@@ -23,9 +23,6 @@ import { LedgerQueryError } from '../errors.ts';
 import { parseIsoTime } from '../interaction-query.ts';
 import { REVISION_COLUMNS, STATE_COLUMNS, revisionRowOf, stateOf, type CloseRow } from './conversation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
-import { parseStoredInteraction, type StoredRecord } from './stored-records.ts';
-
-type StoredRow = { record: StoredRecord };
 
 type Row = Record<string, unknown>;
 
@@ -93,16 +90,16 @@ export function createConversationStoreMethods(
         const row = selectRevision.get(conversationId, agentId, options.revision) as Row | undefined;
         if (!row) return undefined;
         const revision = revisionOf(row);
-        const records = (selectRecords.all(conversationId, agentId, revision.revision) as StoredRow[]).map((r) =>
-          parseStoredInteraction(r.record, path),
+        const records = (selectRecords.all(conversationId, agentId, revision.revision) as { record: string }[]).map(
+          (r) => JSON.parse(r.record) as InteractionRecord,
         );
         return conversationAtRevision(revision, inOrder(revision.interactionIds, records));
       }
       const row = selectState.get(conversationId, agentId) as Row | undefined;
       if (!row) return undefined;
       const state = stateOf(row);
-      const interactions = (selectRecords.all(conversationId, agentId, state.revision) as StoredRow[]).map((r) =>
-        parseStoredInteraction(r.record, path),
+      const interactions = (selectRecords.all(conversationId, agentId, state.revision) as { record: string }[]).map(
+        (r) => JSON.parse(r.record) as InteractionRecord,
       );
       return {
         ...conversationRecordOf(

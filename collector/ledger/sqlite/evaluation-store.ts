@@ -4,7 +4,7 @@
  * the store's reader connection; writes go through the store's writer (`evaluation-writes.ts`).
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { EvaluationRecord } from '../../../src/model/records.ts';
+import type { EvaluationRecord, InteractionRecord } from '../../../src/model/records.ts';
 import { followUpRow, isoMs, leaseRow, progressJson, queueRow, recordRow, requireText } from '../core/rows.ts';
 import type { DurableProgress, EvaluationQueue, QueuedEvaluation } from '../evaluation-queue.ts';
 import { normalizeCountQuery, normalizePageQuery } from '../interaction-query.ts';
@@ -13,7 +13,6 @@ import { RECENT_EVALUATIONS_SLACK_MS, type RecordedEvaluations } from '../record
 import type { EnqueueResult, RecordResult } from './evaluation-writes.ts';
 import type { WriterClient } from './writer-client.ts';
 import { LedgerQueryError } from '../errors.ts';
-import { parseStoredInteraction, type StoredRecord } from './stored-records.ts';
 
 export type EvaluationStoreMethods = EvaluationQueue &
   RecordedEvaluations &
@@ -53,10 +52,9 @@ export function createEvaluationStoreMethods(
   const selectEvaluations = db.prepare(
     'SELECT record FROM evaluations WHERE interaction_id = ? ORDER BY completed_at_ms, id',
   );
-  // A bare column beside max() comes from the row holding the maximum: the newest record, read for
-  // its roles (records may be compressed: stored-records.ts).
+  // A bare column beside max() comes from the row holding the maximum: the newest record's roles.
   const selectAgents = db.prepare(`
-    SELECT agent_id, count(*) AS n, max(end_time_ms) AS last, record
+    SELECT agent_id, count(*) AS n, max(end_time_ms) AS last, json_extract(record, '$.roles') AS roles
     FROM interactions GROUP BY agent_id ORDER BY agent_id`);
   const statements = new Map<string, StatementSync>();
 
@@ -108,8 +106,8 @@ export function createEvaluationStoreMethods(
 
     async loadInteractionsAwaitingIntake(limit) {
       ensureOpen();
-      return (selectAwaiting.all(limit) as { record: StoredRecord }[]).map((row) =>
-        parseStoredInteraction(row.record, path),
+      return (selectAwaiting.all(limit) as { record: string }[]).map(
+        (row) => JSON.parse(row.record) as InteractionRecord,
       );
     },
 
@@ -277,9 +275,9 @@ export function createEvaluationStoreMethods(
       params.push(limit);
       const rows = filtered('page', agentId !== undefined, sinceMs !== undefined).all(...params) as {
         rowid: number;
-        record: StoredRecord;
+        record: string;
       }[];
-      const records = rows.map((row) => parseStoredInteraction(row.record, path));
+      const records = rows.map((row) => JSON.parse(row.record) as InteractionRecord);
       return rows.length === limit ? { records, nextCursor: String(rows[rows.length - 1].rowid) } : { records };
     },
 
@@ -296,10 +294,10 @@ export function createEvaluationStoreMethods(
 
     async listAgents() {
       ensureOpen();
-      const rows = selectAgents.all() as { agent_id: string; n: number; last: number; record: StoredRecord }[];
+      const rows = selectAgents.all() as { agent_id: string; n: number; last: number; roles: string | null }[];
       return rows.map((row) => ({
         agentId: row.agent_id,
-        roles: parseStoredInteraction(row.record, path).roles ?? [],
+        roles: row.roles ? (JSON.parse(row.roles) as string[]) : [],
         interactions: Number(row.n),
         lastSeen: new Date(Number(row.last)).toISOString(),
       }));

@@ -6,8 +6,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { TurnRow } from '../core/conversation-turns.ts';
 import type { InteractionRow, SpanRow } from '../core/rows.ts';
-import { lz4Available } from '../core/lz4-block.ts';
-import { compressRecordLz4 } from '../core/record-codec.ts';
 import { createConversationWrites, type ConversationWriteRequest } from './conversation-writes.ts';
 import { createEvaluationWrites, type EvaluationWriteRequest } from './evaluation-writes.ts';
 import { createRetentionWrites, type RetentionWriteRequest } from './retention-writes.ts';
@@ -46,13 +44,10 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
   const insertSpans = db.prepare('INSERT INTO pending_spans (trace_id, span_count, codec, spans) VALUES (?, ?, ?, ?)');
   // json_each turns one JSON array parameter into a set: one prepared statement serves any count.
   const deleteSpans = db.prepare('DELETE FROM pending_spans WHERE trace_id IN (SELECT value FROM json_each(?))');
-  // A record compressed (one LZ4 block: core/record-codec.ts) is stored as the BLOB it is; where
-  // LZ4 does not load, its JSON, which may come as UTF-8 bytes: CAST stores them as the text they are.
+  // A record's JSON may come as UTF-8 bytes: CAST stores them as the text they are.
   const insertInteraction = db.prepare(`
     INSERT OR IGNORE INTO interactions (interaction_id, trace_id, agent_id, conversation_id, end_time_ms, record)
-    VALUES (?, ?, ?, ?, ?, CASE WHEN ?6 THEN ?7 ELSE CAST(?7 AS TEXT) END)`);
-  // Rows the recorder thread did not compress (records stored through `putInteractions`) are compressed here.
-  const compressHere = lz4Available();
+    VALUES (?, ?, ?, ?, ?, CAST(? AS TEXT))`);
   const insertLate = db.prepare(
     'INSERT INTO late_spans (interaction_id, trace_id, span_id, received_at_ms, codec, span) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -71,15 +66,13 @@ export function createLedgerWriter(db: DatabaseSync): LedgerWriter {
         const stored: string[] = [];
         const turns: TurnRow[] = [];
         for (const r of request.rows) {
-          const compressed = r.compressed ?? (compressHere ? compressRecordLz4(r.json) : undefined);
           const inserted = insertInteraction.run(
             r.interactionId,
             r.traceId,
             r.agentId,
             r.conversationId,
             r.endTimeMs,
-            compressed ? 1 : 0,
-            compressed ?? r.json,
+            r.json,
           );
           // A record already present (a replay) is neither new to the ledger nor a new turn.
           if (Number(inserted.changes) !== 1) continue;

@@ -271,17 +271,6 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX conversation_turns_by_interaction ON conversation_turns (interaction_id);
     `,
   },
-  {
-    version: 8,
-    description: 'interaction records stored compressed',
-    sql: `
-      -- From this version, interactions.record holds one LZ4 block of the record's JSON (a BLOB:
-      -- ledger/core/record-codec.ts), or, where LZ4 does not load, the JSON as text; the rows
-      -- written before stay text. Nothing to change in the tables: the version is what keeps an
-      -- Evalon that reads only text from opening a ledger with compressed records.
-      SELECT 1;
-    `,
-  },
 ];
 
 /**

@@ -15,6 +15,7 @@
  * write as soon as it has resolved. `:memory:` (or `writer: 'inline'`) writes on the caller's thread.
  */
 import type { StatementSync } from 'node:sqlite';
+import type { InteractionRecord } from '../../../src/model/records.ts';
 import type { InteractionQuery } from '../interaction-store.ts';
 import type { LedgerStore } from '../store.ts';
 import { LedgerStoreError } from '../errors.ts';
@@ -24,8 +25,6 @@ import { createRetentionStoreMethods } from './retention-store.ts';
 import { createWaitAndReviewMethods } from './wait-and-review-store.ts';
 import { normalizeInteractionQuery } from '../interaction-query.ts';
 import { interactionRow, type InteractionRow } from '../core/rows.ts';
-import { lz4Available } from '../core/lz4-block.ts';
-import { parseStoredInteraction, type StoredRecord } from './stored-records.ts';
 import { createPendingSpanTable } from './pending-span-table.ts';
 import { openSpanLog, spanLogDir } from './span-log.ts';
 import { createSpanMethods } from './span-methods.ts';
@@ -118,9 +117,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       lock = takeCollectorLock(path);
     },
 
-    // Records are kept as LZ4 blocks of their JSON (stored-records.ts): the recorder thread compresses
-    // them, and the writer what comes uncompressed. Where lz4-napi does not load, as JSON text.
-    recordCompression: lz4Available() ? 'lz4' : undefined,
+    // Records are kept as JSON text: SQLite stores them at the cost of a copy.
+    compressesRecords: false,
 
     async putInteractions(records) {
       ensureOpen();
@@ -134,8 +132,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
 
     async getInteraction(interactionId) {
       ensureOpen();
-      const row = selectInteraction.get(interactionId) as { record: StoredRecord } | undefined;
-      return row ? parseStoredInteraction(row.record, path) : undefined;
+      const row = selectInteraction.get(interactionId) as { record: string } | undefined;
+      return row ? (JSON.parse(row.record) as InteractionRecord) : undefined;
     },
 
     async listInteractions(query: InteractionQuery) {
@@ -147,8 +145,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteLedgerStor
       if (q.sinceMs !== undefined) params.push(q.sinceMs);
       params.push(q.limit);
       const statement = listStatement(q.agentId !== undefined, q.conversationId !== undefined, q.sinceMs !== undefined);
-      return (statement.all(...params) as { record: StoredRecord }[]).map((row) =>
-        parseStoredInteraction(row.record, path),
+      return (statement.all(...params) as { record: string }[]).map(
+        (row) => JSON.parse(row.record) as InteractionRecord,
       );
     },
 

@@ -12,13 +12,9 @@
  * - records' JSON in buffers the collector owns outright (`isOwned`: what the recorder thread
  *   answers with) moves as it is, not copied, and the caller's rows see it again once the write is
  *   answered (the next stage reads the records' content from those same bytes). Any other JSON as
- *   bytes is copied like span bytes; JSON as text is posted as it is;
- * - records compressed as the ledger keeps them (LZ4, by the recorder thread) go instead of their
- *   JSON, moved or copied the same way (and freed once back: nothing reads them after); their JSON
- *   stays with the caller.
+ *   bytes is copied like span bytes; JSON as text is posted as it is.
  */
 import { copyTogether, type BufferPool } from '../../model/buffer-pool.ts';
-import { freeBuffer } from '../../model/free-buffer.ts';
 import { isOwned } from '../../model/owned-buffers.ts';
 import type { InteractionRow, WriteRequest } from './ledger-writer.ts';
 
@@ -59,63 +55,43 @@ interface MovedJson {
   byteLength: number;
 }
 
-/**
- * A row compressed as the ledger keeps it (`row.compressed`) goes without its JSON, which stays
- * here for the next stage: the writer stores the compressed bytes. Any other row goes with its JSON.
- */
 function recordsForTransfer(request: Extract<WriteRequest, { op: 'putInteractions' }>, pool: BufferPool): Transfer {
   const moved: ArrayBuffer[] = [];
   const movedIndex = new Map<ArrayBuffer, number>();
   const restore: MovedJson[] = [];
   const copied: Uint8Array[] = [];
-  // Moved buffers of compressed records only: nothing reads them once written, freed when back.
-  const compressedOnly = new Set<number>();
-  const move = (buffer: ArrayBuffer): number => {
-    let index = movedIndex.get(buffer);
-    if (index === undefined) {
-      index = moved.push(buffer) - 1;
-      movedIndex.set(buffer, index);
-    }
-    return index;
-  };
   for (const row of request.rows) {
-    const bytes = row.compressed ?? row.json;
-    if (typeof bytes === 'string') continue;
-    if (!isOwned(bytes.buffer as ArrayBuffer)) copied.push(bytes);
-    else if (row.compressed) compressedOnly.add(move(bytes.buffer as ArrayBuffer));
-    else
-      restore.push({
-        row,
-        buffer: move(bytes.buffer as ArrayBuffer),
-        byteOffset: bytes.byteOffset,
-        byteLength: bytes.byteLength,
-      });
+    const json = row.json;
+    if (typeof json === 'string') continue;
+    if (!isOwned(json.buffer)) {
+      copied.push(json);
+      continue;
+    }
+    let index = movedIndex.get(json.buffer);
+    if (index === undefined) {
+      index = moved.push(json.buffer) - 1;
+      movedIndex.set(json.buffer, index);
+    }
+    restore.push({ row, buffer: index, byteOffset: json.byteOffset, byteLength: json.byteLength });
   }
   if (moved.length === 0 && copied.length === 0) return untouched(request);
+  let rows = request.rows;
   let pooled: ArrayBuffer | undefined;
-  let copyOf = new Map<Uint8Array, Uint8Array>();
   if (copied.length > 0) {
     const { bytes, copies } = copyTogether(pool, copied);
     pooled = bytes.buffer as ArrayBuffer;
-    copyOf = new Map(copied.map((original, i) => [original, copies[i]]));
+    const copyOf = new Map(copied.map((json, i) => [json, copies[i]]));
+    rows = request.rows.map((row) => {
+      const copy = typeof row.json === 'string' ? undefined : copyOf.get(row.json);
+      return copy ? { ...row, json: copy } : row;
+    });
   }
-  const rewritten = copied.length > 0 || request.rows.some((row) => row.compressed);
-  const rows = !rewritten
-    ? request.rows
-    : request.rows.map((row) => {
-        if (row.compressed) return { ...row, json: '', compressed: copyOf.get(row.compressed) ?? row.compressed };
-        const copy = typeof row.json === 'string' ? undefined : copyOf.get(row.json);
-        return copy ? { ...row, json: copy } : row;
-      });
   return {
     request: { ...request, rows },
     buffers: pooled ? [...moved, pooled] : moved,
     returned(buffers) {
-      for (const { row, buffer, byteOffset, byteLength } of restore) {
+      for (const { row, buffer, byteOffset, byteLength } of restore)
         row.json = new Uint8Array(buffers[buffer], byteOffset, byteLength);
-        compressedOnly.delete(buffer);
-      }
-      for (const buffer of compressedOnly) freeBuffer(buffers[buffer]);
       if (pooled) pool.give(buffers[moved.length]);
     },
   };

@@ -159,7 +159,7 @@ export function createInteractionsProcessor(options: {
   );
   const recorder =
     config.recorder === 'thread'
-      ? createThreadRecorder({ recordCompression: store.recordCompression })
+      ? createThreadRecorder({ compressRecords: store.compressesRecords })
       : typeof config.recorder === 'object'
         ? config.recorder
         : undefined;

@@ -11,7 +11,7 @@ import { buildTraces, type BuiltTraces } from './record-builder.ts';
 import type { InteractionDecision } from './decisions.ts';
 import { lowerThisThreadPriority } from '../../model/thread-priority.ts';
 import { isLocated, type LocatedSpans } from '../../ledger/span-store.ts';
-import { compressRecords, type RecordCompression } from '../../ledger/interaction-store.ts';
+import { deflateRecords } from '../../ledger/interaction-store.ts';
 
 /** A trace of a job: its rows are byte ranges of the job's buffer, or located in the ledger's files. */
 export interface RecorderTrace {
@@ -26,8 +26,8 @@ export type RecorderMessage =
       id: number;
       traces: RecorderTrace[];
       buffer: ArrayBuffer;
-      /** Compress each record's JSON too, so (the ledger keeps them so: `InteractionStore.recordCompression`). */
-      compression: RecordCompression | undefined;
+      /** Compress each record's JSON too (the ledger keeps them so: `InteractionStore.compressesRecords`). */
+      compress: boolean;
     }
   | { close: true };
 
@@ -39,33 +39,16 @@ export type RecorderReply = {
   returned: ArrayBuffer;
 };
 
-if (!parentPort) throw new Error('recorder thread: must run as a worker thread');
 const port = parentPort;
+if (!port) throw new Error('recorder thread: must run as a worker thread');
 lowerThisThreadPriority();
 
-/**
- * Jobs are built one per turn of the thread's event loop, not all those that came together: what a
- * native binding frees (the LZ4 compressor's output, core/record-codec.ts) is given back between
- * turns, so a tick's worth of jobs arriving at once would otherwise hold tens of MiB of it.
- */
-const queued: RecorderMessage[] = [];
-
 port.on('message', (message: RecorderMessage) => {
-  if (queued.push(message) === 1) setImmediate(next);
-});
-
-function next(): void {
-  const message = queued.shift()!;
-  if (queued.length > 0) setImmediate(next);
   if ('close' in message) {
     port.close();
     return;
   }
-  build(message);
-}
-
-function build(message: Extract<RecorderMessage, { id: number }>): void {
-  const { id, traces, buffer, compression } = message;
+  const { id, traces, buffer, compress } = message;
   const bytes = new Uint8Array(buffer);
   try {
     const result = buildTraces(
@@ -79,19 +62,14 @@ function build(message: Extract<RecorderMessage, { id: number }>): void {
     // The records' JSON moves with the answer, in the buffer it was written to, and so do the
     // compressed records.
     const moved = [buffer, ...jsonAsBytes(result)];
-    const compressed =
-      compression &&
-      compressRecords(
-        result.built.map(({ row }) => row),
-        compression,
-      );
+    const compressed = compress ? deflateRecords(result.built.map(({ row }) => row)) : undefined;
     if (compressed) moved.push(compressed);
     port.postMessage({ id, result, returned: buffer } satisfies RecorderReply, moved);
   } catch (error) {
     const { name, message: text } = error instanceof Error ? error : new Error(String(error));
     port.postMessage({ id, error: { name, message: text }, returned: buffer } satisfies RecorderReply, [buffer]);
   }
-}
+});
 
 /**
  * The built rows' JSON as UTF-8, written into one buffer of exactly its size (it moves to the event

@@ -17,7 +17,6 @@ import { Worker } from 'node:worker_threads';
 import { copyTogether, threadBufferPool, type BufferPool } from '../../model/buffer-pool.ts';
 import { markOwned } from '../../model/owned-buffers.ts';
 import { isLocated } from '../../ledger/span-store.ts';
-import type { RecordCompression } from '../../ledger/interaction-store.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
 
@@ -66,14 +65,14 @@ const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).
 const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 };
 
 export interface ThreadRecorderOptions {
-  /** Compress each record's JSON on the thread too, so (`InteractionStore.recordCompression`). */
-  recordCompression?: RecordCompression;
+  /** Compress each record's JSON on the thread too (`InteractionStore.compressesRecords`). */
+  compressRecords?: boolean;
   /** The thread's module (tests give one that fails). */
   threadUrl?: URL;
 }
 
 export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recorder {
-  const { recordCompression, threadUrl = THREAD_URL } = options;
+  const { compressRecords = false, threadUrl = THREAD_URL } = options;
   const pending = new Map<number, { resolve(result: BuiltTraces): void; reject(error: Error): void }>();
   // The jobs' buffers: each comes back with the thread's answer and carries the next job.
   const buffers = threadBufferPool();
@@ -105,10 +104,8 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
       else {
         // The records' JSON came in a buffer of its own that only these rows view: it may move on
         // to the ledger's writer and back instead of being copied.
-        for (const { row } of reply.result!.built) {
+        for (const { row } of reply.result!.built)
           if (typeof row.json === 'object') markOwned(row.json.buffer as ArrayBuffer);
-          if (row.compressed) markOwned(row.compressed.buffer as ArrayBuffer);
-        }
         waiter.resolve(reply.result!);
       }
     });
@@ -138,7 +135,7 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
             const id = nextId++;
             pending.set(id, { resolve, reject });
             if (pending.size === 1) target.ref();
-            target.postMessage({ id, traces: job, buffer, compression: recordCompression } satisfies RecorderMessage, [
+            target.postMessage({ id, traces: job, buffer, compress: compressRecords } satisfies RecorderMessage, [
               buffer,
             ]);
           }),

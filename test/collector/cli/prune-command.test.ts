@@ -16,7 +16,7 @@ import { createSqliteStore } from '../../../collector/ledger/sqlite/sqlite-store
 import type { LedgerStore } from '../../../collector/ledger/store.ts';
 import type { InteractionRecord } from '../../../src/model/records.ts';
 import { spawnCollector, type CollectorProcess } from '../../helpers/collector-process.ts';
-import { incompressible, makeRecord } from '../../helpers/ledger-fixtures.ts';
+import { makeRecord } from '../../helpers/ledger-fixtures.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/postgres.ts';
 
 const DAY = 86_400_000;
@@ -133,10 +133,7 @@ describe('evalon ledger prune', () => {
     old.exec('PRAGMA auto_vacuum = NONE');
     old.exec('CREATE TABLE made_before (x)');
     old.close();
-    const records = Array.from({ length: 40 }, (_, i) => ({
-      ...ended(60 - i),
-      finalResponseText: incompressible(50_000),
-    }));
+    const records = Array.from({ length: 40 }, (_, i) => ({ ...ended(60 - i), finalResponseText: 'z'.repeat(50_000) }));
     await fill(createSqliteStore({ path }), [...records, ended(0)]);
     const result = await cli(['ledger', 'prune', '--config', config]);
     expect(result.code).toBe(0);

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createApiServer } from '../../../collector/api/api-server.ts';
-import { compressRecord } from '../../../collector/ledger/core/record-codec.ts';
+import { deflateRecord } from '../../../collector/ledger/core/record-codec.ts';
 import type { LedgerStore, RetainedSubject } from '../../../collector/ledger/store.ts';
 import type { RetentionPolicy } from '../../../collector/retention/config.ts';
 import { runPrunePass } from '../../../collector/retention/prune-pass.ts';
@@ -86,10 +86,9 @@ export function describeRetentionContract(current: () => LedgerStore, sql: SqlRe
       const report = await pass(MAX_AGE_30D);
       expect(report).toMatchObject({ units: 2, keptInUse: 0, overSize: false });
       expect(report.tally.interactions.count).toBe(2);
-      // The bytes the store keeps of each: its JSON, or the JSON compressed (`recordCompression`).
-      const compression = current().recordCompression;
+      // The bytes the store keeps of each: its JSON, or the JSON compressed (`compressesRecords`).
       const kept = (record: InteractionRecord) =>
-        compression ? compressRecord(JSON.stringify(record), compression).length : JSON.stringify(record).length;
+        current().compressesRecords ? deflateRecord(JSON.stringify(record)).length : JSON.stringify(record).length;
       expect(report.tally.interactions.bytes).toBeGreaterThan((kept(old) + kept(older)) * 0.9);
       expect(report.tally.late_spans.count).toBe(1);
       expect(await exists(old)).toBe(false);

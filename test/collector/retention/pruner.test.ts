@@ -12,7 +12,6 @@ import { createSqliteStore, type SqliteLedgerStore } from '../../../collector/le
 import type { Logger } from '../../../collector/logger.ts';
 import { createLedgerPruner } from '../../../collector/retention/pruner.ts';
 import { DAY, ended, NOW, recorded } from '../ledger/retention-contract.ts';
-import { incompressible } from '../../helpers/ledger-fixtures.ts';
 
 const INTERVAL_MS = 1_000;
 
@@ -111,7 +110,7 @@ describe('ledger pruner', () => {
   });
 
   it('says once that the ledger stays above max_size while what is left is in use, then that it is under', async () => {
-    const records = Array.from({ length: 20 }, (_, i) => ended(20 - i, { finalResponseText: incompressible(100_000) }));
+    const records = Array.from({ length: 20 }, (_, i) => ended(20 - i, { finalResponseText: 'y'.repeat(100_000) }));
     // Recorded, not taken in: every one of them awaits intake.
     await store.putInteractions(records);
     const maxSizeBytes = Math.round((await store.measureLedgerSize()).usedBytes * 0.6);

@@ -4,18 +4,34 @@
  * says it cannot give space back until compacted; compacting needs the file to itself; a prune
  * transaction holds the writer for a bounded time and defers the rest.
  */
-import { statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { migrate, MIGRATIONS } from '../../../../collector/ledger/sqlite/schema.ts';
-import { useTempStores } from './temp-stores.ts';
+import { createSqliteStore, type SqliteLedgerStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import { runPrunePass } from '../../../../collector/retention/prune-pass.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
-import { incompressible } from '../../../helpers/ledger-fixtures.ts';
 import { DAY, ended, NOW, recorded } from '../retention-contract.ts';
 
 describe('SQLite retention', () => {
-  const { ledgerPath, open } = useTempStores('evalon-sqlite-retention-');
+  const dirs: string[] = [];
+  const stores: SqliteLedgerStore[] = [];
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  function ledgerPath(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'evalon-sqlite-retention-'));
+    dirs.push(dir);
+    return join(dir, 'ledger.db');
+  }
+  function open(path: string, writer: 'thread' | 'inline' = 'thread'): SqliteLedgerStore {
+    const store = createSqliteStore({ path, writer });
+    stores.push(store);
+    return store;
+  }
   const pragma = (path: string, name: string) => {
     const db = new DatabaseSync(path, { readOnly: true });
     try {
@@ -39,7 +55,7 @@ describe('SQLite retention', () => {
     const path = ledgerPath();
     const store = open(path);
     expect(pragma(path, 'auto_vacuum')).toBe(2);
-    const big = incompressible(200_000);
+    const big = 'w'.repeat(200_000);
     await recorded(store, [
       ...Array.from({ length: 60 }, (_, i) => ended(90 - i, { finalResponseText: big })),
       ended(0),
@@ -60,17 +76,10 @@ describe('SQLite retention', () => {
     const old = new DatabaseSync(path);
     old.exec('PRAGMA page_size = 16384');
     old.exec('PRAGMA journal_mode = WAL');
-    migrate(
-      old,
-      path,
-      MIGRATIONS.slice(
-        0,
-        MIGRATIONS.findIndex((m) => m.version === 7),
-      ),
-    );
+    migrate(old, path, MIGRATIONS.slice(0, MIGRATIONS.length - 1));
     old.close();
     const store = open(path, 'inline');
-    const aged = Array.from({ length: 20 }, () => ended(40, { finalResponseText: incompressible(100_000) }));
+    const aged = Array.from({ length: 20 }, () => ended(40, { finalResponseText: 'v'.repeat(100_000) }));
     const records = [...aged, ended(0)];
     await recorded(store, records);
     expect(pragma(path, 'auto_vacuum')).toBe(0);

@@ -17,7 +17,7 @@ import {
   type SqliteLedgerStore,
   type SqliteStoreOptions,
 } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
-import { incompressible, makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
+import { makeRecord, plainSpan, TRACE_A, TRACE_B } from '../../../helpers/ledger-fixtures.ts';
 import { CODEC_V8, encodeSpans } from '../../../../collector/ledger/core/span-codec.ts';
 import { describeLedgerStoreContract } from '../store-contract.ts';
 
@@ -89,7 +89,7 @@ describe('SQLite store', () => {
       const { store, path } = open();
       // ~24 MiB of interactions: far below the writer's fallback auto-checkpoint (256 MiB), so only
       // the checkpoint thread can move these pages into the main file.
-      const big = incompressible(8 * 1024);
+      const big = 'x'.repeat(8 * 1024);
       for (let batch = 0; batch < 30; batch++) {
         const records = Array.from({ length: 100 }, (_, i) =>
           makeRecord({ endTime: new Date(Date.UTC(2025, 0, 1, 0, 0, batch, i)).toISOString(), finalResponseText: big }),

@@ -132,40 +132,4 @@ describe("records' JSON handed to the writer thread", () => {
     expect(moved.buffers).toEqual([]);
     expect((moved.request as Extract<WriteRequest, { op: 'putInteractions' }>).rows).toBe(rows);
   });
-
-  it('sends a compressed record instead of its JSON, which stays with the caller, and frees it once back', () => {
-    const json = new ArrayBuffer(16);
-    Buffer.from(json).write('{"a":1}{"b":2}');
-    const owned = new ArrayBuffer(6);
-    Buffer.from(owned).write('LZ4LZ4');
-    const shared = Buffer.from('lz4');
-    for (const buffer of [json, owned]) markOwned(buffer);
-    const rows = [
-      { ...recordRow('x', new Uint8Array(json, 0, 7)), compressed: new Uint8Array(owned, 0, 3) },
-      { ...recordRow('y', new Uint8Array(json, 7, 7)), compressed: new Uint8Array(owned, 3, 3) },
-      { ...recordRow('z', '{"c":3}'), compressed: shared },
-    ];
-    const moved = forTransfer({ op: 'putInteractions', rows }, createBufferPool());
-    // The owned compressed buffer moves; the shared one is copied; the JSON goes nowhere.
-    expect(moved.buffers).toHaveLength(2);
-    expect(moved.buffers[0]).toBe(owned);
-    const posted = (moved.request as Extract<WriteRequest, { op: 'putInteractions' }>).rows;
-    expect(posted.map((row) => [row.interactionId, row.json, Buffer.from(row.compressed!).toString()])).toEqual([
-      ['x', '', 'LZ4'],
-      ['y', '', 'LZ4'],
-      ['z', '', 'lz4'],
-    ]);
-    expect(posted[2].compressed!.buffer).toBe(moved.buffers[1]);
-    const back = thereAndBack(moved.buffers);
-    moved.returned(back);
-    expect(owned.detached).toBe(true);
-    expect(json.detached).toBe(false);
-    // Back from the writer, the compressed records are freed at once (nothing reads them after).
-    expect(back[0].detached).toBe(true);
-    expect(rows.map((row) => (typeof row.json === 'string' ? row.json : Buffer.from(row.json).toString()))).toEqual([
-      '{"a":1}',
-      '{"b":2}',
-      '{"c":3}',
-    ]);
-  });
 });
