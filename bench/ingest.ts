@@ -14,8 +14,9 @@
  *    (acknowledged = durable) and its share of the decode-only rate (goal: at least a third), then
  *    how long until every interaction is recorded; the collector's RSS, sampled every 250 ms while
  *    the senders run, and its peak since the warm-up (goal: at most 512 MiB). Second by second:
- *    spans acknowledged, requests throttled, and the traces pending (the recording backlog, which
- *    is throttled at 90 % of `max_pending_traces`).
+ *    spans acknowledged, requests throttled, the traces pending (the recording backlog, which is
+ *    throttled at 90 % of `max_pending_traces`), and the collector's RSS (longer runs, `--seconds
+ *    60`, show where it settles once the backlog stays at that mark).
  * 4. Memory: a second collector holds 100,000 pending traces (settle set to 10 minutes); RSS and
  *    peak RSS (goal: at most 512 MiB).
  *
@@ -182,6 +183,10 @@ async function startCollector(
   line(`  by second: thousands of spans acknowledged ${thousands(result.acknowledgedBySecond)}`);
   line(`             requests throttled ${result.throttledBySecond.join(' ')}`);
   line(`             thousands of traces pending ${thousands(pendingBySecond)}`);
+  // The highest of each second's four samples: where RSS settles once the backlog is at the mark.
+  const rssBySecond: number[] = [];
+  for (let i = 0; i < rssSamples.length; i += 4) rssBySecond.push(Math.max(...rssSamples.slice(i, i + 4)));
+  line(`             collector RSS, MiB ${rssBySecond.map((value) => Math.round(value)).join(' ')}`);
   const e2eRate = result.acknowledgedSpans / ((drainedAt - t0) / 1000);
   line(
     `  recorded as interactions: all ${fmt(expectedInteractions - before.interactions)} within ` +
