@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createDecidedCache } from '../../../../collector/processor/interactions/decided-cache.ts';
+import { hexIdInto, ID_INTS } from '../../../../collector/processor/interactions/decided-table.ts';
 import type { DecidedMembers } from '../../../../collector/processor/interactions/trace-state.ts';
 
 /** Members of `roots` interactions with `spans` spans each, numbered from `seed` (signed halves included). */
@@ -18,6 +19,28 @@ function members(seed: number, roots = 1, spans = 10): DecidedMembers {
 }
 
 describe('the decided cache', () => {
+  it('tells a trace id of 32 hex characters by its integers, and no other form', () => {
+    const out = new Int32Array(ID_INTS);
+    expect(hexIdInto('0123456789abcdef00000000ffffffff', out)).toBe(true);
+    expect([...out]).toEqual([0x01234567, 0x89abcdef - 2 ** 32, 0, -1]);
+    for (const other of [
+      '0123456789ABCDEF00000000ffffffff',
+      '0123456789abcdef',
+      'g'.repeat(32),
+      `${'0'.repeat(32)}0`,
+    ]) {
+      expect(hexIdInto(other, out)).toBe(false);
+    }
+  });
+
+  it('keeps apart hex ids that differ in any one of their integers', () => {
+    const cache = createDecidedCache();
+    const ids = ['0'.repeat(32), `1${'0'.repeat(31)}`, `${'0'.repeat(8)}1${'0'.repeat(23)}`, `${'0'.repeat(31)}1`];
+    for (const [i, traceId] of ids.entries()) cache.set(traceId, members(i + 1), i);
+    expect(ids.map((traceId) => cache.take(traceId))).toEqual(ids.map((_, i) => members(i + 1)));
+    expect(cache.size).toBe(0);
+  });
+
   it('gives back what it was given, once, and forgets a trace deleted or given again', () => {
     const cache = createDecidedCache();
     cache.set('a', members(1, 2, 3), 10);
@@ -58,24 +81,32 @@ describe('the decided cache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('loses nothing and forgets the oldest while its array moves, grows and shrinks under a stream', () => {
+  // Trace ids as the receivers make them (32 hex characters, kept in the array as integers, found
+  // through the table), ids of any other form (kept in a map), and both at once.
+  const idForms: Array<[string, (i: number) => string]> = [
+    ['other ids', (i) => `t${i}`],
+    ['hex ids', (i) => (i * 2_654_435_761).toString(16).padStart(32, '0')],
+    ['both', (i) => (i % 2 === 0 ? `t${i}` : i.toString(16).padStart(32, 'f'))],
+  ];
+
+  it.each(idForms)('loses nothing and forgets the oldest under a stream, its array moving (%s)', (_, idOf) => {
     const cache = createDecidedCache();
     const expected = new Map<string, DecidedMembers>();
     let now = 0;
     for (let i = 0; i < 20_000; i++) {
-      const traceId = `t${i}`;
+      const traceId = idOf(i);
       const decided = members(i, 1 + (i % 3), 1 + (i % 40));
       cache.set(traceId, decided, now++);
       expected.set(traceId, decided);
       // Some come back before they are forgotten; the rest go by count.
       if (i % 11 === 0) {
-        const back = `t${i - 5}`;
+        const back = idOf(i - 5);
         expect(cache.take(back)).toEqual(expected.get(back));
         expected.delete(back);
       }
       // Some are decided again: they become the newest, their older entry stale.
-      if (i % 13 === 0 && expected.has(`t${i - 7}`)) {
-        const again = `t${i - 7}`;
+      if (i % 13 === 0 && expected.has(idOf(i - 7))) {
+        const again = idOf(i - 7);
         const redecided = members(i + 100_000, 2, 3);
         cache.set(again, redecided, now++);
         expected.delete(again);
