@@ -62,8 +62,9 @@ export function createDecidedCache(): DecidedCache {
   let oldest = 0;
   /** Where the next entry goes. */
   let tail = 0;
-  let live = 0;
   const id = new Int32Array(ID_INTS);
+  /** Entries that are their trace's live one. */
+  const live = () => table.size + otherStarts.size;
 
   const lengthAt = (at: number) => HEADER + ring[at + ROOTS] * 2 + ring[at + SPANS] * 3;
 
@@ -84,7 +85,6 @@ export function createDecidedCache(): DecidedCache {
     if (start < 0) return;
     if (ring[start - base + ID_KIND] === HEX_ID) table.delete(id);
     else otherStarts.delete(traceId);
-    live--;
   }
 
   /** Whether the entry at `start` (logical) is its trace's live one. */
@@ -104,7 +104,6 @@ export function createDecidedCache(): DecidedCache {
     if (forget) {
       if (ring[at + ID_KIND] === HEX_ID) table.delete(ring.subarray(at + ID, at + HEADER));
       else otherStarts.delete(otherIds.get(oldest)!);
-      live--;
     }
     if (ring[at + ID_KIND] === OTHER_ID) otherIds.delete(oldest);
     oldest += lengthAt(at);
@@ -142,7 +141,7 @@ export function createDecidedCache(): DecidedCache {
 
   return {
     get size() {
-      return live;
+      return live();
     },
 
     set(traceId, decided, decidedAt) {
@@ -167,7 +166,6 @@ export function createDecidedCache(): DecidedCache {
         otherStarts.set(traceId, tail);
         otherIds.set(tail, traceId);
       }
-      live++;
       tail += length;
     },
 
@@ -186,14 +184,11 @@ export function createDecidedCache(): DecidedCache {
     forget(notAfter, limit) {
       while (oldest < tail) {
         if (!isLive(oldest)) dropOldest(false);
-        else if (live > limit || timeAt(oldest - base) <= notAfter) dropOldest(true);
+        else if (live() > limit || timeAt(oldest - base) <= notAfter) dropOldest(true);
         else break;
       }
-      if (live === 0) {
-        // Nothing left: start again from the front (stale entries kept their ids in `otherIds`).
-        otherIds.clear();
-        base = oldest = tail = 0;
-      }
+      // Nothing left (every entry walked past): start again from the front.
+      if (oldest === tail) base = oldest = tail = 0;
     },
   };
 }
