@@ -29,6 +29,12 @@ interface SenderOptions {
   timeOffsetsFile?: string;
   /** Requests a second in all, started on a schedule (none: as fast as acknowledged). */
   requestsPerSecond?: number;
+  /**
+   * After a throttled request (429, 503), wait what the answer's `Retry-After` asks, as the
+   * OpenTelemetry SDK's OTLP exporters do, instead of 50 ms (a sender that presses harder than
+   * they do: the collector reads every request it refuses).
+   */
+  honourRetryAfter?: boolean;
 }
 
 const options = JSON.parse(process.argv[2]) as SenderOptions;
@@ -79,15 +85,28 @@ function body(into: Buffer, counter: number): Buffer {
 }
 
 /**
+ * A `Retry-After` header in milliseconds: seconds, or an HTTP date; without one, the OTLP
+ * exporters' first back-off (1 s).
+ */
+function retryAfterMsOf(header: string | undefined): number {
+  if (header === undefined) return 1000;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? 1000 : Math.max(0, at - Date.now());
+}
+
+/**
  * Posts `payload`; resolves with the status once the answer has ended and the payload is no longer
  * being written (the caller then writes its next body into the same buffer).
  */
-function post(payload: Buffer): Promise<number> {
+function post(payload: Buffer): Promise<{ status: number; retryAfterMs: number }> {
   return new Promise((resolve, reject) => {
     let status: number | undefined;
+    let retryAfterMs = 0;
     let written = false;
     const settle = () => {
-      if (status !== undefined && written) resolve(status);
+      if (status !== undefined && written) resolve({ status, retryAfterMs });
     };
     const req = request(
       {
@@ -102,6 +121,7 @@ function post(payload: Buffer): Promise<number> {
         res.resume();
         res.on('end', () => {
           status = res.statusCode ?? 0;
+          retryAfterMs = retryAfterMsOf(res.headers['retry-after']);
           settle();
         });
       },
@@ -146,7 +166,7 @@ async function worker(): Promise<void> {
     const payload = body(own, (options.counterBase ?? 0) + next++);
     const t0 = performance.now();
     inFlight++;
-    const status = await post(payload).catch(() => 0);
+    const { status, retryAfterMs } = await post(payload).catch(() => ({ status: 0, retryAfterMs: 0 }));
     inFlight--;
     if (status === 200) {
       acknowledgedRequests++;
@@ -156,7 +176,7 @@ async function worker(): Promise<void> {
     } else if (status === 429 || status === 503) {
       throttled++;
       countInSecond(throttledBySecond, 1);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await new Promise((resolve) => setTimeout(resolve, options.honourRetryAfter ? retryAfterMs : 50));
     } else failed++;
   }
 }

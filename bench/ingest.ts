@@ -23,7 +23,10 @@
  * Options: --seconds N (default 20), --concurrency N (default 8), --pending N (default 100000),
  * --skip-pending, --rate N (spans a second offered on a schedule instead of as fast as
  * acknowledged: the memory of two builds compared at the same load, which an unpaced run's figures
- * cannot do on a machine whose speed swings between runs; the goals are measured without it).
+ * cannot do on a machine whose speed swings between runs; the goals are measured without it),
+ * --retry-after (a throttled sender waits what the collector's Retry-After asks, as the
+ * OpenTelemetry SDK's OTLP exporters do, instead of retrying after 50 ms; the goals are measured
+ * without it).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     pending: { type: 'string', default: '100000' },
     'skip-pending': { type: 'boolean', default: false },
     rate: { type: 'string' },
+    'retry-after': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -144,6 +148,7 @@ async function startCollector(
     offsetsFile: join(dir, 'offsets.json'),
     spansPerBody: SPANS_PER_BODY,
     concurrency,
+    honourRetryAfter: values['retry-after'],
   };
   await runSender({ ...base, seconds: 2, counterBase: 1 << 30 }); // warm-up
   await waitForDrain(collector);
@@ -172,7 +177,9 @@ async function startCollector(
   const expectedInteractions = before.interactions + (result.acknowledgedSpans / SPANS_PER_BODY) * TRACES_PER_BODY;
   await waitForDrain(collector, expectedInteractions);
   const drainedAt = performance.now();
-  const load = rate === undefined ? '' : `, ${fmt(rate)} spans/s offered`;
+  const load =
+    (rate === undefined ? '' : `, ${fmt(rate)} spans/s offered`) +
+    (values['retry-after'] ? ', a throttled sender waiting what Retry-After asks' : '');
   line(`end to end, ${concurrency} concurrent senders${load}, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
