@@ -83,6 +83,15 @@ export interface SpanHead {
   attributes: Attributes;
   flags: number;
   origin: Pick<SpanOrigin, 'scopeName'>;
+  /**
+   * When the receiver read the span as bytes: the span id's 8 bytes as two big-endian 32-bit
+   * integers, and the parent id's (undefined without a parent), which is how the assembler keeps
+   * ids. `spanId` and `parentSpanId` are then written out as hex only if they are read.
+   */
+  readonly spanIdHigh?: number;
+  readonly spanIdLow?: number;
+  readonly parentIdHigh?: number;
+  readonly parentIdLow?: number;
 }
 
 /** True when the span's flags say that its parent lives in another process. */

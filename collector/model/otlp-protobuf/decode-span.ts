@@ -26,6 +26,7 @@ import {
   enterMessage,
   leaveMessage,
   readFixed64,
+  readSharedString,
   skipBytes,
   skipFixed64,
   skipField,
@@ -116,7 +117,7 @@ function walkSpan(r: WireReader, mode: Mode, matcher: KeyMatcher | undefined): F
         break;
       case 5:
         if (wireType !== LEN) throw wrongWireType(r, 'Span.name', wireType, LEN);
-        f.name = r.string();
+        f.name = readSharedString(r);
         break;
       case 6:
         if (wireType !== VARINT) throw wrongWireType(r, 'Span.kind', wireType, VARINT);
@@ -240,13 +241,47 @@ export function scanProtobufSpan(
     rejections.add(spanPath(resourceIndex, scopeIndex, spanIndex), problem);
     return undefined;
   }
-  return {
-    traceId: traces.ids[traces.indexOf(buf, f.traceStart)],
-    spanId: buf.toString('hex', f.spanStart, f.spanStart + SPAN_ID_BYTES),
-    parentSpanId: f.parentLength === 0 ? undefined : buf.toString('hex', f.parentStart, f.parentStart + SPAN_ID_BYTES),
-    name: f.name,
-    attributes: f.attributes,
-    flags: f.flags,
-    origin,
-  };
+  return new ScannedHead(traces.ids[traces.indexOf(buf, f.traceStart)], buf, f, origin);
+}
+
+/**
+ * A scanned span's head. Its ids stay the numbers of their bytes, written out as hex only if read:
+ * the assembler keeps them as numbers, and making two strings a span to parse them back was ~7 % of
+ * the receiver's check of a request.
+ */
+class ScannedHead implements SpanHead {
+  readonly traceId: string;
+  readonly name: string;
+  readonly attributes: Attributes;
+  readonly flags: number;
+  readonly origin: SpanHead['origin'];
+  readonly spanIdHigh: number;
+  readonly spanIdLow: number;
+  readonly parentIdHigh: number | undefined;
+  readonly parentIdLow: number | undefined;
+
+  constructor(traceId: string, buf: Buffer, f: Found, origin: SpanHead['origin']) {
+    this.traceId = traceId;
+    this.name = f.name;
+    this.attributes = f.attributes;
+    this.flags = f.flags;
+    this.origin = origin;
+    this.spanIdHigh = buf.readInt32BE(f.spanStart);
+    this.spanIdLow = buf.readInt32BE(f.spanStart + 4);
+    this.parentIdHigh = f.parentLength === 0 ? undefined : buf.readInt32BE(f.parentStart);
+    this.parentIdLow = f.parentLength === 0 ? undefined : buf.readInt32BE(f.parentStart + 4);
+  }
+
+  get spanId(): string {
+    return idHex(this.spanIdHigh, this.spanIdLow);
+  }
+
+  get parentSpanId(): string | undefined {
+    return this.parentIdHigh === undefined ? undefined : idHex(this.parentIdHigh, this.parentIdLow!);
+  }
+}
+
+/** An 8-byte id from its two big-endian halves, as lowercase hex. */
+function idHex(high: number, low: number): string {
+  return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
 }

@@ -16,6 +16,7 @@ import {
   leaveMessage,
   readInt64,
   readKeyString,
+  readSharedString,
   skipBytes,
   skipKeyString,
   skipField,
@@ -80,7 +81,7 @@ export function checkKeyValue(r: WireReader, depth: number, target?: Attributes,
       const make = key !== undefined;
       skippedStart = make ? -1 : r.pos;
       skippedEnd = r.len;
-      value = decodeAnyValue(r, depth, make);
+      value = decodeAnyValue(r, depth, make, true);
       leaveMessage(r, outer);
     } else {
       skipField(r, tag);
@@ -91,7 +92,7 @@ export function checkKeyValue(r: WireReader, depth: number, target?: Attributes,
     const [pos, len] = [r.pos, r.len];
     r.pos = skippedStart;
     r.len = skippedEnd;
-    value = decodeAnyValue(r, depth, true);
+    value = decodeAnyValue(r, depth, true, true);
     [r.pos, r.len] = [pos, len];
   }
   setAttribute(target, key, value);
@@ -101,7 +102,7 @@ export function checkKeyValue(r: WireReader, depth: number, target?: Attributes,
  * An AnyValue: kvlist becomes a plain object, array an array, int64 a number; unset is null.
  * Without `make`, only the checks: strings and bytes are stepped over, and the answer is null.
  */
-function decodeAnyValue(r: WireReader, depth: number, make: boolean): AttributeValue {
+function decodeAnyValue(r: WireReader, depth: number, make: boolean, shared = false): AttributeValue {
   if (depth > MAX_VALUE_DEPTH) {
     throw new OtlpDecodeError(`protobuf: AnyValue nested deeper than ${MAX_VALUE_DEPTH} levels at byte ${r.pos}`);
   }
@@ -112,7 +113,7 @@ function decodeAnyValue(r: WireReader, depth: number, make: boolean): AttributeV
     switch (tag >>> 3) {
       case 1:
         if (wireType !== LEN) throw wrongWireType(r, 'AnyValue.string_value', wireType, LEN);
-        if (make) value = r.string();
+        if (make) value = shared ? readSharedString(r) : r.string();
         else r.skip(r.size()); // what string() checks, without the string
         break;
       case 2:

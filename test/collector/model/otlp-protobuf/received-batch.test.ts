@@ -66,7 +66,25 @@ function compare(body: Uint8Array): 'accepted' | 'refused' {
     expect(byTrace.spanCounts[index]).toBe(own.length);
     expect(decodeTrace(traceRequest(byTrace, index))).toStrictEqual(own);
   });
-  expect(batch.heads).toStrictEqual(
+  // What a head answers (its ids as hex are written out when read), and its ids as the numbers
+  // the assembler keeps.
+  const heads = batch.heads.map((head) => ({
+    traceId: head.traceId,
+    spanId: head.spanId,
+    parentSpanId: head.parentSpanId,
+    name: head.name,
+    attributes: head.attributes,
+    flags: head.flags,
+    origin: head.origin,
+  }));
+  const halves = (id: string | undefined) =>
+    id === undefined
+      ? [undefined, undefined]
+      : [Buffer.from(id, 'hex').readInt32BE(0), Buffer.from(id, 'hex').readInt32BE(4)];
+  expect(batch.heads.map((head) => [head.spanIdHigh, head.spanIdLow, head.parentIdHigh, head.parentIdLow])).toEqual(
+    spans.map((span) => [...halves(span.spanId), ...halves(span.parentSpanId)]),
+  );
+  expect(heads).toStrictEqual(
     spans.map((span) => ({
       traceId: span.traceId,
       spanId: span.spanId,
