@@ -94,6 +94,36 @@ export interface SpanHead {
   readonly parentIdLow?: number;
 }
 
+const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
+
+/**
+ * The 16 hex characters of a span id kept as two big-endian 32-bit halves (`SpanHead.spanIdHigh`,
+ * the assembler's spans), made as one flat string.
+ */
+export function hexId(high: number, low: number): string {
+  const h = high >>> 0;
+  const l = low >>> 0;
+  const d = HEX_DIGITS;
+  return String.fromCharCode(
+    d[h >>> 28],
+    d[(h >>> 24) & 15],
+    d[(h >>> 20) & 15],
+    d[(h >>> 16) & 15],
+    d[(h >>> 12) & 15],
+    d[(h >>> 8) & 15],
+    d[(h >>> 4) & 15],
+    d[h & 15],
+    d[l >>> 28],
+    d[(l >>> 24) & 15],
+    d[(l >>> 20) & 15],
+    d[(l >>> 16) & 15],
+    d[(l >>> 12) & 15],
+    d[(l >>> 8) & 15],
+    d[(l >>> 4) & 15],
+    d[l & 15],
+  );
+}
+
 /** True when the span's flags say that its parent lives in another process. */
 export function hasRemoteParent(span: Pick<SpanData, 'flags' | 'parentSpanId'>): boolean {
   return span.parentSpanId !== undefined && (span.flags & SPAN_FLAGS_IS_REMOTE) !== 0;

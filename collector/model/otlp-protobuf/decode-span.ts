@@ -8,7 +8,15 @@
  * the same checks, so a request accepted then always decodes later; the head is ids, flags, name
  * and the few attributes a matcher names).
  */
-import type { Attributes, SpanData, SpanEvent, SpanHead, SpanLink, SpanOrigin } from '../span.ts';
+import {
+  hexId,
+  type Attributes,
+  type SpanData,
+  type SpanEvent,
+  type SpanHead,
+  type SpanLink,
+  type SpanOrigin,
+} from '../span.ts';
 import type { KeyMatcher } from './key-matcher.ts';
 import type { TraceTable } from './trace-table.ts';
 import { spanPath, type SpanRejections } from '../span-rejections.ts';
@@ -273,15 +281,10 @@ class ScannedHead implements SpanHead {
   }
 
   get spanId(): string {
-    return idHex(this.spanIdHigh, this.spanIdLow);
+    return hexId(this.spanIdHigh, this.spanIdLow);
   }
 
   get parentSpanId(): string | undefined {
-    return this.parentIdHigh === undefined ? undefined : idHex(this.parentIdHigh, this.parentIdLow!);
+    return this.parentIdHigh === undefined ? undefined : hexId(this.parentIdHigh, this.parentIdLow!);
   }
-}
-
-/** An 8-byte id from its two big-endian halves, as lowercase hex. */
-function idHex(high: number, low: number): string {
-  return (high >>> 0).toString(16).padStart(8, '0') + (low >>> 0).toString(16).padStart(8, '0');
 }

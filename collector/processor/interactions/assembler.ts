@@ -13,7 +13,7 @@
  * - otherwise completion `timeout` once `decision_wait` has passed since the trace's last span,
  *   or when the trace is evicted because `max_pending_traces` is exceeded.
  */
-import type { SpanHead } from '../../model/span.ts';
+import { hexId, type SpanHead } from '../../model/span.ts';
 import { interactionIdOf, type Completion } from '../../../src/model/records.ts';
 import { classifyInvocation, type Invocation } from './classify.ts';
 import type { Decisions, InteractionDecision } from './decisions.ts';
@@ -48,7 +48,6 @@ import {
   fieldOf,
   findSpan,
   freeSpans,
-  hexId,
   newTrace,
   setField,
   spanCount as spansOf,

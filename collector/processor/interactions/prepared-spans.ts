@@ -5,7 +5,7 @@
  * (ids as strings, names, attributes) are garbage while the request waits instead of surviving
  * young-generation collections into the old generation; it adds them once they are stored.
  */
-import { SPAN_FLAGS_IS_REMOTE, hasRemoteParent, type SpanHead } from '../../model/span.ts';
+import { SPAN_FLAGS_IS_REMOTE, type SpanHead } from '../../model/span.ts';
 import type { Invocation } from './classify.ts';
 import { idHalf } from './trace-state.ts';
 
@@ -91,24 +91,14 @@ export function prepareSpans(
       }
     }
     numbers[at + TRACE] = lastTrace;
+    // A head the receiver read as bytes has its ids as numbers already (no hex string is made).
+    numbers[at + SPAN_HIGH] = span.spanIdHigh ?? idHalf(span.spanId, 0);
+    numbers[at + SPAN_LOW] = span.spanIdLow ?? idHalf(span.spanId, 8);
     let kind = PARENT_NONE;
-    if (span.spanIdHigh !== undefined) {
-      // Read as bytes by the receiver: the ids are numbers already (no hex string is made).
-      numbers[at + SPAN_HIGH] = span.spanIdHigh;
-      numbers[at + SPAN_LOW] = span.spanIdLow!;
-      if (span.parentIdHigh !== undefined) {
-        numbers[at + PARENT_HIGH] = span.parentIdHigh;
-        numbers[at + PARENT_LOW] = span.parentIdLow!;
-        kind = (span.flags & SPAN_FLAGS_IS_REMOTE) !== 0 ? PARENT_REMOTE : PARENT_LOCAL;
-      }
-    } else {
-      numbers[at + SPAN_HIGH] = idHalf(span.spanId, 0);
-      numbers[at + SPAN_LOW] = idHalf(span.spanId, 8);
-      if (span.parentSpanId !== undefined) {
-        numbers[at + PARENT_HIGH] = idHalf(span.parentSpanId, 0);
-        numbers[at + PARENT_LOW] = idHalf(span.parentSpanId, 8);
-        kind = hasRemoteParent(span) ? PARENT_REMOTE : PARENT_LOCAL;
-      }
+    if (span.spanIdHigh !== undefined ? span.parentIdHigh !== undefined : span.parentSpanId !== undefined) {
+      numbers[at + PARENT_HIGH] = span.parentIdHigh ?? idHalf(span.parentSpanId!, 0);
+      numbers[at + PARENT_LOW] = span.parentIdLow ?? idHalf(span.parentSpanId!, 8);
+      kind = (span.flags & SPAN_FLAGS_IS_REMOTE) !== 0 ? PARENT_REMOTE : PARENT_LOCAL;
     }
     const invocation = classify(span);
     if (invocation) {

@@ -7,6 +7,7 @@
  *
  * Span ids are 16 lowercase hex characters (collector/model/span.ts), kept as two 32-bit halves.
  */
+import { hexId } from '../../model/span.ts';
 import type { Invocation } from './classify.ts';
 import { capacityFor, type SpanSlab } from './span-slab.ts';
 
@@ -171,33 +172,6 @@ export function freeSpans(trace: TraceState): void {
   if (trace.capacity > 0) trace.slab.free(trace.at, trace.capacity);
   trace.capacity = 0;
   trace.count = 0;
-}
-
-const HEX_DIGITS = Array.from('0123456789abcdef', (digit) => digit.charCodeAt(0));
-
-/** The 16 hex characters of two id halves, made as one flat string. */
-export function hexId(high: number, low: number): string {
-  const h = high >>> 0;
-  const l = low >>> 0;
-  const d = HEX_DIGITS;
-  return String.fromCharCode(
-    d[h >>> 28],
-    d[(h >>> 24) & 15],
-    d[(h >>> 20) & 15],
-    d[(h >>> 16) & 15],
-    d[(h >>> 12) & 15],
-    d[(h >>> 8) & 15],
-    d[(h >>> 4) & 15],
-    d[h & 15],
-    d[l >>> 28],
-    d[(l >>> 24) & 15],
-    d[(l >>> 20) & 15],
-    d[(l >>> 16) & 15],
-    d[(l >>> 12) & 15],
-    d[(l >>> 8) & 15],
-    d[(l >>> 4) & 15],
-    d[l & 15],
-  );
 }
 
 /** The invocation span `index` is, or undefined. */
