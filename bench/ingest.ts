@@ -26,7 +26,9 @@
  * cannot do on a machine whose speed swings between runs; the goals are measured without it),
  * --retry-after (a throttled sender waits what the collector's Retry-After asks, as the
  * OpenTelemetry SDK's OTLP exporters do, instead of retrying after 50 ms; the goals are measured
- * without it).
+ * without it), --max-pending-traces N (the end-to-end collector's `max_pending_traces`, default
+ * 100000 as the collector's own: what a bigger or smaller recording backlog does; the goals are
+ * measured with the default).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +60,7 @@ const { values } = parseArgs({
     'skip-pending': { type: 'boolean', default: false },
     rate: { type: 'string' },
     'retry-after': { type: 'boolean', default: false },
+    'max-pending-traces': { type: 'string', default: '100000' },
   },
 });
 const seconds = Number(values.seconds);
@@ -66,6 +69,12 @@ const pendingTarget = Number(values.pending);
 const rate = values.rate === undefined ? undefined : Number(values.rate);
 if (rate !== undefined && !(rate > 0)) {
   throw new Error(`bench:ingest: --rate takes spans a second, a number above 0 (got "${values.rate}")`);
+}
+const maxPendingTraces = Number(values['max-pending-traces']);
+if (!Number.isInteger(maxPendingTraces) || maxPendingTraces < 1) {
+  throw new Error(
+    `bench:ingest: --max-pending-traces takes a whole number above 0 (got "${values['max-pending-traces']}")`,
+  );
 }
 const paced = rate === undefined ? {} : { requestsPerSecond: rate / SPANS_PER_BODY };
 
@@ -141,7 +150,7 @@ async function startCollector(
 
 // 3. End to end.
 {
-  const collector = await startCollector('e2e', '2s', '30s', 100_000);
+  const collector = await startCollector('e2e', '2s', '30s', maxPendingTraces);
   const base = {
     url: collector.otlpUrl,
     templateFile: join(dir, 'template.bin'),
@@ -179,7 +188,8 @@ async function startCollector(
   const drainedAt = performance.now();
   const load =
     (rate === undefined ? '' : `, ${fmt(rate)} spans/s offered`) +
-    (values['retry-after'] ? ', a throttled sender waiting what Retry-After asks' : '');
+    (values['retry-after'] ? ', a throttled sender waiting what Retry-After asks' : '') +
+    (maxPendingTraces === 100_000 ? '' : `, max_pending_traces ${fmt(maxPendingTraces)}`);
   line(`end to end, ${concurrency} concurrent senders${load}, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +

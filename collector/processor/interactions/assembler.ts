@@ -49,6 +49,7 @@ import {
   findSpan,
   freeSpans,
   newTrace,
+  reserveSpans,
   setField,
   spanCount as spansOf,
   spanIdAt,
@@ -189,6 +190,10 @@ export function createAssembler(options: AssemblerOptions): Assembler {
           pending.set(traceId, found);
         }
         trace = found;
+        // The request's spans of a trace come together (the receiver cuts a request by trace).
+        let run = 1;
+        while (i + run < spans.count && numbers[at + run * PREPARED_FIELDS + TRACE] === traceIndex) run++;
+        reserveSpans(trace, run);
       }
       const high = numbers[at + SPAN_HIGH];
       const low = numbers[at + SPAN_LOW];

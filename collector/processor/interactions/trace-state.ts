@@ -315,6 +315,16 @@ export function addSpan(
   }
 }
 
+/**
+ * Makes room for `more` spans beyond those pending, in one move: a request brings a trace's spans
+ * together, and adding them one by one would move a trace of ten through six ranges (1, 2, 3, 4, 6,
+ * 8, then 12 spans).
+ */
+export function reserveSpans(trace: TraceState, more: number): void {
+  const needed = trace.count + more;
+  if (needed > trace.capacity) moveTo(trace, capacityFor(needed));
+}
+
 /** Which missing parent (k) has the id with these halves, or -1. */
 function missingAt(missing: number[] | undefined, high: number, low: number): number {
   if (!missing) return -1;
