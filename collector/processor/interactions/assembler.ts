@@ -36,24 +36,23 @@ import {
   sharingInvocations,
   type PreparedSpans,
 } from './prepared-spans.ts';
+import { closeTrace, compactSpans, createPendingTraces, openTrace } from './pending-traces.ts';
 import {
   OWNER,
   SPAN_FIELDS,
   UNDECIDED,
   addDecided,
+  addInteraction,
   addSpan,
   allOf,
   decidedMembers,
   decidedOwner,
   fieldOf,
   findSpan,
-  freeSpans,
-  newTrace,
+  hasDecided,
   reserveSpans,
   setField,
-  spanCount as spansOf,
   spanIdAt,
-  type TraceState,
 } from './trace-state.ts';
 
 export type { Decisions, InteractionDecision } from './decisions.ts';
@@ -115,12 +114,17 @@ export interface Assembler {
 export function createAssembler(options: AssemblerOptions): Assembler {
   const granularity = options.granularityMs ?? 100;
   const classify = options.classify ?? classifyInvocation;
-  const pending = new Map<string, TraceState>();
-  /** The pending traces' spans. */
-  const slab = createSpanSlab(SPAN_FIELDS);
+  /** Each pending trace's slot in `traces`, in the order the traces first arrived. */
+  const pending = new Map<string, number>();
+  /** The pending traces, and their spans. */
+  const traces = createPendingTraces(createSpanSlab(SPAN_FIELDS));
   const decided = createDecidedCache();
   const decidedLimit = options.decidedCacheSize ?? options.maxPendingTraces;
-  const buckets = new Map<number, Set<string>>();
+  /**
+   * Timer buckets: the slots due for a check in each. A slot is checked only if it is still due in
+   * that bucket (`dueBucket`): one scheduled again, checked or let go leaves a stale entry behind.
+   */
+  const buckets = new Map<number, number[]>();
   const conversations = createPendingConversations();
   let lastBucket = -1;
   /** The clock time of the first call: times inside count from it, so they are small integers. */
@@ -147,25 +151,30 @@ export function createAssembler(options: AssemblerOptions): Assembler {
 
   const classified = sharingInvocations(classify);
 
-  function schedule(trace: TraceState, time: number): void {
-    if (trace.dueAt !== undefined && trace.dueAt <= time) return;
-    trace.dueAt = time;
+  function schedule(trace: number, time: number): void {
+    if (traces.dueAt[trace] <= time) return; // due sooner already (false for NaN: not scheduled)
+    traces.dueAt[trace] = time;
     // Never into a bucket already swept: it would not be looked at again.
     const bucket = Math.max(bucketOf(time), lastBucket + 1, sweeping + 1);
-    trace.dueBucket = bucket;
-    let set = buckets.get(bucket);
-    if (!set) {
-      set = new Set();
-      buckets.set(bucket, set);
-    }
-    set.add(trace.traceId);
+    traces.dueBucket[trace] = bucket;
+    const due = buckets.get(bucket);
+    if (due) due.push(trace);
+    else buckets.set(bucket, [trace]);
   }
 
-  function rememberDecided(trace: TraceState, now: number): void {
-    const members = decidedMembers(trace);
-    if (members) decided.set(trace.traceId, members, now);
-    else decided.delete(trace.traceId);
+  /** Whether slot `trace` is due in `bucket` (an entry of a bucket may be stale). */
+  const dueIn = (trace: number, bucket: number) =>
+    traces.dueBucket[trace] === bucket && !Number.isNaN(traces.dueAt[trace]) && traces.count[trace] > 0;
+
+  /** The trace is no longer pending: its decided members are remembered, its slot let go. */
+  function release(trace: number, now: number): void {
+    const traceId = traces.traceIds[trace];
+    pending.delete(traceId);
+    const members = decidedMembers(traces, trace);
+    if (members) decided.set(traceId, members, now);
+    else decided.delete(traceId);
     decided.forget(-Infinity, decidedLimit);
+    closeTrace(traces, trace);
   }
 
   /** Forgets decided traces older than decision_wait: a span arriving later starts afresh. */
@@ -176,28 +185,33 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   function addPrepared(spans: PreparedSpans, clockNow: number): AddResult {
     const now = sinceEpoch(clockNow);
     const result: AddResult = { late: [], duplicates: 0 };
-    const touched = new Set<TraceState>();
+    const touched = new Set<number>();
     const numbers = spans.numbers;
     let traceIndex = -1;
-    let trace!: TraceState;
+    let trace = -1;
     for (let i = 0, at = 0; i < spans.count; i++, at += PREPARED_FIELDS) {
       if (numbers[at + TRACE] !== traceIndex) {
         traceIndex = numbers[at + TRACE];
         const traceId = spans.traceIds[traceIndex];
         let found = pending.get(traceId);
-        if (!found) {
-          found = newTrace(traceId, slab, now, decided.take(traceId));
+        if (found === undefined) {
+          found = openTrace(traces, traceId, now, decided.take(traceId));
           pending.set(traceId, found);
         }
         trace = found;
+        // Looked at below even when every span is a duplicate or late: a trace left with none is let go.
+        touched.add(trace);
         // The request's spans of a trace come together (the receiver cuts a request by trace).
         let run = 1;
         while (i + run < spans.count && numbers[at + run * PREPARED_FIELDS + TRACE] === traceIndex) run++;
-        reserveSpans(trace, run);
+        reserveSpans(traces, trace, run);
       }
       const high = numbers[at + SPAN_HIGH];
       const low = numbers[at + SPAN_LOW];
-      if (findSpan(trace, high, low) >= 0 || (trace.decided && decidedOwner(trace, high, low) !== undefined)) {
+      if (
+        findSpan(traces, trace, high, low) >= 0 ||
+        (hasDecided(traces, trace) && decidedOwner(traces, trace, high, low) !== undefined)
+      ) {
         // A retried delivery of a span already received.
         result.duplicates++;
         continue;
@@ -205,30 +219,25 @@ export function createAssembler(options: AssemblerOptions): Assembler {
       const parent = parentKind(spans, i);
       const parentHigh = numbers[at + PARENT_HIGH];
       const parentLow = numbers[at + PARENT_LOW];
-      const lateFor = parent !== PARENT_NONE ? decidedOwner(trace, parentHigh, parentLow) : undefined;
+      const lateFor = parent !== PARENT_NONE ? decidedOwner(traces, trace, parentHigh, parentLow) : undefined;
       if (lateFor !== undefined) {
         // Its interaction was already decided: recorded as late, never merged into the record.
-        addDecided(trace, high, low, lateFor);
-        result.late.push({ traceId: trace.traceId, spanId: hexId(high, low), interactionId: lateFor });
-        touched.add(trace);
+        addDecided(traces, trace, high, low, lateFor);
+        result.late.push({ traceId: traces.traceIds[trace], spanId: hexId(high, low), interactionId: lateFor });
         continue;
       }
       // Milliseconds after the trace's first span: a small integer.
-      const arrived = Math.min(now - trace.firstArrival, 0x7fffffff);
-      addSpan(trace, high, low, parent === PARENT_LOCAL, parentHigh, parentLow, arrived, invocationOf(spans, i));
-      conversations.count(trace, spansOf(trace) - 1);
-      trace.lastArrival = now;
+      const arrived = Math.min(now - traces.firstArrival[trace], 0x7fffffff);
+      const invocation = invocationOf(spans, i);
+      addSpan(traces, trace, high, low, parent === PARENT_LOCAL, parentHigh, parentLow, arrived, invocation);
+      conversations.count(traces, trace, traces.count[trace] - 1);
+      traces.lastArrival[trace] = now;
       pendingSpanCount++;
-      touched.add(trace);
     }
     for (const trace of touched) {
-      if (spansOf(trace) === 0) {
-        // Only late spans: nothing is pending for this trace.
-        pending.delete(trace.traceId);
-        rememberDecided(trace, now);
-      } else {
-        schedule(trace, now + options.settleMs);
-      }
+      // Only late or retried spans: nothing is pending for this trace.
+      if (traces.count[trace] === 0) release(trace, now);
+      else schedule(trace, now + options.settleMs);
     }
     stats.lateSpans += result.late.length;
     stats.duplicateSpans += result.duplicates;
@@ -240,17 +249,18 @@ export function createAssembler(options: AssemblerOptions): Assembler {
   }
 
   /** Checks one trace; with `force`, decides everything still pending as `timeout`. */
-  function check(trace: TraceState, now: number, force: boolean, out: Decisions): void {
-    const ownership = resolveOwnership(trace);
-    const expired = force || now - trace.lastArrival >= options.decisionWaitMs;
+  function check(trace: number, now: number, force: boolean, out: Decisions): void {
+    const ownership = resolveOwnership(traces, trace);
+    const lastArrival = traces.lastArrival[trace];
+    const expired = force || now - lastArrival >= options.decisionWaitMs;
     let waiting = false;
     let nextSettle = Infinity;
     // Roots to decide, in order, each with its completion: one structurally complete is that even
     // when the check comes after decision_wait (a tick late on a loaded collector).
     const ready: Array<[number, Completion]> = [];
     for (const root of ownership.roots) {
-      if (fieldOf(trace, root, OWNER) !== UNDECIDED) continue;
-      const state = force ? 'blocked' : readiness(trace, ownership, root, now, options.settleMs);
+      if (fieldOf(traces, trace, root, OWNER) !== UNDECIDED) continue;
+      const state = force ? 'blocked' : readiness(traces, trace, ownership, root, now, options.settleMs);
       if (state === 'ready') ready.push([root, 'structural']);
       else if (expired) ready.push([root, 'timeout']);
       else if (state === 'blocked') waiting = true;
@@ -261,58 +271,57 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     }
     for (const [root, completion] of ready) decide(trace, ownership, root, completion, out);
 
-    const allDecided = ownership.roots.every((root) => fieldOf(trace, root, OWNER) !== UNDECIDED);
-    const settledTrace = now - trace.lastArrival >= options.settleMs;
+    const allDecided = ownership.roots.every((root) => fieldOf(traces, trace, root, OWNER) !== UNDECIDED);
+    const settledTrace = now - lastArrival >= options.settleMs;
     if (expired || (allDecided && ownership.orphans.length === 0 && settledTrace)) {
+      const traceId = traces.traceIds[trace];
       out.unassignedSpans += ownership.unowned.length;
       stats.unassignedSpans += ownership.unowned.length;
       if (ownership.unowned.length > 0) {
         out.unassigned.set(
-          trace.traceId,
-          ownership.unowned.map((span) => spanIdAt(trace, span)),
+          traceId,
+          ownership.unowned.map((span) => spanIdAt(traces, trace, span)),
         );
       }
-      for (const span of allOf(trace.conversationSpans)) conversations.uncount(trace, span);
-      pending.delete(trace.traceId);
-      pendingSpanCount -= spansOf(trace);
-      rememberDecided(trace, now);
-      freeSpans(trace);
-      out.releasedTraces.push(trace.traceId);
+      for (const span of allOf(traces.conversationSpans[trace])) conversations.uncount(traces, trace, span);
+      pendingSpanCount -= traces.count[trace];
+      release(trace, now);
+      out.releasedTraces.push(traceId);
       return;
     }
-    const decisionAt = trace.lastArrival + options.decisionWaitMs;
-    if (!waiting && allDecided) schedule(trace, Math.min(trace.lastArrival + options.settleMs, decisionAt));
+    const decisionAt = lastArrival + options.decisionWaitMs;
+    if (!waiting && allDecided) schedule(trace, Math.min(lastArrival + options.settleMs, decisionAt));
     else schedule(trace, Math.min(nextSettle, decisionAt));
   }
 
-  function decide(trace: TraceState, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
-    const rootSpanId = spanIdAt(trace, root);
-    const interactionId = interactionIdOf(trace.traceId, rootSpanId);
+  function decide(trace: number, ownership: Ownership, root: number, completion: Completion, out: Decisions): void {
+    const traceId = traces.traceIds[trace];
+    const rootSpanId = spanIdAt(traces, trace, root);
+    const interactionId = interactionIdOf(traceId, rootSpanId);
     const { enclosing, firstMember, nextMember } = ownership;
     const nested: InteractionDecision['nested'] = [];
     const memberSpanIds: string[] = [];
     for (let span = firstMember[root]; span !== NONE; span = nextMember[span])
-      memberSpanIds.push(spanIdAt(trace, span));
+      memberSpanIds.push(spanIdAt(traces, trace, span));
     for (const inner of ownership.roots) {
       if (enclosing[inner] !== root) continue;
-      const spanId = spanIdAt(trace, inner);
-      nested.push({ spanId, interactionId: interactionIdOf(trace.traceId, spanId) });
+      const spanId = spanIdAt(traces, trace, inner);
+      nested.push({ spanId, interactionId: interactionIdOf(traceId, spanId) });
     }
     const outer = enclosing[root];
     out.interactions.push({
-      traceId: trace.traceId,
+      traceId,
       rootSpanId,
       interactionId,
       memberSpanIds,
       nested,
-      flowId: outer !== NONE ? interactionIdOf(trace.traceId, spanIdAt(trace, outer)) : undefined,
+      flowId: outer !== NONE ? interactionIdOf(traceId, spanIdAt(traces, trace, outer)) : undefined,
       completion,
     });
-    trace.interactions ??= [];
-    const owner = trace.interactions.push(interactionId) - 1;
+    const owner = addInteraction(traces, trace, interactionId);
     for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
-      setField(trace, span, OWNER, owner);
-      conversations.uncount(trace, span);
+      setField(traces, trace, span, OWNER, owner);
+      conversations.uncount(traces, trace, span);
     }
     stats.completed[completion]++;
   }
@@ -321,7 +330,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     while (pending.size > options.maxPendingTraces) {
       const oldest = pending.values().next().value!;
       stats.evictedTraces++;
-      options.onEvict?.(oldest.traceId, pending.size);
+      options.onEvict?.(traces.traceIds[oldest], pending.size);
       check(oldest, now, true, out);
     }
   }
@@ -331,35 +340,33 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     const out = emptyDecisions();
     forgetDecided(now);
     // After a burst: the spans of what is still pending move to a smaller array.
-    if (slab.wasteful()) slab.compact(pending.values());
+    if (traces.slab.wasteful()) compactSpans(traces, pending.values());
     evictOverflow(now, out);
     const current = bucketOf(now);
     if (lastBucket < 0) lastBucket = Math.min(current, ...buckets.keys()) - 1;
     let checked = 0;
     for (let bucket = lastBucket + 1; bucket <= current; bucket++) {
-      const set = buckets.get(bucket);
-      if (!set) continue;
+      const due = buckets.get(bucket);
+      if (!due) continue;
       sweeping = bucket;
       buckets.delete(bucket);
-      const due = set.values();
-      for (let next = due.next(); !next.done; next = due.next()) {
-        const traceId = next.value;
-        const trace = pending.get(traceId);
-        if (!trace || trace.dueAt === undefined || trace.dueBucket !== bucket) continue;
+      for (let i = 0; i < due.length; i++) {
+        const trace = due[i];
+        if (!dueIn(trace, bucket)) continue;
         if (checked >= maxSpans) {
           // Over this call's budget: the rest of the bucket is the next call's first.
-          const rest = new Set([traceId, ...due]);
+          const rest = due.slice(i);
           const later = buckets.get(bucket);
-          if (later) for (const id of later) rest.add(id);
+          if (later) rest.push(...later);
           buckets.set(bucket, rest);
           sweeping = -1;
           lastBucket = bucket - 1;
           out.more = true;
           return out;
         }
-        trace.dueAt = undefined;
-        trace.dueBucket = undefined;
-        checked += spansOf(trace);
+        traces.dueAt[trace] = Number.NaN;
+        traces.dueBucket[trace] = Number.NaN;
+        checked += traces.count[trace];
         check(trace, now, false, out);
       }
     }

@@ -17,8 +17,8 @@ import {
   fieldOf,
   invocationAt,
   spanCount,
-  type TraceState,
 } from './trace-state.ts';
+import type { PendingTraces } from './pending-traces.ts';
 
 /** No interaction root (a span of none; a root nested in none). */
 export const NONE = -1;
@@ -91,10 +91,10 @@ function reserve(count: number): void {
   listed = new Uint8Array(size);
 }
 
-export function resolveOwnership(trace: TraceState): Ownership {
-  const spans = trace.slab.data;
-  const base = trace.at;
-  const count = spanCount(trace);
+export function resolveOwnership(traces: PendingTraces, trace: number): Ownership {
+  const spans = traces.slab.data;
+  const base = traces.at[trace];
+  const count = spanCount(traces, trace);
   reserve(count);
   chainEnd.fill(UNKNOWN, 0, count);
   owner.fill(UNKNOWN, 0, count);
@@ -103,7 +103,7 @@ export function resolveOwnership(trace: TraceState): Ownership {
   listed.fill(0, 0, count);
   const parentOf = (i: number) => spans[base + i * SPAN_FIELDS + PARENT];
   const isInvocation = (i: number) => spans[base + i * SPAN_FIELDS + INVOCATION] !== NOT_INVOCATION;
-  const identityOf = (i: number) => invocationAt(trace, i)!.agentIdentity;
+  const identityOf = (i: number) => invocationAt(traces, trace, i)!.agentIdentity;
 
   // Span → the nearest enclosing invocation or chain end above it (itself excluded), once known.
   const endAbove = (start: number): number => {
@@ -215,12 +215,13 @@ export function resolveOwnership(trace: TraceState): Ownership {
  * Whether `value` — a span index, or a missing parent's `PARENT` value — is above interaction root
  * `root` in the trace: on its chain of parents, up to where the chain ends.
  */
-export function isAbove(trace: TraceState, root: number, value: number): boolean {
-  const spans = trace.slab.data;
-  const count = spanCount(trace);
+export function isAbove(traces: PendingTraces, trace: number, root: number, value: number): boolean {
+  const spans = traces.slab.data;
+  const base = traces.at[trace];
+  const count = spanCount(traces, trace);
   let current = root;
   for (let steps = 0; steps <= count; steps++) {
-    const parent = spans[trace.at + current * SPAN_FIELDS + PARENT];
+    const parent = spans[base + current * SPAN_FIELDS + PARENT];
     if (parent === NO_PARENT) return false;
     if (parent === value) return true;
     if (parent < NO_PARENT) return false;
@@ -234,7 +235,8 @@ export function isAbove(trace: TraceState, root: number, value: number): boolean
  * spans), or the time at which its settle window ends (times as the trace's, `settleMs` its window).
  */
 export function readiness(
-  trace: TraceState,
+  traces: PendingTraces,
+  trace: number,
   ownership: Ownership,
   root: number,
   now: number,
@@ -242,15 +244,15 @@ export function readiness(
 ): 'ready' | 'blocked' | number {
   for (const orphan of ownership.orphans) {
     // A span waiting for a parent that may be inside R; one hanging off R's ancestors cannot be.
-    const parent = fieldOf(trace, orphan, PARENT);
-    if (!isAbove(trace, root, parent) && !isAbove(trace, root, orphan)) return 'blocked';
+    const parent = fieldOf(traces, trace, orphan, PARENT);
+    if (!isAbove(traces, trace, root, parent) && !isAbove(traces, trace, root, orphan)) return 'blocked';
   }
-  if (ownership.cut[root] === 1 && invocationAt(trace, root)!.agentIdentity === undefined) return 'blocked';
+  if (ownership.cut[root] === 1 && invocationAt(traces, trace, root)!.agentIdentity === undefined) return 'blocked';
   let lastActivity = 0;
   const { firstMember, nextMember } = ownership;
   for (let span = firstMember[root]; span !== NONE; span = nextMember[span]) {
-    lastActivity = Math.max(lastActivity, fieldOf(trace, span, ARRIVED));
+    lastActivity = Math.max(lastActivity, fieldOf(traces, trace, span, ARRIVED));
   }
-  const settledAt = trace.firstArrival + lastActivity + settleMs;
+  const settledAt = traces.firstArrival[trace] + lastActivity + settleMs;
   return settledAt <= now ? 'ready' : settledAt;
 }

@@ -1,15 +1,19 @@
 /**
  * The skeleton of one pending trace: enough of each span to decide which interaction it belongs
  * to and when that interaction is complete. The spans' content stays in the ledger store until
- * the interaction is built. A span is six 32-bit integers in the trace's range of its assembler's
- * span slab (span-slab.ts: no object and no id string per span, 24 bytes a span); spans refer to each
- * other by their index in the range.
+ * the interaction is built. A trace is a slot of its assembler's pending traces (pending-traces.ts:
+ * no object per trace); a span is six 32-bit integers in the trace's range of the span slab
+ * (span-slab.ts: no object and no id string per span, 24 bytes a span); spans refer to each other
+ * by their index in the range. Every function here takes the pending traces and the trace's slot.
  *
  * Span ids are 16 lowercase hex characters (collector/model/span.ts), kept as two 32-bit halves.
  */
 import { hexId } from '../../model/span.ts';
 import type { Invocation } from './classify.ts';
-import { capacityFor, type SpanSlab } from './span-slab.ts';
+import { rareOf, type DecidedMembers, type OneOrMore, type PendingTraces } from './pending-traces.ts';
+
+export type { DecidedMembers, OneOrMore } from './pending-traces.ts';
+import { capacityFor } from './span-slab.ts';
 
 /** The numbers of one span in the trace's range, in this order. */
 export const ID_HIGH = 0;
@@ -18,9 +22,9 @@ export const ID_LOW = 1;
 export const PARENT = 2;
 /** When the collector received it: whole ms after the trace's `firstArrival`. */
 export const ARRIVED = 3;
-/** The decided interaction it belongs to (an index into `TraceState.interactions`), or `UNDECIDED`. */
+/** The decided interaction it belongs to (an index into the trace's `interactions`), or `UNDECIDED`. */
 export const OWNER = 4;
-/** Its invocation (an index into `TraceState.invocations`), or `NOT_INVOCATION`. */
+/** Its invocation (an index into the trace's `invocations`), or `NOT_INVOCATION`. */
 export const INVOCATION = 5;
 export const SPAN_FIELDS = 6;
 
@@ -30,49 +34,6 @@ export const UNDECIDED = -1;
 export const NOT_INVOCATION = -1;
 /** Beyond this many spans a trace keeps an index by span id instead of searching its array. */
 const INDEX_FROM = 32;
-
-export interface TraceState {
-  traceId: string;
-  /** Where the trace's pending spans are: `SPAN_FIELDS` numbers each, in arrival order. */
-  slab: SpanSlab;
-  /** Its range's offset in `slab.data` (meaningless while `capacity` is 0). */
-  at: number;
-  /** Spans its range has room for. */
-  capacity: number;
-  /** Pending spans. */
-  count: number;
-  /** The invocations among the spans, `INVOCATION` indexes them: one alone, or a list. */
-  invocations: OneOrMore<Invocation>;
-  /**
-   * Parents that have not arrived, two numbers each (their id's halves; 0, 0 once it has arrived:
-   * an id is never all zeros); `PARENT` refers to the k-th as `missingParent(k)`.
-   */
-  missing: number[] | undefined;
-  /** Span id (`indexKey`) → index, once the trace has more than `INDEX_FROM` spans. */
-  index: Map<number, number> | undefined;
-  /** Interactions decided from this trace's pending spans; `OWNER` indexes it. */
-  interactions: string[] | undefined;
-  /** Members of interactions decided before the trace was last released (it came back). */
-  decided: DecidedMembers | undefined;
-  /** Times are ms after the assembler's epoch: small integers. */
-  firstArrival: number;
-  lastArrival: number;
-  /**
-   * Invocation spans (indices) that name a conversation and whose interaction is not decided yet:
-   * the assembler counts them as that conversation's pending turns.
-   */
-  conversationSpans: OneOrMore<number>;
-  /** When this trace is next due for a check, or undefined when not scheduled. */
-  dueAt: number | undefined;
-  /** The timer bucket holding this trace's next check. */
-  dueBucket: number | undefined;
-}
-
-/**
- * None, one value alone, or a list of several: most traces have one invocation and one turn of a
- * conversation, and a list of one costs 56 bytes more than the value.
- */
-export type OneOrMore<T> = T | T[] | undefined;
 
 /** The `OneOrMore` with `value` added, and the value's index in it. */
 export function addOne<T>(list: OneOrMore<T>, value: T): [OneOrMore<T>, number] {
@@ -100,42 +61,6 @@ export function hasOne<T>(list: OneOrMore<T>, value: T): boolean {
   return Array.isArray(list) ? list.includes(value) : list === value;
 }
 
-export function newTrace(
-  traceId: string,
-  slab: SpanSlab,
-  now: number,
-  decided: DecidedMembers | undefined,
-): TraceState {
-  return {
-    traceId,
-    slab,
-    at: 0,
-    capacity: 0,
-    count: 0,
-    invocations: undefined,
-    missing: undefined,
-    index: undefined,
-    interactions: undefined,
-    decided,
-    conversationSpans: undefined,
-    firstArrival: now,
-    lastArrival: now,
-    dueAt: undefined,
-    dueBucket: undefined,
-  };
-}
-
-/**
- * The spans of a trace's decided interactions, kept to recognise late spans: three numbers a span
- * and two an interaction, no string.
- */
-export interface DecidedMembers {
-  /** Per span: id high half, id low half, index of its interaction in `roots`. */
-  spans: number[];
-  /** Per interaction: its root span's id halves (the interaction id is `<trace id>-<root span id>`). */
-  roots: number[];
-}
-
 /** The `PARENT` value of the `k`-th missing parent. */
 export const missingParent = (k: number): number => -2 - k;
 /** Which missing parent a `PARENT` value below `NO_PARENT` refers to. */
@@ -151,39 +76,32 @@ export function idHalf(id: string, from: 0 | 8): number {
   return value | 0;
 }
 
-export function spanIdAt(trace: TraceState, index: number): string {
-  const at = trace.at + index * SPAN_FIELDS;
-  const data = trace.slab.data;
+export function spanIdAt(traces: PendingTraces, trace: number, index: number): string {
+  const at = traces.at[trace] + index * SPAN_FIELDS;
+  const data = traces.slab.data;
   return hexId(data[at + ID_HIGH], data[at + ID_LOW]);
 }
 
 /** Field `field` of pending span `index`. */
-export function fieldOf(trace: TraceState, index: number, field: number): number {
-  return trace.slab.data[trace.at + index * SPAN_FIELDS + field];
+export function fieldOf(traces: PendingTraces, trace: number, index: number, field: number): number {
+  return traces.slab.data[traces.at[trace] + index * SPAN_FIELDS + field];
 }
 
 /** Sets field `field` of pending span `index`. */
-export function setField(trace: TraceState, index: number, field: number, value: number): void {
-  trace.slab.data[trace.at + index * SPAN_FIELDS + field] = value;
-}
-
-/** Lets go of the trace's range (it is no longer pending). */
-export function freeSpans(trace: TraceState): void {
-  if (trace.capacity > 0) trace.slab.free(trace.at, trace.capacity);
-  trace.capacity = 0;
-  trace.count = 0;
+export function setField(traces: PendingTraces, trace: number, index: number, field: number, value: number): void {
+  traces.slab.data[traces.at[trace] + index * SPAN_FIELDS + field] = value;
 }
 
 /** The invocation span `index` is, or undefined. */
-export function invocationAt(trace: TraceState, index: number): Invocation | undefined {
-  const invocation = fieldOf(trace, index, INVOCATION);
+export function invocationAt(traces: PendingTraces, trace: number, index: number): Invocation | undefined {
+  const invocation = fieldOf(traces, trace, index, INVOCATION);
   if (invocation === NOT_INVOCATION) return undefined;
-  const invocations = trace.invocations;
+  const invocations = traces.invocations[trace];
   return Array.isArray(invocations) ? invocations[invocation] : invocations;
 }
 
-export function spanCount(trace: TraceState): number {
-  return trace.count;
+export function spanCount(traces: PendingTraces, trace: number): number {
+  return traces.count[trace];
 }
 
 /**
@@ -195,44 +113,58 @@ function indexKey(high: number, low: number): number {
 }
 
 /** The index of the pending span whose id has these halves, or -1. */
-export function findSpan(trace: TraceState, high: number, low: number): number {
-  const data = trace.slab.data;
-  if (trace.index) {
-    const found = trace.index.get(indexKey(high, low));
+export function findSpan(traces: PendingTraces, trace: number, high: number, low: number): number {
+  const data = traces.slab.data;
+  const base = traces.at[trace];
+  const index = traces.rare[trace]?.index;
+  if (index) {
+    const found = index.get(indexKey(high, low));
     if (found === undefined) return -1;
-    const at = trace.at + found * SPAN_FIELDS;
+    const at = base + found * SPAN_FIELDS;
     if (data[at + ID_LOW] === low && data[at + ID_HIGH] === high) return found;
     // Another id with the same key: searched for below.
   }
-  for (let i = 0, at = trace.at; i < trace.count; i++, at += SPAN_FIELDS) {
+  for (let i = 0, at = base, count = traces.count[trace]; i < count; i++, at += SPAN_FIELDS) {
     if (data[at + ID_LOW] === low && data[at + ID_HIGH] === high) return i;
   }
   return -1;
 }
 
 /** The interaction a span (by its id's halves) of an already decided interaction belongs to, or undefined. */
-export function decidedOwner(trace: TraceState, high: number, low: number): string | undefined {
-  const index = findSpan(trace, high, low);
+export function decidedOwner(traces: PendingTraces, trace: number, high: number, low: number): string | undefined {
+  const index = findSpan(traces, trace, high, low);
   if (index >= 0) {
-    const owner = fieldOf(trace, index, OWNER);
-    return owner === UNDECIDED ? undefined : trace.interactions![owner];
+    const owner = fieldOf(traces, trace, index, OWNER);
+    return owner === UNDECIDED ? undefined : traces.rare[trace]!.interactions![owner];
   }
-  const decided = trace.decided;
+  const decided = traces.rare[trace]?.decided;
   if (!decided) return undefined;
   for (let at = 0; at < decided.spans.length; at += 3) {
     if (decided.spans[at + 1] === low && decided.spans[at] === high) {
       const root = decided.spans[at + 2] * 2;
-      return `${trace.traceId}-${hexId(decided.roots[root], decided.roots[root + 1])}`;
+      return `${traces.traceIds[trace]}-${hexId(decided.roots[root], decided.roots[root + 1])}`;
     }
   }
   return undefined;
 }
 
+/** Whether members of interactions decided before the trace came back are kept for it. */
+export function hasDecided(traces: PendingTraces, trace: number): boolean {
+  return traces.rare[trace]?.decided !== undefined;
+}
+
 /** Keeps a late span (by its id's halves) as a member of the decided interaction it came for. */
-export function addDecided(trace: TraceState, high: number, low: number, interactionId: string): void {
-  trace.decided ??= { spans: [], roots: [] };
-  const decided = trace.decided;
-  const rootId = interactionId.slice(trace.traceId.length + 1);
+export function addDecided(
+  traces: PendingTraces,
+  trace: number,
+  high: number,
+  low: number,
+  interactionId: string,
+): void {
+  const rare = rareOf(traces, trace);
+  rare.decided ??= { spans: [], roots: [] };
+  const decided = rare.decided;
+  const rootId = interactionId.slice(traces.traceIds[trace].length + 1);
   const [rootHigh, rootLow] = [idHalf(rootId, 0), idHalf(rootId, 8)];
   let owner = 0;
   while (
@@ -242,6 +174,13 @@ export function addDecided(trace: TraceState, high: number, low: number, interac
     owner++;
   if (owner * 2 === decided.roots.length) decided.roots.push(rootHigh, rootLow);
   decided.spans.push(high, low, owner);
+}
+
+/** Notes an interaction decided from the trace's pending spans; answers its index (for `OWNER`). */
+export function addInteraction(traces: PendingTraces, trace: number, interactionId: string): number {
+  const rare = rareOf(traces, trace);
+  rare.interactions ??= [];
+  return rare.interactions.push(interactionId) - 1;
 }
 
 /**
@@ -260,7 +199,8 @@ export function appendTo<T>(list: T[] | undefined, value: T): T[] {
  * one as their parent now point at it.
  */
 export function addSpan(
-  trace: TraceState,
+  traces: PendingTraces,
+  trace: number,
   high: number,
   low: number,
   hasParent: boolean,
@@ -269,49 +209,65 @@ export function addSpan(
   arrived: number,
   invocation: Invocation | undefined,
 ): void {
-  const index = spanCount(trace);
+  const index = traces.count[trace];
   let parent = NO_PARENT;
   if (hasParent) {
-    parent = findSpan(trace, parentHigh, parentLow);
+    parent = findSpan(traces, trace, parentHigh, parentLow);
     if (parent < 0) {
-      let k = missingAt(trace.missing, parentHigh, parentLow);
+      const rare = rareOf(traces, trace);
+      let k = missingAt(rare.missing, parentHigh, parentLow);
       if (k < 0) {
-        trace.missing = appendTo(trace.missing, parentHigh);
-        trace.missing.push(parentLow);
-        k = trace.missing.length / 2 - 1;
+        rare.missing = appendTo(rare.missing, parentHigh);
+        rare.missing.push(parentLow);
+        k = rare.missing.length / 2 - 1;
       }
       parent = missingParent(k);
     }
   }
   let invocationIndex = NOT_INVOCATION;
   if (invocation) {
-    [trace.invocations, invocationIndex] = addOne(trace.invocations, invocation);
+    const invocations = traces.invocations[trace];
+    if (invocations === undefined) {
+      traces.invocations[trace] = invocation;
+      invocationIndex = 0;
+    } else {
+      [traces.invocations[trace], invocationIndex] = addOne(invocations, invocation);
+    }
   }
-  if (index === trace.capacity) moveTo(trace, capacityFor(index + 1));
-  const data = trace.slab.data;
-  const at = trace.at + index * SPAN_FIELDS;
+  if (index === traces.capacity[trace]) moveTo(traces, trace, capacityFor(index + 1));
+  const data = traces.slab.data;
+  const at = traces.at[trace] + index * SPAN_FIELDS;
   data[at + ID_HIGH] = high;
   data[at + ID_LOW] = low;
   data[at + PARENT] = parent;
   data[at + ARRIVED] = Math.floor(arrived);
   data[at + OWNER] = UNDECIDED;
   data[at + INVOCATION] = invocationIndex;
-  trace.count++;
-  trace.index?.set(indexKey(high, low), index);
-  if (!trace.index && index + 1 > INDEX_FROM) {
-    trace.index = new Map();
+  traces.count[trace] = index + 1;
+  const rare = traces.rare[trace];
+  rare?.index?.set(indexKey(high, low), index);
+  if (!rare?.index && index + 1 > INDEX_FROM) {
+    const byId = new Map<number, number>();
     for (let i = 0; i <= index; i++)
-      trace.index.set(indexKey(fieldOf(trace, i, ID_HIGH), fieldOf(trace, i, ID_LOW)), i);
+      byId.set(indexKey(fieldOf(traces, trace, i, ID_HIGH), fieldOf(traces, trace, i, ID_LOW)), i);
+    rareOf(traces, trace).index = byId;
   }
-  const k = missingAt(trace.missing, high, low);
+  const missing = traces.rare[trace]?.missing;
+  const k = missingAt(missing, high, low);
   if (k >= 0) {
     // Its children arrived first: they wait for it no longer. The slot stays (others refer by number).
     const waiting = missingParent(k);
-    for (let i = 0; i < trace.count; i++) if (fieldOf(trace, i, PARENT) === waiting) setField(trace, i, PARENT, index);
-    trace.missing![k * 2] = 0;
-    trace.missing![k * 2 + 1] = 0;
-    // Once every missing parent has arrived, nothing refers to the list any more.
-    if (trace.missing!.every((half) => half === 0)) trace.missing = undefined;
+    for (let i = 0; i <= index; i++)
+      if (fieldOf(traces, trace, i, PARENT) === waiting) setField(traces, trace, i, PARENT, index);
+    missing![k * 2] = 0;
+    missing![k * 2 + 1] = 0;
+    // Once every missing parent has arrived, nothing refers to the list any more (nor, most often,
+    // to the rare state: the children of most traces end, and are sent, before their parents).
+    if (missing!.every((half) => half === 0)) {
+      const rare = traces.rare[trace]!;
+      rare.missing = undefined;
+      if (!rare.index && !rare.interactions && !rare.decided) traces.rare[trace] = undefined;
+    }
   }
 }
 
@@ -320,9 +276,9 @@ export function addSpan(
  * together, and adding them one by one would move a trace of ten through six ranges (1, 2, 3, 4, 6,
  * 8, then 12 spans).
  */
-export function reserveSpans(trace: TraceState, more: number): void {
-  const needed = trace.count + more;
-  if (needed > trace.capacity) moveTo(trace, capacityFor(needed));
+export function reserveSpans(traces: PendingTraces, trace: number, more: number): void {
+  const needed = traces.count[trace] + more;
+  if (needed > traces.capacity[trace]) moveTo(traces, trace, capacityFor(needed));
 }
 
 /** Which missing parent (k) has the id with these halves, or -1. */
@@ -333,43 +289,48 @@ function missingAt(missing: number[] | undefined, high: number, low: number): nu
 }
 
 /** Every decided member of the trace (pending spans decided, and those decided before), for the cache. */
-export function decidedMembers(trace: TraceState): DecidedMembers | undefined {
+export function decidedMembers(traces: PendingTraces, trace: number): DecidedMembers | undefined {
+  const count = traces.count[trace];
   let owned = 0;
-  for (let i = 0; i < trace.count; i++) if (fieldOf(trace, i, OWNER) !== UNDECIDED) owned++;
-  if (owned === 0) return trace.decided;
-  const before = trace.decided ?? { spans: [], roots: [] };
+  for (let i = 0; i < count; i++) if (fieldOf(traces, trace, i, OWNER) !== UNDECIDED) owned++;
+  const rare = traces.rare[trace];
+  if (owned === 0) return rare?.decided;
+  const interactions = rare!.interactions!;
+  const before = rare!.decided ?? { spans: [], roots: [] };
   // Sized once: arrays grown by push keep up to half again as much room, for as long as they live.
   const members: DecidedMembers = {
     spans: new Array<number>(before.spans.length + owned * 3),
-    roots: new Array<number>(before.roots.length + trace.interactions!.length * 2),
+    roots: new Array<number>(before.roots.length + interactions.length * 2),
   };
   let at = 0;
   for (; at < before.spans.length; at++) members.spans[at] = before.spans[at];
   for (let i = 0; i < before.roots.length; i++) members.roots[i] = before.roots[i];
   const base = before.roots.length / 2;
-  trace.interactions!.forEach((interactionId, i) => {
-    const rootId = interactionId.slice(trace.traceId.length + 1);
+  const idLength = traces.traceIds[trace].length;
+  interactions.forEach((interactionId, i) => {
+    const rootId = interactionId.slice(idLength + 1);
     members.roots[(base + i) * 2] = idHalf(rootId, 0);
     members.roots[(base + i) * 2 + 1] = idHalf(rootId, 8);
   });
-  for (let span = 0; span < trace.count; span++) {
-    const owner = fieldOf(trace, span, OWNER);
+  for (let span = 0; span < count; span++) {
+    const owner = fieldOf(traces, trace, span, OWNER);
     if (owner === UNDECIDED) continue;
-    members.spans[at++] = fieldOf(trace, span, ID_HIGH);
-    members.spans[at++] = fieldOf(trace, span, ID_LOW);
+    members.spans[at++] = fieldOf(traces, trace, span, ID_HIGH);
+    members.spans[at++] = fieldOf(traces, trace, span, ID_LOW);
     members.spans[at++] = base + owner;
   }
   return members;
 }
 
 /** Moves the trace's spans to a range with room for `capacity`. */
-function moveTo(trace: TraceState, capacity: number): void {
-  const slab = trace.slab;
+function moveTo(traces: PendingTraces, trace: number, capacity: number): void {
+  const slab = traces.slab;
   const at = slab.allocate(capacity);
   // `allocate` may have replaced the array: read it after.
-  if (trace.count > 0) slab.data.copyWithin(at, trace.at, trace.at + trace.count * SPAN_FIELDS);
-  if (trace.capacity > 0) slab.free(trace.at, trace.capacity);
-  // `| 0`: computed as doubles, they would be kept as boxed numbers, 16 bytes each a pending trace.
-  trace.at = at | 0;
-  trace.capacity = capacity | 0;
+  const from = traces.at[trace];
+  const count = traces.count[trace];
+  if (count > 0) slab.data.copyWithin(at, from, from + count * SPAN_FIELDS);
+  if (traces.capacity[trace] > 0) slab.free(from, traces.capacity[trace]);
+  traces.at[trace] = at;
+  traces.capacity[trace] = capacity;
 }

@@ -188,6 +188,9 @@ describe('interaction assembly', () => {
     expect(a.add([span({ id: 2, parent: 1 })], 100).duplicates).toBe(1);
     expect(a.collectDue(2_100).interactions[0].memberSpanIds).toHaveLength(2);
     expect(a.add([span({ id: 2, parent: 1 })], 3_000).duplicates).toBe(1);
+    // Delivered again after its trace was decided: nothing of it is pending.
+    expect(a.pendingTraces()).toBe(0);
+    expect(a.collectDue(60_000).releasedTraces).toEqual([]);
   });
 
   it('keeps a trace open for a new interaction after an earlier one completed', () => {
