@@ -307,6 +307,34 @@ describe('interaction assembly', () => {
     expect(a.pendingTraces()).toBe(0);
   });
 
+  it('keeps the spans of the traces still pending when a burst is over and their array is compacted', () => {
+    const a = assembler({ maxPendingTraces: 10_000 });
+    // A burst: 3,000 traces of six spans, enough to grow the assembler's span array past its first size.
+    for (let t = 0; t < 3_000; t++) {
+      const traceId = `b${t.toString(16).padStart(31, '0')}`;
+      a.add(
+        [agentSpan({ id: 1, agent: 'x', traceId }), ...[2, 3, 4, 5, 6].map((n) => span({ id: n, parent: 1, traceId }))],
+        0,
+      );
+    }
+    // Five traces that wait for a span: their tool span's parent (2) has not arrived.
+    const waiting = [1, 2, 3, 4, 5].map((t) => t.toString(16).padStart(32, 'e'));
+    for (const traceId of waiting) {
+      a.add([agentSpan({ id: 1, agent: 'x', traceId }), span({ id: 3, parent: 2, traceId })], 0);
+    }
+    expect(a.collectDue(2_000).interactions).toHaveLength(3_000);
+    // The next tick finds the array mostly empty and moves what is left into a smaller one.
+    expect(a.collectDue(2_100).interactions).toEqual([]);
+    for (const traceId of waiting) a.add([span({ id: 2, parent: 1, traceId })], 2_500);
+    const done = a.collectDue(4_500);
+    expect(done.interactions.map((i) => i.traceId).sort()).toEqual(waiting);
+    for (const interaction of done.interactions) {
+      expect(interaction).toMatchObject({ rootSpanId: spanId(1), completion: 'structural' });
+      expect([...interaction.memberSpanIds].sort()).toEqual([spanId(1), spanId(2), spanId(3)]);
+    }
+    expect(a.pendingTraces()).toBe(0);
+  });
+
   it('decides every pending trace on flushAll', () => {
     const a = assembler();
     a.add([agentSpan({ id: 2, parent: 1 })], 0);
