@@ -19,6 +19,7 @@ import { markOwned } from '../../model/owned-buffers.ts';
 import { isLocated } from '../../ledger/span-store.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
+import { awaitWorkerExit } from '../../model/worker-exit.ts';
 
 export interface Recorder {
   build(traces: readonly TraceToRecord[]): Promise<BuiltTraces>;
@@ -163,7 +164,8 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
         if (!worker) return;
         await Promise.allSettled([...inFlight]);
         worker.postMessage({ close: true } satisfies RecorderMessage);
-        await worker.terminate();
+        // The thread ends by itself once it has closed its port.
+        await awaitWorkerExit(worker);
       })();
       return closing;
     },
