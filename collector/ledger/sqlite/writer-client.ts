@@ -18,7 +18,6 @@ import type { CheckpointerMessage, CheckpointerOptions, CheckpointerReply } from
 import type { WriterMessage, WriterReply } from './writer-thread.ts';
 import { forTransfer, type Transfer } from './writer-transfer.ts';
 import { threadBufferPool } from '../../model/buffer-pool.ts';
-import { awaitWorkerExit } from '../../model/worker-exit.ts';
 
 export interface WriterClient {
   /** Resolves once committed, with what the request answers (see `LedgerWriter.write`). */
@@ -132,12 +131,8 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
     close() {
       closing ??= (async () => {
         await checkpointer.close();
-        if (failure) await worker.terminate();
-        else {
-          await send({ close: true }).catch(() => undefined);
-          // The thread ends by itself once it has closed its port.
-          await awaitWorkerExit(worker);
-        }
+        if (!failure) await send({ close: true }).catch(() => undefined);
+        await worker.terminate();
       })();
       return closing;
     },
@@ -177,7 +172,7 @@ function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
       worker.ref();
       worker.postMessage({ close: true } satisfies CheckpointerMessage);
       await closed;
-      await awaitWorkerExit(worker);
+      await worker.terminate();
     },
   };
 }

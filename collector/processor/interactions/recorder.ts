@@ -19,7 +19,6 @@ import { markOwned } from '../../model/owned-buffers.ts';
 import { isLocated } from '../../ledger/span-store.ts';
 import { buildTraces, type BuiltTraces, type TraceToRecord } from './record-builder.ts';
 import type { RecorderMessage, RecorderReply, RecorderTrace } from './recorder-thread.ts';
-import { awaitWorkerExit } from '../../model/worker-exit.ts';
 
 export interface Recorder {
   build(traces: readonly TraceToRecord[]): Promise<BuiltTraces>;
@@ -164,8 +163,7 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
         if (!worker) return;
         await Promise.allSettled([...inFlight]);
         worker.postMessage({ close: true } satisfies RecorderMessage);
-        // The thread ends by itself once it has closed its port.
-        await awaitWorkerExit(worker);
+        await worker.terminate();
       })();
       return closing;
     },
