@@ -162,9 +162,8 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     else buckets.set(bucket, [trace]);
   }
 
-  /** Whether slot `trace` is due in `bucket` (an entry of a bucket may be stale). */
-  const dueIn = (trace: number, bucket: number) =>
-    traces.dueBucket[trace] === bucket && !Number.isNaN(traces.dueAt[trace]) && traces.count[trace] > 0;
+  /** Whether slot `trace` is due in `bucket` (entries may be stale; a NaN bucket equals none). */
+  const dueIn = (trace: number, bucket: number) => traces.dueBucket[trace] === bucket;
 
   /** The trace is no longer pending: its decided members are remembered, its slot let go. */
   function release(trace: number, now: number): void {

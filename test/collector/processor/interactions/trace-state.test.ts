@@ -116,7 +116,7 @@ describe('pending traces as slots', () => {
     expect(Number.isNaN(traces.dueAt[next])).toBe(true);
     expect(findSpan(traces, next, 7, 4)).toBe(-1);
     // What the trace came back with: the members of an interaction decided before.
-    expect(decidedOwner(traces, next, 7, 4)).toBe(`ffffffffffffffffffffffffffffffff-${'00000007'}${'00000001'}`);
+    expect(decidedOwner(traces, next, 7, 4)).toBe('ffffffffffffffffffffffffffffffff-0000000700000001');
   });
 
   it('grows past its first thousand slots with every trace its own numbers', () => {
