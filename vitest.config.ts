@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { WASM_WRAPPER_TIERING } from './collector/cli/runtime-settings.ts';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Tests start real servers and child processes; two cores are what the machine has.
     maxWorkers: 2,
+    // The test processes start and stop many worker threads; without this V8 can abort one of
+    // them while it frees a compiled WebAssembly-to-JavaScript wrapper (collector/cli/runtime-settings.ts).
+    execArgv: [WASM_WRAPPER_TIERING.join('=')],
   },
 });

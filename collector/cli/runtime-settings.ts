@@ -11,6 +11,17 @@
  * defaults.
  */
 
+/**
+ * Calls from WebAssembly into JavaScript keep V8's generic wrapper instead of getting a compiled
+ * one after 1,000 calls. Node strips the types of the `.ts` sources each worker thread loads with a
+ * WebAssembly module; V8 13.6 (Node 24) can abort the whole process with `Check failed:
+ * jit_page.has_value()` when it frees such a compiled wrapper while other threads start or stop.
+ * Without compiled wrappers there is nothing to free. The cost is a slower call into JavaScript
+ * while a module is loaded, nothing once it is. The test processes run with it too
+ * (vitest.config.ts).
+ */
+export const WASM_WRAPPER_TIERING = ['--wasm-wrapper-tiering-budget', '2147483647'] as const;
+
 /** V8 flags, by the option they set (Node documents both). */
 export const COLLECTOR_NODE_FLAGS: ReadonlyArray<readonly [option: string, value: string]> = [
   // Young generation 16 MiB instead of 128 MiB: scavenges come more often and cost the same each;
@@ -21,6 +32,7 @@ export const COLLECTOR_NODE_FLAGS: ReadonlyArray<readonly [option: string, value
   // ~240 MiB. 1.3x collected so often that the verdict lag's p99 tripled (docs/benchmarks.md). No
   // hard cap: near one V8 collects far more often still.
   ['--heap-growing-percent', '100'],
+  WASM_WRAPPER_TIERING,
 ];
 
 /** glibc malloc: one arena, and large blocks (request bodies) returned to the system when freed. */

@@ -31,7 +31,11 @@ describe('runtimeRestart', () => {
   it('keeps what the user gave, on the command line, in NODE_OPTIONS or as an environment variable', () => {
     const env = { NODE_OPTIONS: '--max_old_space_size=300', MALLOC_ARENA_MAX: '4' };
     const restart = runtimeRestart(['--max-semi-space-size=4', '--heap-growing-percent=50'], env)!;
-    expect(restart.execArgv).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=50']);
+    expect(restart.execArgv).toEqual([
+      '--wasm-wrapper-tiering-budget=2147483647',
+      '--max-semi-space-size=4',
+      '--heap-growing-percent=50',
+    ]);
     expect(restart.env).toMatchObject({ ...env, MALLOC_MMAP_THRESHOLD_: COLLECTOR_MALLOC_ENV.MALLOC_MMAP_THRESHOLD_ });
     expect(runtimeRestart(restart.execArgv, restart.env)).toBeUndefined();
   });
