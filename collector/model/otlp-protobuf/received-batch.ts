@@ -26,7 +26,7 @@ export function receivedBatch(scan: ScannedRequest, pool?: BufferPool): SpanBatc
       perTrace.push(decodeProtobufRequest(traceRequest(byTrace, t), createSpanRejections()));
     }
     const next = new Array<number>(perTrace.length).fill(0);
-    const spans = spanTrace.map((t) => perTrace[t][next[t]++]);
+    const spans = Array.from(spanTrace, (t) => perTrace[t][next[t]++]);
     // As in a decode of the whole request, the spans of one scope share one origin object.
     const origins = new Map<number, SpanData['origin']>();
     spans.forEach((span, i) => {

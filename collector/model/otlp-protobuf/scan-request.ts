@@ -35,15 +35,54 @@ export interface ScannedRequest {
   /** Per ScopeSpans: its fields other than `spans` (scope, schema_url, unknown ones). */
   scopeHeaders: number[][];
   /** Per accepted span, in request order: its whole field (tag, length, message). */
-  spanStart: number[];
-  spanEnd: number[];
-  spanScope: number[];
+  spanStart: Int32Array;
+  spanEnd: Int32Array;
+  spanScope: Int32Array;
   /** Per accepted span: the index of its trace in `traceIds`. */
-  spanTrace: number[];
+  spanTrace: Int32Array;
   /** Per accepted span: its head. */
   heads: SpanHead[];
   /** Trace ids (hex) in order of first appearance. */
   traceIds: string[];
+}
+
+/** The four numbers a span leaves in `spanNumbers`, in this order: start, end, scope, trace. */
+const SPAN_NUMBERS = 4;
+const NONE = new Int32Array(0);
+
+/**
+ * Each accepted span's numbers while a request is scanned, one array kept from request to request
+ * (doubled when a request has more spans): four arrays grown by `push` allocated ~100 bytes a span
+ * in their backing stores, which the event loop's young generation then collected.
+ */
+let spanNumbers = new Int32Array(SPAN_NUMBERS * 1024);
+
+function noteSpan(index: number, start: number, end: number, scope: number, trace: number): void {
+  const at = index * SPAN_NUMBERS;
+  if (at + SPAN_NUMBERS > spanNumbers.length) {
+    const bigger = new Int32Array(spanNumbers.length * 2);
+    bigger.set(spanNumbers);
+    spanNumbers = bigger;
+  }
+  spanNumbers[at] = start;
+  spanNumbers[at + 1] = end;
+  spanNumbers[at + 2] = scope;
+  spanNumbers[at + 3] = trace;
+}
+
+/** `spanStart` … `spanTrace` of the request's `count` spans, out of `spanNumbers`, in one array of their own. */
+function setSpanNumbers(scan: ScannedRequest, count: number): void {
+  const all = new Int32Array(SPAN_NUMBERS * count);
+  for (let i = 0, at = 0; i < count; i++, at += SPAN_NUMBERS) {
+    all[i] = spanNumbers[at];
+    all[count + i] = spanNumbers[at + 1];
+    all[2 * count + i] = spanNumbers[at + 2];
+    all[3 * count + i] = spanNumbers[at + 3];
+  }
+  scan.spanStart = all.subarray(0, count);
+  scan.spanEnd = all.subarray(count, 2 * count);
+  scan.spanScope = all.subarray(2 * count, 3 * count);
+  scan.spanTrace = all.subarray(3 * count, 4 * count);
 }
 
 /**
@@ -58,10 +97,10 @@ export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejec
     resourceHeaders: [],
     scopeResource: [],
     scopeHeaders: [],
-    spanStart: [],
-    spanEnd: [],
-    spanScope: [],
-    spanTrace: [],
+    spanStart: NONE,
+    spanEnd: NONE,
+    spanScope: NONE,
+    spanTrace: NONE,
     heads: [],
     traceIds: traces.ids,
   };
@@ -81,6 +120,7 @@ export function scanProtobufRequest(body: Uint8Array, matcher: KeyMatcher, rejec
   } catch (error) {
     throw toDecodeError(r, error);
   }
+  setSpanNumbers(scan, scan.heads.length);
   return scan;
 }
 
@@ -155,11 +195,8 @@ function scanScopeSpans(
       else {
         const head = scanProtobufSpan(r, origin, matcher, traces, rejections, resourceIndex, scopeIndex, spanIndex++);
         if (head !== undefined) {
-          scan.heads.push(head);
-          scan.spanStart.push(fieldStart);
-          scan.spanEnd.push(r.len); // the reader is narrowed to the span's message
-          scan.spanScope.push(scope);
-          scan.spanTrace.push(traces.last);
+          // The reader is narrowed to the span's message: `r.len` is where its field ends.
+          noteSpan(scan.heads.push(head) - 1, fieldStart, r.len, scope, traces.last);
         }
       }
       leaveMessage(r, outer);
