@@ -6,8 +6,15 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COLLECTOR_MALLOC_ENV, COLLECTOR_NODE_FLAGS, runtimeRestart } from '../../../collector/cli/runtime-settings.ts';
+import {
+  COLLECTOR_ENV,
+  COLLECTOR_MALLOC_ENV,
+  COLLECTOR_NODE_FLAGS,
+  compileCacheEnv,
+  runtimeRestart,
+} from '../../../collector/cli/runtime-settings.ts';
 import { testConfigYaml } from '../../helpers/collector.ts';
 import { spawnCollector, type CollectorProcess } from '../../helpers/collector-process.ts';
 
@@ -24,7 +31,7 @@ describe('runtimeRestart', () => {
   it('adds every setting that is missing, before the arguments Node was given', () => {
     expect(runtimeRestart(['--inspect'], { PATH: '/bin' })).toEqual({
       execArgv: [...FLAGS, '--inspect'],
-      env: { PATH: '/bin', ...COLLECTOR_MALLOC_ENV },
+      env: { PATH: '/bin', ...COLLECTOR_ENV },
     });
   });
 
@@ -40,8 +47,21 @@ describe('runtimeRestart', () => {
     expect(runtimeRestart(restart.execArgv, restart.env)).toBeUndefined();
   });
 
+  it('keeps the compile cache of a checkout in its node_modules/.cache; Node’s own switches win', () => {
+    const checkout = new URL('../../../', import.meta.url);
+    expect(compileCacheEnv()).toEqual({
+      NODE_COMPILE_CACHE: join(fileURLToPath(checkout), 'node_modules/.cache/evalon-compile'),
+    });
+    // The compiled package strips no types: nothing to cache for it.
+    expect(compileCacheEnv('file:///srv/evalon/dist/collector/cli/runtime-settings.js')).toEqual({});
+    const off = runtimeRestart(FLAGS, { ...COLLECTOR_MALLOC_ENV, NODE_DISABLE_COMPILE_CACHE: '1' });
+    expect(off).toBeUndefined();
+    const own = runtimeRestart(FLAGS, { ...COLLECTOR_MALLOC_ENV, NODE_COMPILE_CACHE: '/var/cache/evalon' });
+    expect(own).toBeUndefined();
+  });
+
   it('has nothing to do once they are all in effect', () => {
-    expect(runtimeRestart(FLAGS, { ...COLLECTOR_MALLOC_ENV })).toBeUndefined();
+    expect(runtimeRestart(FLAGS, { ...COLLECTOR_ENV })).toBeUndefined();
   });
 });
 
@@ -62,7 +82,7 @@ describe('evalon collector', () => {
     const { args, env } = processOf(collector.child.pid!);
     expect(args.slice(1, 1 + FLAGS.length)).toEqual(FLAGS);
     expect(args).toContain('collector');
-    for (const [name, value] of Object.entries(COLLECTOR_MALLOC_ENV)) expect(env).toContain(`${name}=${value}`);
+    for (const [name, value] of Object.entries(COLLECTOR_ENV)) expect(env).toContain(`${name}=${value}`);
     expect((await fetch(`${collector.apiUrl}/healthz`)).status).toBe(200);
     collector.child.kill('SIGTERM');
     expect(await collector.exited).toBe(0);
