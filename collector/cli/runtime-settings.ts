@@ -7,8 +7,8 @@
  * and `kill -9` reach the collector itself) before anything else happens.
  *
  * A setting the user gave (a Node flag in NODE_OPTIONS or on the command line, a MALLOC_ variable,
- * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE) is kept as given. Where `process.execve` is missing (Windows) the collector runs with Node's
- * defaults.
+ * NODE_COMPILE_CACHE or NODE_DISABLE_COMPILE_CACHE) is kept as given. Where `process.execve` is
+ * missing (Windows) the collector runs with Node's defaults.
  */
 import { fileURLToPath } from 'node:url';
 
