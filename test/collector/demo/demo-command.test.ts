@@ -5,6 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CHILD_NODE_FLAGS } from '../../helpers/child-node-flags.ts';
 import { expect, it } from 'vitest';
 import { runValidateCommand } from '../../../collector/cli/validate-command.ts';
 import { runDemoCommand } from '../../../collector/demo/demo-command.ts';
@@ -70,9 +71,13 @@ it('refuses a bad --rounds with a clear message', async () => {
 it('stops cleanly on Ctrl-C while it keeps running', async () => {
   const { spawn } = await import('node:child_process');
   const main = new URL('../../../collector/cli/main.ts', import.meta.url).pathname;
-  const child = spawn(process.execPath, [main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...CHILD_NODE_FLAGS, main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));

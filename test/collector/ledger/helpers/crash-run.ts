@@ -1,5 +1,6 @@
 /** Killing a store-writing child process at a random moment, for the stores' kill -9 tests. */
 import { spawn } from 'node:child_process';
+import { CHILD_NODE_FLAGS } from '../../../helpers/child-node-flags.ts';
 
 export interface RunResult {
   acked: number[];
@@ -13,7 +14,9 @@ export interface RunResult {
  */
 export function runAndKill(writer: string, target: string, firstBatch: number, minAcks: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [writer, target, String(firstBatch)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, writer, target, String(firstBatch)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const result: RunResult = { acked: [], released: [] };
     let buffer = '';
     let stderr = '';
