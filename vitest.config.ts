@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { WASM_WRAPPER_TIERING } from './collector/cli/runtime-settings.ts';
+import { TEST_NODE_FLAGS } from './test/helpers/test-node-flags.ts';
 
 export default defineConfig({
   test: {
@@ -12,6 +12,6 @@ export default defineConfig({
     maxWorkers: 2,
     // The test processes start and stop many worker threads; without this V8 can abort one of
     // them while it frees a compiled WebAssembly-to-JavaScript wrapper (collector/cli/runtime-settings.ts).
-    execArgv: [WASM_WRAPPER_TIERING.join('=')],
+    execArgv: [...TEST_NODE_FLAGS],
   },
 });

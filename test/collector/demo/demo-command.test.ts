@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHILD_NODE_FLAGS } from '../../helpers/child-node-flags.ts';
+import { TEST_NODE_FLAGS } from '../../helpers/test-node-flags.ts';
 import { expect, it } from 'vitest';
 import { runValidateCommand } from '../../../collector/cli/validate-command.ts';
 import { runDemoCommand } from '../../../collector/demo/demo-command.ts';
@@ -73,7 +73,7 @@ it('stops cleanly on Ctrl-C while it keeps running', async () => {
   const main = new URL('../../../collector/cli/main.ts', import.meta.url).pathname;
   const child = spawn(
     process.execPath,
-    [...CHILD_NODE_FLAGS, main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'],
+    [...TEST_NODE_FLAGS, main, 'demo', '--ephemeral', '--rounds', '1', '--keep-running'],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

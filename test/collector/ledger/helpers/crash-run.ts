@@ -1,6 +1,6 @@
 /** Killing a store-writing child process at a random moment, for the stores' kill -9 tests. */
 import { spawn } from 'node:child_process';
-import { CHILD_NODE_FLAGS } from '../../../helpers/child-node-flags.ts';
+import { TEST_NODE_FLAGS } from '../../../helpers/test-node-flags.ts';
 
 export interface RunResult {
   acked: number[];
@@ -14,7 +14,7 @@ export interface RunResult {
  */
 export function runAndKill(writer: string, target: string, firstBatch: number, minAcks: number): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, writer, target, String(firstBatch)], {
+    const child = spawn(process.execPath, [...TEST_NODE_FLAGS, writer, target, String(firstBatch)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const result: RunResult = { acked: [], released: [] };

@@ -9,7 +9,7 @@ import type { LedgerStore } from '../../../../collector/ledger/store.ts';
 import type { RetentionPolicy } from '../../../../collector/retention/config.ts';
 import { EVALON_CONVERSATION_ENDED } from '../../../../src/model/attributes.ts';
 import type { EvaluationRecord, InteractionRecord } from '../../../../src/model/records.ts';
-import { CHILD_NODE_FLAGS } from '../../../helpers/child-node-flags.ts';
+import { TEST_NODE_FLAGS } from '../../../helpers/test-node-flags.ts';
 import { makeRecord, plainSpan } from '../../../helpers/ledger-fixtures.ts';
 import { ledgerInconsistencies, type SqlReader } from './ledger-consistency.ts';
 
@@ -95,7 +95,7 @@ export async function fillCrashLedger(store: LedgerStore, count: number): Promis
  */
 export function pruneAndKill(kind: 'sqlite' | 'postgres', target: string, minUnits: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, CHILD, kind, target, String(CRASH_NOW)], {
+    const child = spawn(process.execPath, [...TEST_NODE_FLAGS, CHILD, kind, target, String(CRASH_NOW)], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let reported = 0;

@@ -12,7 +12,7 @@ import {
   ReplicaIdInUseError,
   resolveReplicaId,
 } from '../../../../collector/ledger/postgres/replica.ts';
-import { CHILD_NODE_FLAGS } from '../../../helpers/child-node-flags.ts';
+import { TEST_NODE_FLAGS } from '../../../helpers/test-node-flags.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { adminQuery } from '../../../helpers/postgres.ts';
 import { makeRecord, plainSpan, TRACE_A, TRACE_B, TRACE_C } from '../../../helpers/ledger-fixtures.ts';
@@ -117,7 +117,7 @@ describe('PostgreSQL replicas', () => {
   it('opens the same id again at once after its process was killed with SIGKILL', async () => {
     const url = await freshUrl();
     for (let round = 0; round < 2; round += 1) {
-      const child = spawn(process.execPath, [...CHILD_NODE_FLAGS, HOLDER, url, 'crashy', TRACE_A], {
+      const child = spawn(process.execPath, [...TEST_NODE_FLAGS, HOLDER, url, 'crashy', TRACE_A], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.push(child);
