@@ -14,9 +14,9 @@
  *    (acknowledged = durable) and its share of the decode-only rate (goal: at least a third), then
  *    how long until every interaction is recorded; the collector's RSS, sampled every 250 ms while
  *    the senders run, and its peak since the warm-up (goal: at most 512 MiB). Second by second:
- *    spans acknowledged, requests throttled, the traces pending (the recording backlog, which is
- *    throttled at 90 % of `max_pending_traces`), and the collector's RSS (longer runs, `--seconds
- *    60`, show where it settles once the backlog stays at that mark).
+ *    spans acknowledged, requests throttled, the traces pending (the recording backlog, throttled
+ *    once it would go past `max_pending_traces`), and the collector's RSS (longer runs, `--seconds
+ *    60`, show where it settles once the backlog stays at the limit).
  * 4. Memory: a second collector holds 100,000 pending traces (settle set to 10 minutes); RSS and
  *    peak RSS (goal: at most 512 MiB).
  *
@@ -166,7 +166,7 @@ async function startCollector(
   writeFileSync(`/proc/${collector.child.pid}/clear_refs`, '5');
   const rssSamples: number[] = [];
   const sampling = setInterval(() => rssSamples.push(memory(collector.child.pid!).rssMiB), 250);
-  // The recording backlog once a second: what `max_pending_traces` × 90 % throttles at.
+  // The recording backlog once a second: what `max_pending_traces` throttles at.
   // Each answer goes to the second it was asked in (answers may come out of order); one that fails
   // is shown as "?".
   const pendingBySecond: number[] = [];

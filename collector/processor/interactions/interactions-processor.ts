@@ -23,9 +23,11 @@ import type { InteractionStore } from '../../ledger/interaction-store.ts';
 import type { ReplicaStore } from '../../ledger/replica-store.ts';
 import type { LateSpan, SpanStore } from '../../ledger/span-store.ts';
 import { BackpressureError, type Lifecycle, type SpanConsumer } from '../../pipeline/consumer.ts';
+import { createAdmission } from './admission.ts';
 import { createAssembler, type AddResult, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
+import type { PreparedSpans } from './prepared-spans.ts';
 import { createRecording, type PreparedTick } from './recording.ts';
 import { createThreadRecorder, type Recorder } from './recorder.ts';
 import { createTickOrder } from './tick-order.ts';
@@ -45,8 +47,6 @@ import {
 
 /** Batches waiting for the store before the receiver is told to back off. */
 export const DEFAULT_MAX_QUEUED_BATCHES = 256;
-/** Share of `max_pending_traces` from which new batches are refused with 429 and Retry-After. */
-export const PENDING_HIGH_WATER = 0.9;
 /**
  * The assembler's timer granularity: a decision falls due at most this much after its settle
  * window, before the tick that takes it (the verdict lag of an interaction, and of a conversation
@@ -124,8 +124,7 @@ export function createInteractionsProcessor(options: {
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? createLogger();
   const maxQueued = config.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES;
-  /** Pending traces from which new batches are refused (429): 90% of max_pending_traces. */
-  const pendingHighWater = Math.max(1, Math.floor(config.maxPendingTraces * PENDING_HIGH_WATER));
+  const admission = createAdmission(config.maxPendingTraces);
   let lastEvictionLog = 0;
   const assembler = createAssembler({
     settleMs: config.settleMs,
@@ -213,28 +212,26 @@ export function createInteractionsProcessor(options: {
         retryAfterSeconds: 1,
       });
     }
+    // What deciding needs, made before the spans are stored: their heads are not kept meanwhile.
+    const prepared = assembler.prepare(batch.heads);
     // Recording is not keeping up (a slow ledger): senders wait and retry rather than the pending
-    // traces growing until the oldest are evicted undecided.
-    if (assembler.pendingTraces() >= pendingHighWater) {
-      throw new BackpressureError(
-        `interactions: ${assembler.pendingTraces()} traces are pending (max_pending_traces ` +
-          `${config.maxPendingTraces}); the ledger is not keeping up`,
-        { retryAfterSeconds: 1 },
-      );
-    }
-    const work = append(batch);
+    // traces growing until the oldest are evicted undecided (admission.ts).
+    let adding = 0;
+    for (const traceId of prepared.traceIds) if (!assembler.isPending(traceId)) adding++;
+    const admitted = admission.admit(assembler.pendingTraces(), adding);
+    if (admitted instanceof BackpressureError) throw admitted;
+    batch.dropHeads();
+    const work = append(batch, prepared);
     inFlight.add(work);
     try {
       await work;
     } finally {
       inFlight.delete(work);
+      admitted.release();
     }
   }
 
-  async function append(batch: SpanBatch): Promise<void> {
-    // What deciding needs, made before the spans are stored: their heads are not kept meanwhile.
-    const prepared = assembler.prepare(batch.heads);
-    batch.dropHeads();
+  async function append(batch: SpanBatch, prepared: PreparedSpans): Promise<void> {
     const traceIds = prepared.traceIds;
     for (const traceId of traceIds) appending.set(traceId, (appending.get(traceId) ?? 0) + 1);
     let late: LateSpan[] = [];

@@ -1,8 +1,9 @@
 /**
  * Overload at the interactions processor (backpressure, docs/interactions.md: 429/503 with
- * Retry-After, never an unbounded queue): when recording does not keep up and the pending traces reach 90% of
- * `max_pending_traces`, new batches are refused with a 429 BackpressureError, and accepted again
- * once the pending traces are recorded. Nothing accepted is lost.
+ * Retry-After, never an unbounded queue): when recording does not keep up, a batch whose new traces
+ * would take the pending ones past `max_pending_traces` is refused with a 429 BackpressureError, and
+ * accepted again once the pending traces are recorded. Nothing accepted is lost, and nothing
+ * pending is evicted early.
  */
 import { afterEach, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
@@ -28,47 +29,123 @@ function agentTrace(n: number) {
 }
 
 it(
-  'refuses new batches with 429 and Retry-After at 90% of ' + 'max_pending_traces, and takes them again once recorded',
+  'fills max_pending_traces, refuses the batch that would go past it with 429 and Retry-After, and takes it again ' +
+    'once recorded',
   async () => {
-    const store = createSqliteStore({ path: ':memory:' });
-    let now = 1_000_000;
-    const processor = createInteractionsProcessor({
-      store,
-      config: {
-        settleMs: 1_000,
-        decisionWaitMs: 5_000,
-        maxPendingTraces: 10,
-        pendingSpansMemoryBytes: 0,
-        tickMs: 3_600_000,
-      },
-      clock: () => now,
-      logger: silentLogger,
-    });
-    stops.push(
-      () => store.close(),
-      () => processor.shutdown(),
-    );
-    await processor.start();
-    for (let n = 1; n <= 9; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
-    expect(processor.assembler.pendingTraces()).toBe(9);
-    const refused = await processor.consume(spanBatchOf([agentTrace(10)])).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
+    const { processor } = await started(10);
+    for (let n = 1; n <= 10; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
+    expect(processor.assembler.pendingTraces()).toBe(10);
+    // A span of a trace already pending adds none: it is taken at the limit.
+    await processor.consume(spanBatchOf([childOf(10)]));
+    const refused = await refusalOf(processor.consume(spanBatchOf([agentTrace(11)])));
     expect(refused).toBeInstanceOf(BackpressureError);
     expect(refused).toMatchObject({
       status: 429,
       retryAfterSeconds: 1,
-      message: expect.stringContaining('9 traces are pending (max_pending_traces 10)'),
+      message: expect.stringContaining('10 traces are pending and 0 more are being stored; this request adds 1'),
     });
     // Recording catches up: the same batch is accepted, and every accepted trace is recorded.
     now += 6_000;
     await processor.tick();
     expect(processor.assembler.pendingTraces()).toBe(0);
-    await processor.consume(spanBatchOf([agentTrace(10)]));
+    await processor.consume(spanBatchOf([agentTrace(11)]));
     now += 6_000;
     await processor.tick();
-    expect(processor.stats.interactions).toBe(10);
+    expect(processor.stats.interactions).toBe(11);
     expect(processor.stats.evictedTraces).toBe(0);
   },
 );
+
+it('refuses a batch whose new traces do not fit, while a smaller one that fits is taken', async () => {
+  const { processor } = await started(100);
+  // Nothing pending: any batch is taken.
+  await processor.consume(spanBatchOf(Array.from({ length: 95 }, (_, i) => agentTrace(i + 1))));
+  // Five traces fit, six do not (below a tenth of the limit, a batch needs room for all its traces).
+  const six = spanBatchOf([96, 97, 98, 99, 100, 101].map(agentTrace));
+  expect(await refusalOf(processor.consume(six))).toBeInstanceOf(BackpressureError);
+  await processor.consume(spanBatchOf([96, 97, 98, 99, 100].map(agentTrace)));
+  expect(processor.assembler.pendingTraces()).toBe(100);
+  expect(processor.stats.evictedTraces).toBe(0);
+});
+
+it('counts the traces of batches still being stored, so that concurrent batches cannot overshoot', async () => {
+  const { processor, store } = await started(10);
+  for (let n = 1; n <= 8; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
+  // The store holds the next append until released: its trace is coming, not pending yet.
+  let letGo!: () => void;
+  const held = new Promise<void>((resolve) => (letGo = resolve));
+  const append = store.appendSpans.bind(store);
+  store.appendSpans = async (batch) => {
+    await held;
+    return append(batch);
+  };
+  const first = processor.consume(spanBatchOf([agentTrace(9), agentTrace(10)]));
+  const second = await refusalOf(processor.consume(spanBatchOf([agentTrace(11)])));
+  expect(second).toMatchObject({ status: 429, message: expect.stringContaining('2 more are being stored') });
+  letGo();
+  await first;
+  expect(processor.assembler.pendingTraces()).toBe(10);
+  expect(processor.stats.evictedTraces).toBe(0);
+});
+
+it('takes any batch when nothing is pending, and a large one when a tenth of the limit is free', async () => {
+  const { processor } = await started(10);
+  // Nothing pending: twelve new traces are taken, and the next tick evicts the two oldest.
+  await processor.consume(spanBatchOf(Array.from({ length: 12 }, (_, i) => agentTrace(i + 1))));
+  expect(await refusalOf(processor.consume(spanBatchOf([agentTrace(13)])))).toBeInstanceOf(BackpressureError);
+  await processor.tick();
+  expect(processor.assembler.pendingTraces()).toBe(10);
+  expect(processor.stats.evictedTraces).toBe(2);
+  now += 6_000;
+  await processor.tick();
+  for (let n = 13; n <= 21; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
+  // Nine pending, one free: a tenth of the limit. A batch of five new traces goes in (four are evicted).
+  await processor.consume(spanBatchOf([22, 23, 24, 25, 26].map(agentTrace)));
+  await processor.tick();
+  expect(processor.assembler.pendingTraces()).toBe(10);
+  expect(processor.stats.evictedTraces).toBe(6);
+  // Full: refused, however large.
+  expect(await refusalOf(processor.consume(spanBatchOf([27, 28].map(agentTrace))))).toBeInstanceOf(BackpressureError);
+});
+
+let now = 1_000_000;
+
+async function started(maxPendingTraces: number) {
+  const store = createSqliteStore({ path: ':memory:' });
+  now = 1_000_000;
+  const processor = createInteractionsProcessor({
+    store,
+    config: {
+      settleMs: 1_000,
+      decisionWaitMs: 5_000,
+      maxPendingTraces,
+      pendingSpansMemoryBytes: 0,
+      tickMs: 3_600_000,
+    },
+    clock: () => now,
+    logger: silentLogger,
+  });
+  stops.push(
+    () => store.close(),
+    () => processor.shutdown(),
+  );
+  await processor.start();
+  return { processor, store };
+}
+
+function refusalOf(consumed: Promise<void>): Promise<unknown> {
+  return consumed.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+function childOf(n: number) {
+  return span({
+    traceId: n.toString(16).padStart(32, 'a'),
+    id: 2,
+    parent: 1,
+    name: 'chat',
+    attributes: { 'gen_ai.operation.name': 'chat' },
+  });
+}
