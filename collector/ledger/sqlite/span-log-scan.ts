@@ -20,6 +20,7 @@ import {
   addFrame,
   keepFrames,
   newSegment,
+  newSpanLogState,
   sortFrames,
   type Frame,
   type Segment,
@@ -33,7 +34,7 @@ export function segmentPath(dir: string, id: number): string {
 }
 
 export function scanSpanLog(dir: string, where: string): SpanLogState {
-  const state: SpanLogState = { segments: new Map(), traces: new Map(), nextSeq: 1, nextSegmentId: 1 };
+  const state = newSpanLogState();
   let names: string[];
   try {
     names = readdirSync(dir);
