@@ -18,12 +18,10 @@ export const LARGE_BATCH_SHARE = 0.1;
 export interface Admission {
   /**
    * A batch that would add `traces` traces to `pending`: the refusal when it may not be taken; when
-   * it may, undefined, and its traces are counted as coming until `release` is called (once stored
+   * it may, its traces are counted as coming until `release` is called, once (after they are stored
    * and added to the assembler, or failed).
    */
   admit(pending: number, traces: number): { release(): void } | BackpressureError;
-  /** Traces that batches being stored will add. */
-  readonly coming: number;
 }
 
 export function createAdmission(maxPendingTraces: number): Admission {
@@ -40,17 +38,11 @@ export function createAdmission(maxPendingTraces: number): Admission {
         );
       }
       coming += traces;
-      let released = false;
       return {
         release() {
-          if (released) return;
-          released = true;
           coming -= traces;
         },
       };
-    },
-    get coming() {
-      return coming;
     },
   };
 }
