@@ -164,6 +164,8 @@ export interface Stats {
   tracesSplit?: number;
   pendingTraces: number;
   pendingSpans: number;
+  /** Traces stored past `max_pending_traces`, waiting for room. */
+  waitingTraces?: number;
   memory: Record<string, number>;
   evaluation: {
     triggered: number;
@@ -189,12 +191,13 @@ export async function stats(collector: CollectorProcess): Promise<Stats> {
 
 /** Waits until the collector holds no pending trace and (when given) has recorded `interactions`. */
 export async function waitForDrain(collector: CollectorProcess, interactions?: number): Promise<void> {
-  for (let i = 0; i < 600; i++) {
+  for (let i = 0; i < 1800; i++) {
     const s = await stats(collector);
-    if (s.pendingTraces === 0 && (interactions === undefined || s.interactions >= interactions)) return;
+    const held = s.pendingTraces + (s.waitingTraces ?? 0);
+    if (held === 0 && (interactions === undefined || s.interactions >= interactions)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error('the collector did not record every interaction within 60 s');
+  throw new Error('the collector did not record every interaction within 180 s');
 }
 
 /** Kills every collector still running when this process exits, so a failed run leaves none behind. */

@@ -14,11 +14,13 @@
  *    (acknowledged = durable) and its share of the decode-only rate (goal: at least a third), then
  *    how long until every interaction is recorded; the collector's RSS, sampled every 250 ms while
  *    the senders run, and its peak since the warm-up (goal: at most 512 MiB). Second by second:
- *    spans acknowledged, requests throttled, the traces pending (the recording backlog, throttled
- *    once it would go past `max_pending_traces`), and the collector's RSS (longer runs, `--seconds
- *    60`, show where it settles once the backlog stays at the limit).
+ *    spans acknowledged, requests throttled, the traces pending and waiting (the recording backlog:
+ *    past `max_pending_traces` traces wait, and requests are throttled once they would go past
+ *    `max_waiting_traces` too), and the collector's RSS (longer runs, `--seconds 60`, show where it
+ *    settles once the backlog stays at the limits).
  * 4. Memory: a second collector holds 100,000 pending traces (settle set to 10 minutes); RSS and
- *    peak RSS (goal: at most 512 MiB).
+ *    peak RSS (goal: at most 512 MiB). Then as many again, which wait (`max_waiting_traces`): RSS
+ *    with both stages full, and what a waiting trace adds.
  *
  * Options: --seconds N (default 20), --concurrency N (default 8), --pending N (default 100000),
  * --skip-pending, --rate N (spans a second offered on a schedule instead of as fast as
@@ -28,7 +30,7 @@
  * OpenTelemetry SDK's OTLP exporters do, instead of retrying after 50 ms; the goals are measured
  * without it), --max-pending-traces N (the end-to-end collector's `max_pending_traces`, default
  * 100000 as the collector's own: what a bigger or smaller recording backlog does; the goals are
- * measured with the default).
+ * measured with the default), --max-waiting-traces N (its `max_waiting_traces`, default 100000).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     rate: { type: 'string' },
     'retry-after': { type: 'boolean', default: false },
     'max-pending-traces': { type: 'string', default: '100000' },
+    'max-waiting-traces': { type: 'string', default: '100000' },
   },
 });
 const seconds = Number(values.seconds);
@@ -74,6 +77,12 @@ const maxPendingTraces = Number(values['max-pending-traces']);
 if (!Number.isInteger(maxPendingTraces) || maxPendingTraces < 1) {
   throw new Error(
     `bench:ingest: --max-pending-traces takes a whole number above 0 (got "${values['max-pending-traces']}")`,
+  );
+}
+const maxWaitingTraces = Number(values['max-waiting-traces']);
+if (!Number.isInteger(maxWaitingTraces) || maxWaitingTraces < 0) {
+  throw new Error(
+    `bench:ingest: --max-waiting-traces takes a whole number, 0 or more (got "${values['max-waiting-traces']}")`,
   );
 }
 const paced = rate === undefined ? {} : { requestsPerSecond: rate / SPANS_PER_BODY };
@@ -113,13 +122,17 @@ const heads = createKeyMatcher(CLASSIFIED_ATTRIBUTES);
 const receiveRate = spansPerSecond(() => receiveTraceRequest(template, 'protobuf', heads).batch.spanCount);
 line(`  (the receiver's check and cut by trace, for comparison: ${fmt(receiveRate)} spans/s)`);
 
-function configYaml(name: string, settle: string, decisionWait: string, maxPending: number): string {
+function configYaml(name: string, settle: string, decisionWait: string, maxPending: number, maxWaiting: number) {
   return `receivers:
   otlp:
     protocols:
       http: { endpoint: 127.0.0.1:0 }
 processors:
-  interactions: { settle: ${settle}, decision_wait: ${decisionWait}, max_pending_traces: ${maxPending} }
+  interactions:
+    settle: ${settle}
+    decision_wait: ${decisionWait}
+    max_pending_traces: ${maxPending}
+    max_waiting_traces: ${maxWaiting}
   evaluation:
     ledger:
       sqlite: { path: ${join(dir, `${name}.db`)} }
@@ -140,9 +153,10 @@ async function startCollector(
   settle: string,
   decisionWait: string,
   maxPending: number,
+  maxWaiting: number,
 ): Promise<CollectorProcess> {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, configYaml(name, settle, decisionWait, maxPending));
+  writeFileSync(file, configYaml(name, settle, decisionWait, maxPending, maxWaiting));
   const collector = await spawnCollector(file);
   collectors.push(collector);
   return collector;
@@ -150,7 +164,7 @@ async function startCollector(
 
 // 3. End to end.
 {
-  const collector = await startCollector('e2e', '2s', '30s', maxPendingTraces);
+  const collector = await startCollector('e2e', '2s', '30s', maxPendingTraces, maxWaitingTraces);
   const base = {
     url: collector.otlpUrl,
     templateFile: join(dir, 'template.bin'),
@@ -170,10 +184,15 @@ async function startCollector(
   // Each answer goes to the second it was asked in (answers may come out of order); one that fails
   // is shown as "?".
   const pendingBySecond: number[] = [];
+  const waitingBySecond: number[] = [];
   const pendingSampling = setInterval(() => {
     const second = pendingBySecond.push(Number.NaN) - 1;
+    waitingBySecond.push(Number.NaN);
     void stats(collector).then(
-      (now) => (pendingBySecond[second] = now.pendingTraces),
+      (now) => {
+        pendingBySecond[second] = now.pendingTraces;
+        waitingBySecond[second] = now.waitingTraces ?? 0;
+      },
       () => undefined,
     );
   }, 1000);
@@ -189,7 +208,8 @@ async function startCollector(
   const load =
     (rate === undefined ? '' : `, ${fmt(rate)} spans/s offered`) +
     (values['retry-after'] ? ', a throttled sender waiting what Retry-After asks' : '') +
-    (maxPendingTraces === 100_000 ? '' : `, max_pending_traces ${fmt(maxPendingTraces)}`);
+    (maxPendingTraces === 100_000 ? '' : `, max_pending_traces ${fmt(maxPendingTraces)}`) +
+    (maxWaitingTraces === 100_000 ? '' : `, max_waiting_traces ${fmt(maxWaitingTraces)}`);
   line(`end to end, ${concurrency} concurrent senders${load}, ${seconds} s:`);
   line(
     `  acknowledged (durable): ${fmt(result.spansPerSecond)} spans/s — ${fmt(result.acknowledgedSpans)} spans, p50 ` +
@@ -200,6 +220,7 @@ async function startCollector(
   line(`  by second: thousands of spans acknowledged ${thousands(result.acknowledgedBySecond)}`);
   line(`             requests throttled ${result.throttledBySecond.join(' ')}`);
   line(`             thousands of traces pending ${thousands(pendingBySecond)}`);
+  line(`             thousands of traces waiting ${thousands(waitingBySecond)}`);
   // The highest of each second's four samples: where RSS settles once the backlog is at the mark.
   const rssBySecond: number[] = [];
   for (let i = 0; i < rssSamples.length; i += 4) rssBySecond.push(Math.max(...rssSamples.slice(i, i + 4)));
@@ -228,18 +249,21 @@ async function startCollector(
   );
 }
 
-// 4. Pending traces.
+// 4. Pending traces, then as many waiting.
 if (!values['skip-pending']) {
-  const collector = await startCollector('pending', '10m', '20m', pendingTarget * 2);
+  const collector = await startCollector('pending', '10m', '20m', pendingTarget, pendingTarget);
   const requests = Math.ceil(pendingTarget / TRACES_PER_BODY);
-  const result = await runSender({
-    url: collector.otlpUrl,
-    templateFile: join(dir, 'template.bin'),
-    offsetsFile: join(dir, 'offsets.json'),
-    spansPerBody: SPANS_PER_BODY,
-    concurrency,
-    requests,
-  });
+  const send = (counterBase: number) =>
+    runSender({
+      url: collector.otlpUrl,
+      templateFile: join(dir, 'template.bin'),
+      offsetsFile: join(dir, 'offsets.json'),
+      spansPerBody: SPANS_PER_BODY,
+      concurrency,
+      requests,
+      counterBase,
+    });
+  const result = await send(0);
   const s = await stats(collector);
   const mem = memory(collector.child.pid!);
   line(
@@ -249,6 +273,15 @@ if (!values['skip-pending']) {
   line(
     `  collector RSS ${mem.rssMiB.toFixed(0)} MiB (goal: at most 512 MiB), peak ${mem.peakMiB.toFixed(0)} MiB; ` +
       `${JSON.stringify(s.memory)}`,
+  );
+  // The same again: these traces wait (max_waiting_traces), stored, for the pending ones' room.
+  const more = await send(requests);
+  const w = await stats(collector);
+  const after = memory(collector.child.pid!);
+  line(
+    `  and ${fmt(w.waitingTraces ?? 0)} traces waiting besides, after ${fmt(more.acknowledgedSpans)} more spans at ` +
+      `${fmt(more.spansPerSecond)} spans/s: RSS ${after.rssMiB.toFixed(0)} MiB, peak ${after.peakMiB.toFixed(0)} MiB ` +
+      `(${(((after.rssMiB - mem.rssMiB) * 1024) / Math.max(1, w.waitingTraces ?? 0)).toFixed(2)} KiB a waiting trace)`,
   );
   collector.child.kill('SIGTERM');
   await collector.exited;

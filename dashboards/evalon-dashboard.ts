@@ -269,11 +269,13 @@ function buildPanels(): dashboard.Dashboard {
     .withPanel(
       timeseriesPanel(
         'Pending interactions and evaluation queue',
-        'Traces and spans waiting for their interactions to complete; evaluations queued in the ledger and running.',
+        'Traces and spans waiting for their interactions to complete (traces stored past max_pending_traces wait ' +
+          'for room); evaluations queued in the ledger and running.',
         'short',
         [
           query('sum(evalon_pending_traces)', 'pending traces'),
           query('sum(evalon_pending_spans)', 'pending spans'),
+          query('sum(evalon_waiting_traces)', 'waiting traces'),
           query('sum(evalon_evaluation_queue_size)', 'queued evaluations'),
           query('sum(evalon_evaluation_running)', 'running evaluations'),
         ],

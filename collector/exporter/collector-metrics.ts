@@ -41,6 +41,8 @@ export interface CollectorMetricSources {
   tracesSplit?(): number;
   pendingTraces?(): number;
   pendingSpans?(): number;
+  /** Traces stored past `max_pending_traces`, waiting for room. */
+  waitingTraces?(): number;
   /** Evaluations queued and not yet recorded; may read the ledger. */
   evaluationQueueSize?(): number | Promise<number>;
   evaluationsRunning?(): number;
@@ -154,6 +156,7 @@ export function createCollectorMetrics(meter: Meter, initialSources: CollectorMe
   observed(METRICS.tracesSplit, 'counter', () => sources.tracesSplit?.());
   observed(METRICS.pendingTraces, 'gauge', () => sources.pendingTraces?.());
   observed(METRICS.pendingSpans, 'gauge', () => sources.pendingSpans?.());
+  observed(METRICS.waitingTraces, 'gauge', () => sources.waitingTraces?.());
   observed(METRICS.queueSize, 'gauge', () => sources.evaluationQueueSize?.());
   observed(METRICS.running, 'gauge', () => sources.evaluationsRunning?.());
   meter

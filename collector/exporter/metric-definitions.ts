@@ -20,6 +20,7 @@ import {
   EVALON_INTERACTIONS_METRIC,
   EVALON_PENDING_SPANS_METRIC,
   EVALON_PENDING_TRACES_METRIC,
+  EVALON_WAITING_TRACES_METRIC,
   EVALON_SPANS_RECEIVED_METRIC,
   EVALON_TRACES_SPLIT_METRIC,
   EVALON_EXPORTER_FAILURES_METRIC,
@@ -128,6 +129,12 @@ export const METRICS = {
     name: EVALON_PENDING_SPANS_METRIC,
     unit: '{span}',
     description: 'Spans held in memory whose interactions are not complete yet.',
+  },
+  waitingTraces: {
+    name: EVALON_WAITING_TRACES_METRIC,
+    unit: '{trace}',
+    description:
+      'Traces acknowledged and stored while max_pending_traces were pending, waiting for room (max_waiting_traces).',
   },
   queueSize: {
     name: EVALON_EVALUATION_QUEUE_SIZE_METRIC,

@@ -39,6 +39,7 @@ export const EVALON_SPANS_RECEIVED_METRIC = 'evalon.spans.received';
 export const EVALON_TRACES_SPLIT_METRIC = 'evalon.traces.split';
 export const EVALON_PENDING_TRACES_METRIC = 'evalon.pending.traces';
 export const EVALON_PENDING_SPANS_METRIC = 'evalon.pending.spans';
+export const EVALON_WAITING_TRACES_METRIC = 'evalon.waiting.traces';
 export const EVALON_EVALUATION_QUEUE_SIZE_METRIC = 'evalon.evaluation.queue.size';
 export const EVALON_EVALUATION_RUNNING_METRIC = 'evalon.evaluation.running';
 /** Agreement between two evaluator entries (`a`, `b`), by `statistic`: rate, kappa, score_mae. */

@@ -5,6 +5,7 @@ import {
   DEFAULT_DECISION_WAIT_MS,
   DEFAULT_CONVERSATION_IDLE_MS,
   DEFAULT_MAX_PENDING_TRACES,
+  DEFAULT_MAX_WAITING_TRACES,
   DEFAULT_PENDING_SPANS_MEMORY_BYTES,
   DEFAULT_SETTLE_MS,
 } from '../../collector/processor/interactions/config.ts';
@@ -41,6 +42,7 @@ describe('the component registry', () => {
       settleMs: DEFAULT_SETTLE_MS,
       decisionWaitMs: DEFAULT_DECISION_WAIT_MS,
       maxPendingTraces: DEFAULT_MAX_PENDING_TRACES,
+      maxWaitingTraces: DEFAULT_MAX_WAITING_TRACES,
       // pending_spans_memory unset: the processor takes the default for its ledger.
       conversationIdleMs: DEFAULT_CONVERSATION_IDLE_MS,
     });

@@ -86,6 +86,7 @@ describe('the dashboard queries against a real scrape', () => {
       spansReceived: () => 4,
       pendingTraces: () => 1,
       pendingSpans: () => 2,
+      waitingTraces: () => 0,
       evaluationQueueSize: () => 0,
       evaluationsRunning: () => 0,
       agreement: () => [{ a: 'llm-judge', b: 'human-review', rate: 0.8, kappa: 0.55, scoreMae: 0.1 }],

@@ -1,7 +1,8 @@
 /**
  * Durability: the collector acknowledges an OTLP request only once its spans are stored, so a
  * collector killed with SIGKILL mid-ingest loses none of the spans it acknowledged, and on restart
- * completes the interactions that were still pending.
+ * completes the interactions that were still pending — and those whose traces were waiting for room
+ * past `max_pending_traces`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -73,9 +74,8 @@ async function missingInteractions(apiUrl: string, ids: string[]): Promise<strin
   return missing;
 }
 
-it('loses no acknowledged span when killed with SIGKILL, and completes pending interactions on restart', async () => {
-  const configFile = join(dir, 'otel-config.yaml');
-  writeFileSync(configFile, testConfigYaml(dir).replace('settle: 150ms', 'settle: 500ms'));
+/** Sends until 3,000 interactions are acknowledged, kills the collector, restarts it: its start log. */
+async function killAndRestart(configFile: string): Promise<string> {
   const first = await spawnCollector(configFile);
   processes.push(first);
 
@@ -113,7 +113,7 @@ it('loses no acknowledged span when killed with SIGKILL, and completes pending i
 
   const second = await spawnCollector(configFile);
   processes.push(second);
-  expect(second.log()).toMatch(/recovered \d+ stored spans/);
+  const startLog = second.log();
   const missing = await pollUntil(
     async () => {
       const absent = await missingInteractions(second.apiUrl, acknowledged);
@@ -124,4 +124,23 @@ it('loses no acknowledged span when killed with SIGKILL, and completes pending i
   expect(missing).toEqual([]);
   second.child.kill('SIGTERM');
   expect(await second.exited).toBe(0);
+  return startLog;
+}
+
+it('loses no acknowledged span when killed with SIGKILL, and completes pending interactions on restart', async () => {
+  const configFile = join(dir, 'otel-config.yaml');
+  writeFileSync(configFile, testConfigYaml(dir).replace('settle: 150ms', 'settle: 500ms'));
+  expect(await killAndRestart(configFile)).toMatch(/recovered \d+ stored spans/);
+}, 180_000);
+
+it('completes on restart the interactions whose traces were waiting past max_pending_traces', async () => {
+  const ledgerDir = join(dir, 'waiting');
+  const configFile = join(dir, 'otel-config-waiting.yaml');
+  // Three hundred traces pending, each decided half a second after its spans: thousands of them wait.
+  const yaml = testConfigYaml(ledgerDir).replace(
+    'settle: 150ms',
+    'settle: 500ms\n    max_pending_traces: 300\n    max_waiting_traces: 100000',
+  );
+  writeFileSync(configFile, yaml);
+  expect(await killAndRestart(configFile)).toMatch(/recovered \d+ stored spans of 300 pending traces and \d+ waiting/);
 }, 180_000);

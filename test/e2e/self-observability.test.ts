@@ -2,9 +2,9 @@
  * The collector's own health on its Prometheus scrape: spans the receiver refused, by reason and
  * protocol (a request without the token over HTTP and over gRPC, one above the body limit, one that
  * does not decode, one throttled because too many traces are pending), traces evicted because more
- * than `max_pending_traces` were pending, and a span that arrived after its interaction was
- * recorded. (Failed exports by exporter: test/e2e/named-exporters.test.ts.) The series of every
- * reason exist from the start, at 0.
+ * than `max_pending_traces` were pending (none may wait here: `max_waiting_traces: 0`), and a span
+ * that arrived after its interaction was recorded; the traces waiting, at 0. (Failed exports by
+ * exporter: test/e2e/named-exporters.test.ts.) The series of every reason exist from the start, at 0.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -24,7 +24,7 @@ beforeAll(async () => {
       http: { endpoint: 127.0.0.1:0, max_request_body_size: 4KiB, auth: { bearer_token: ${TOKEN} } }
       grpc: { endpoint: 127.0.0.1:0, auth: { bearer_token: ${TOKEN} } }
 processors:
-  interactions: { settle: 100ms, decision_wait: 30s, max_pending_traces: 1 }
+  interactions: { settle: 100ms, decision_wait: 30s, max_pending_traces: 1, max_waiting_traces: 0 }
   evaluation:
     ledger: { sqlite: { path: ${join(dir, 'ledger.db')} } }
 exporters:
@@ -130,6 +130,7 @@ it('counts refused spans by reason and protocol, evicted traces and late spans',
   }).toEqual({ auth: 1, grpcAuth: 1, tooLarge: 1, badRequest: 1, throttled: 2 });
   expect(sampleValue(after, 'evalon_traces_evicted_total')).toBe(1);
   expect(sampleValue(after, 'evalon_spans_late_total')).toBe(1);
+  expect(sampleValue(after, 'evalon_waiting_traces')).toBe(0);
 });
 
 it('counts spans refused one by one (partial success) as bad_request', async () => {

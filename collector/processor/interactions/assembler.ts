@@ -61,10 +61,7 @@ export interface AssemblerOptions {
   settleMs: number;
   decisionWaitMs: number;
   maxPendingTraces: number;
-  /**
-   * How many decided traces are remembered for late-span detection (default: maxPendingTraces).
-   * A decided trace is also forgotten `decisionWaitMs` after its decision.
-   */
+  /** Decided traces remembered to find late spans (default maxPendingTraces), each decisionWaitMs at most. */
   decidedCacheSize?: number;
   /** Timer granularity in ms (default 100). */
   granularityMs?: number;
@@ -103,6 +100,8 @@ export interface Assembler {
   pendingSpans(): number;
   /** True while the trace has spans waiting for a decision. */
   isPending(traceId: string): boolean;
+  /** Pending, or its decided interactions remembered: its new spans are this assembler's (or late). */
+  knows(traceId: string): boolean;
   /**
    * True while an invocation naming this conversation waits for its interaction's decision: a turn
    * of it is on its way, so the conversation is not closed yet.
@@ -391,6 +390,7 @@ export function createAssembler(options: AssemblerOptions): Assembler {
     flushAll,
     pendingTraces: () => pending.size,
     isPending: (traceId) => pending.has(traceId),
+    knows: (traceId) => pending.has(traceId) || decided.has(traceId),
     hasPendingConversation: conversations.has,
     pendingSpans: () => pendingSpanCount,
     stats,

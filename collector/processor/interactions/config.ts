@@ -9,6 +9,12 @@ export const DEFAULT_SETTLE_MS = 2_000;
 export const DEFAULT_DECISION_WAIT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_TRACES = 100_000;
 /**
+ * Traces acknowledged past `max_pending_traces` that wait, stored, for the assembler's room: a
+ * burst is taken at the speed of the durable path instead of the speed of recording.
+ * docs/benchmarks.md, "Ingest".
+ */
+export const DEFAULT_MAX_WAITING_TRACES = 100_000;
+/**
  * Received spans kept in memory until recorded, by default: 16 MiB with a SQLite ledger file (its
  * span log reads them back from the OS's file cache), 24 MiB with PostgreSQL (a read back is a
  * query; what is held is the store's compressed rows, a ninth to a half of the received bytes,
@@ -26,8 +32,14 @@ export interface InteractionsProcessorConfig {
   settleMs: number;
   /** `decision_wait`: after the last span of a trace, complete what is left as `timeout`. */
   decisionWaitMs: number;
-  /** `max_pending_traces`: bound on traces held in memory; beyond it the oldest are evicted. */
+  /** `max_pending_traces`: bound on traces in the assembler, waiting for their interactions' decision. */
   maxPendingTraces: number;
+  /**
+   * `max_waiting_traces`: traces acknowledged past `max_pending_traces`, stored, that wait for the
+   * assembler's room (a few dozen bytes a span in memory); past both, requests are refused (429).
+   * With 0, none wait: the assembler's oldest are evicted instead.
+   */
+  maxWaitingTraces: number;
   /**
    * `pending_spans_memory`: received spans kept in memory, as received, until their interactions
    * are recorded; spans past it are read back from the ledger when their interaction is built.
@@ -42,6 +54,7 @@ export const interactionsProcessorSchema = section({
   settle: duration().default(DEFAULT_SETTLE_MS),
   decision_wait: duration({ positive: true }).default(DEFAULT_DECISION_WAIT_MS),
   max_pending_traces: count(1).default(DEFAULT_MAX_PENDING_TRACES),
+  max_waiting_traces: count(0).default(DEFAULT_MAX_WAITING_TRACES),
   pending_spans_memory: size({ allowZero: true }).optional(),
   conversation_idle: duration({ positive: true }).default(DEFAULT_CONVERSATION_IDLE_MS),
 })
@@ -64,6 +77,7 @@ export const interactionsProcessorSchema = section({
       settleMs: processor.settle,
       decisionWaitMs: processor.decision_wait,
       maxPendingTraces: processor.max_pending_traces,
+      maxWaitingTraces: processor.max_waiting_traces,
       ...(processor.pending_spans_memory !== undefined
         ? { pendingSpansMemoryBytes: processor.pending_spans_memory }
         : {}),

@@ -28,6 +28,8 @@ export interface DecidedCache {
   set(traceId: string, members: DecidedMembers, at: number): void;
   /** The members remembered of a trace, which are forgotten here (its spans are pending again). */
   take(traceId: string): DecidedMembers | undefined;
+  /** Whether a trace's members are remembered. */
+  has(traceId: string): boolean;
   /** Forgets a trace. */
   delete(traceId: string): void;
   /** Forgets traces decided at `notAfter` or before, then the oldest beyond `limit` traces. */
@@ -176,6 +178,8 @@ export function createDecidedCache(): DecidedCache {
       remove(traceId, start);
       return found;
     },
+
+    has: (traceId) => find(traceId) >= 0,
 
     delete(traceId) {
       remove(traceId, find(traceId));

@@ -27,14 +27,25 @@ import { createAdmission } from './admission.ts';
 import { createAssembler, type AddResult, type Assembler } from './assembler.ts';
 import { CLASSIFIED_ATTRIBUTES } from './classify.ts';
 import { createHeldSpans } from './held-spans.ts';
+import { createIntake } from './intake.ts';
+import type { WaitingTraces } from './waiting-traces.ts';
 import type { PreparedSpans } from './prepared-spans.ts';
 import { createRecording, type PreparedTick } from './recording.ts';
-import { createThreadRecorder, type Recorder } from './recorder.ts';
+import { createThreadRecorder } from './recorder.ts';
 import { createTickOrder } from './tick-order.ts';
+import {
+  DECISION_GRANULARITY_MS,
+  DEFAULT_CONVERSATION_SCAN_MS,
+  DEFAULT_MAX_QUEUED_BATCHES,
+  MAX_TICK_SPANS,
+  TICKS_IN_FLIGHT,
+  type InteractionsProcessorTuning,
+} from './tuning.ts';
 import { createLogger, type Logger } from '../../logger.ts';
 import { createSplitTraces } from './split-traces.ts';
 import {
   DEFAULT_CONVERSATION_IDLE_MS,
+  DEFAULT_MAX_WAITING_TRACES,
   DEFAULT_PENDING_SPANS_MEMORY_BYTES,
   DEFAULT_PENDING_SPANS_MEMORY_BYTES_SERVER,
   type InteractionsProcessorConfig,
@@ -45,42 +56,7 @@ import {
   type ConversationTracker,
 } from './conversation-tracker.ts';
 
-/** Batches waiting for the store before the receiver is told to back off. */
-export const DEFAULT_MAX_QUEUED_BATCHES = 256;
-/**
- * The assembler's timer granularity: a decision falls due at most this much after its settle
- * window, before the tick that takes it (the verdict lag of an interaction, and of a conversation
- * its last turn ends, is settle + this + the tick, at most).
- */
-export const DECISION_GRANULARITY_MS = 25;
-/**
- * Spans a tick decides at most: a backlog (a restart replaying traces, a burst) is recorded in ticks
- * of bounded memory and event-loop time, each one transaction (a fifth less WAL than at 5,000).
- */
-export const MAX_TICK_SPANS = 10_000;
-/**
- * Ticks whose records are being built or written at once, at most (three of 10,000 spans hold
- * what four of 5,000 did). With fewer, recording fell behind sustained ingest while the recorder
- * thread sat idle (docs/benchmarks.md, "Ingest").
- */
-export const TICKS_IN_FLIGHT = 3;
-/** How often idle conversations and requested ends are looked for (an indexed query on the ledger). */
-export const DEFAULT_CONVERSATION_SCAN_MS = 1_000;
-
-/** Bounds that have no YAML key (tests tighten them). */
-export interface InteractionsProcessorTuning {
-  /** Batches waiting for the store at most (default DEFAULT_MAX_QUEUED_BATCHES). */
-  maxQueuedBatches?: number;
-  /** How often completion is checked (default: a quarter of `settle`, 10 to 50 ms). */
-  tickMs?: number;
-  /** How often conversations due to end are looked for (default DEFAULT_CONVERSATION_SCAN_MS). */
-  conversationScanMs?: number;
-  /**
-   * Where records are built: `thread` (what the collector runs) on a recorder thread of its own,
-   * started by the first tick with decisions; `inline` (default) on the event loop; or this recorder.
-   */
-  recorder?: 'thread' | 'inline' | Recorder;
-}
+type OptionalKeys = 'conversationIdleMs' | 'pendingSpansMemoryBytes' | 'maxWaitingTraces';
 
 export interface InteractionsConsumer extends Partial<ConversationsConsumer> {
   /** Records new to the ledger (not re-completed after restarts); content read after it resolves: `holdRecords`. */
@@ -102,6 +78,8 @@ export interface InteractionsProcessor extends SpanConsumer, Lifecycle {
   tick(): Promise<void>;
   ready(): boolean;
   readonly assembler: Assembler;
+  /** Traces acknowledged past `max_pending_traces`, waiting for the assembler's room (intake.ts). */
+  readonly waiting: Pick<WaitingTraces, 'size' | 'spans'>;
   readonly stats: InteractionsProcessorStats;
   /** Closes conversations that are over (its `stats` count them). */
   readonly conversations: ConversationTracker;
@@ -112,8 +90,8 @@ export function createInteractionsProcessor(options: {
     InteractionStore &
     ReplicaStore &
     Pick<ConversationStore, 'findDueConversations' | 'closeConversations'>;
-  config: Omit<InteractionsProcessorConfig, 'conversationIdleMs' | 'pendingSpansMemoryBytes'> &
-    Partial<Pick<InteractionsProcessorConfig, 'conversationIdleMs' | 'pendingSpansMemoryBytes'>> &
+  config: Omit<InteractionsProcessorConfig, OptionalKeys> &
+    Partial<Pick<InteractionsProcessorConfig, OptionalKeys>> &
     InteractionsProcessorTuning;
   /** Where the interactions new to the ledger go (the evaluation processor, the exporters). */
   next?: InteractionsConsumer;
@@ -124,7 +102,11 @@ export function createInteractionsProcessor(options: {
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? createLogger();
   const maxQueued = config.maxQueuedBatches ?? DEFAULT_MAX_QUEUED_BATCHES;
-  const admission = createAdmission(config.maxPendingTraces);
+  const limits = {
+    maxPendingTraces: config.maxPendingTraces,
+    maxWaitingTraces: config.maxWaitingTraces ?? DEFAULT_MAX_WAITING_TRACES,
+  };
+  const admission = createAdmission(limits);
   let lastEvictionLog = 0;
   const assembler = createAssembler({
     settleMs: config.settleMs,
@@ -143,6 +125,7 @@ export function createInteractionsProcessor(options: {
       }
     },
   });
+  const intake = createIntake(assembler, limits);
   const stats: InteractionsProcessorStats = {
     spansReceived: 0,
     interactions: 0,
@@ -174,7 +157,7 @@ export function createInteractionsProcessor(options: {
   const conversations = createConversationTracker({
     store,
     idleMs: config.conversationIdleMs ?? DEFAULT_CONVERSATION_IDLE_MS,
-    isPending: (conversationId) => assembler.hasPendingConversation(conversationId),
+    isPending: (id) => assembler.hasPendingConversation(id) || intake.waiting.hasConversation(id),
     ...(next?.consumeConversations ? { next: next as ConversationsConsumer } : {}),
     logger,
   });
@@ -217,8 +200,9 @@ export function createInteractionsProcessor(options: {
     // Recording is not keeping up (a slow ledger): senders wait and retry rather than the pending
     // traces growing until the oldest are evicted undecided (admission.ts).
     let adding = 0;
-    for (const traceId of prepared.traceIds) if (!assembler.isPending(traceId)) adding++;
-    const admitted = admission.admit(assembler.pendingTraces(), adding);
+    for (const traceId of prepared.traceIds)
+      if (!assembler.isPending(traceId) && !intake.waiting.has(traceId)) adding++;
+    const admitted = admission.admit(intake.held(), adding);
     if (admitted instanceof BackpressureError) throw admitted;
     batch.dropHeads();
     const work = append(batch, prepared);
@@ -238,11 +222,14 @@ export function createInteractionsProcessor(options: {
     try {
       const stored = await store.appendSpans(batch);
       stats.spansReceived += batch.spanCount;
-      // Held while it fits, as stored when the store re-encodes it; a batch not held lets go of its traces.
-      if (stored) held.holdRows(stored);
-      else if (batch.byTrace) held.hold(batch.byTrace);
+      const { late: added, waited } = intake.add(prepared, clock());
+      // Held while it fits, as stored when the store re-encodes it; a batch not held lets go of its
+      // traces, and so do traces that wait (read back when decided, as they are after a restart).
+      const holding = waited.length < traceIds.length;
+      if (holding && stored) held.holdRows(stored);
+      else if (holding && batch.byTrace) held.hold(batch.byTrace);
       else held.drop(traceIds);
-      const added = assembler.addPrepared(prepared, clock()).late;
+      if (holding && waited.length > 0) held.drop(waited);
       if (added.length > 0) late = lateSpans(batch, added);
     } finally {
       for (const traceId of traceIds) {
@@ -265,7 +252,11 @@ export function createInteractionsProcessor(options: {
    */
   function release(traceIds: string[]): Promise<void> {
     const releasable = traceIds.filter(
-      (traceId) => !appending.has(traceId) && !assembler.isPending(traceId) && !recordingTraces.has(traceId),
+      (traceId) =>
+        !appending.has(traceId) &&
+        !assembler.isPending(traceId) &&
+        !intake.waiting.has(traceId) &&
+        !recordingTraces.has(traceId),
     );
     if (releasable.length === 0) return Promise.resolve();
     held.drop(releasable);
@@ -305,6 +296,8 @@ export function createInteractionsProcessor(options: {
         await slot.mayDecide;
         now = clock();
         const decisions = assembler.collectDue(now, MAX_TICK_SPANS);
+        // Room made by what is decided goes to the traces waiting longest.
+        intake.admitWaiting(now);
         more = decisions.more;
         decided = new Set([...decisions.releasedTraces, ...decisions.interactions.map((d) => d.traceId)]);
         countRecording(decided, 1);
@@ -351,6 +344,7 @@ export function createInteractionsProcessor(options: {
     headAttributes: CLASSIFIED_ATTRIBUTES,
     tick,
     assembler,
+    waiting: intake.waiting,
     stats,
     conversations,
     ready: () => started && !stopped,
@@ -358,12 +352,16 @@ export function createInteractionsProcessor(options: {
       if (started) return;
       // A row at a time: the backlog is never all in memory, only its skeleton.
       let replayed = 0;
+      // Past max_pending_traces, traces wait as they did before (decided cache empty: nothing is late).
       await store.forEachPendingSpans((spans) => {
-        assembler.add(spans, clock());
+        intake.add(assembler.prepare(spans), clock());
         replayed += spans.length;
       });
       if (replayed > 0) {
-        logger.info(`interactions: recovered ${replayed} stored spans of ${assembler.pendingTraces()} pending traces`);
+        logger.info(
+          `interactions: recovered ${replayed} stored spans of ${assembler.pendingTraces()} pending traces` +
+            (intake.waiting.size > 0 ? ` and ${intake.waiting.size} waiting` : ''),
+        );
       }
       started = true;
       // Completed interactions are handed on within ~50 ms of their decision (verdict lag), whatever

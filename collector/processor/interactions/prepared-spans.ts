@@ -110,3 +110,28 @@ export function prepareSpans(
   }
   return { count: heads.length, traceIds, numbers, invocations };
 }
+
+/**
+ * The spans of the traces of `prepared` whose entry in `wanted` (by trace index) is set, in the order
+ * received: a stored batch split between the assembler and the traces waiting for its room.
+ */
+export function selectTraces(prepared: PreparedSpans, wanted: Uint8Array): PreparedSpans {
+  const { numbers } = prepared;
+  const end = prepared.count * PREPARED_FIELDS;
+  let count = 0;
+  for (let at = TRACE; at < end; at += PREPARED_FIELDS) count += wanted[numbers[at]];
+  const selected = new Int32Array(count * PREPARED_FIELDS);
+  const traceIds: string[] = [];
+  const renumbered = new Int32Array(prepared.traceIds.length).fill(-1);
+  let to = 0;
+  for (let at = 0; at < end; at += PREPARED_FIELDS) {
+    const trace = numbers[at + TRACE];
+    if (wanted[trace] === 0) continue;
+    if (renumbered[trace] < 0) renumbered[trace] = traceIds.push(prepared.traceIds[trace]) - 1;
+    for (let field = 0; field < PREPARED_FIELDS; field++) selected[to + field] = numbers[at + field];
+    selected[to + TRACE] = renumbered[trace];
+    to += PREPARED_FIELDS;
+  }
+  // The invocations stay as they are: the spans' kinds index them.
+  return { count, traceIds, numbers: selected, invocations: prepared.invocations };
+}

@@ -162,6 +162,7 @@ describe('loadConfig', () => {
       settleMs: 2_000,
       decisionWaitMs: 30_000,
       maxPendingTraces: 100_000,
+      maxWaitingTraces: 100_000,
       conversationIdleMs: 900_000,
     });
     const { evaluators, ...evaluation } = config.processors.evaluation;
@@ -288,6 +289,7 @@ describe('loadConfig', () => {
         settleMs: 1_500,
         decisionWaitMs: 90_000,
         maxPendingTraces: 5_000,
+        maxWaitingTraces: 20_000,
         pendingSpansMemoryBytes: 32 * 1024 * 1024,
         conversationIdleMs: 900_000,
       });

@@ -1,13 +1,15 @@
 /**
  * Overload at the interactions processor (backpressure, docs/interactions.md: 429/503 with
  * Retry-After, never an unbounded queue): when recording does not keep up, a batch whose new traces
- * would take the pending ones past `max_pending_traces` is refused with a 429 BackpressureError, and
- * accepted again once the pending traces are recorded. Nothing accepted is lost, and nothing
- * pending is evicted early.
+ * would take the traces held past `max_pending_traces` and `max_waiting_traces` together is refused
+ * with a 429 BackpressureError, and accepted again once the held traces are recorded. Nothing
+ * accepted is lost, and nothing pending is evicted early. Here no trace may wait
+ * (`max_waiting_traces: 0`), so the limit is `max_pending_traces`; waiting.test.ts has traces wait.
  */
 import { afterEach, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../../collector/ledger/sqlite/sqlite-store.ts';
 import { silentLogger } from '../../../../collector/logger.ts';
+import { refusalOf } from './helpers/refusal.ts';
 import { spanBatchOf } from '../../../../collector/model/span-batch.ts';
 import { BackpressureError } from '../../../../collector/pipeline/consumer.ts';
 import { createInteractionsProcessor } from '../../../../collector/processor/interactions/interactions-processor.ts';
@@ -42,7 +44,9 @@ it(
     expect(refused).toMatchObject({
       status: 429,
       retryAfterSeconds: 1,
-      message: expect.stringContaining('10 traces are pending and 0 more are being stored; this request adds 1'),
+      message: expect.stringContaining(
+        '10 traces are pending or waiting and 0 more are being stored; this request adds 1',
+      ),
     });
     // Recording catches up: the same batch is accepted, and every accepted trace is recorded.
     now += 6_000;
@@ -119,6 +123,7 @@ async function started(maxPendingTraces: number) {
       settleMs: 1_000,
       decisionWaitMs: 5_000,
       maxPendingTraces,
+      maxWaitingTraces: 0,
       pendingSpansMemoryBytes: 0,
       tickMs: 3_600_000,
     },
@@ -131,13 +136,6 @@ async function started(maxPendingTraces: number) {
   );
   await processor.start();
   return { processor, store };
-}
-
-function refusalOf(consumed: Promise<void>): Promise<unknown> {
-  return consumed.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 }
 
 function childOf(n: number) {

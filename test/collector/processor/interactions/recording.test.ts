@@ -13,7 +13,7 @@ import { isLocated, type StoredSpans } from '../../../../collector/ledger/span-s
 import { spanRows } from '../../../../collector/ledger/core/rows.ts';
 import { CODEC_OTLP_PROTOBUF_LZ4, compressSpanRow } from '../../../../collector/ledger/core/span-codec.ts';
 import { spanBatchOf } from '../../../../collector/model/span-batch.ts';
-import { MAX_TICK_SPANS } from '../../../../collector/processor/interactions/interactions-processor.ts';
+import { MAX_TICK_SPANS } from '../../../../collector/processor/interactions/tuning.ts';
 import { createThreadRecorder } from '../../../../collector/processor/interactions/recorder.ts';
 import { pollUntil } from '../../../helpers/poll.ts';
 import { gate, useRecordingHarness } from './helpers/recording-harness.ts';
