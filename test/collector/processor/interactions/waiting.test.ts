@@ -191,3 +191,18 @@ it('does not close a conversation while a turn of it waits', async () => {
   await processor.conversations.check(now);
   expect(processor.conversations.stats).toMatchObject({ closedIdle: 1, waitingForTurns: 0 });
 });
+
+it('lets a large batch wait past max_waiting_traces with a tenth of the pending room free: none evicted', async () => {
+  const { processor } = await started(10, 10);
+  for (let n = 1; n <= 19; n++) await processor.consume(spanBatchOf([agentTrace(n)]));
+  expect([processor.assembler.pendingTraces(), processor.waiting.size]).toEqual([10, 9]);
+  // One trace of room, a tenth of max_pending_traces: five new traces are taken, and all five wait.
+  await processor.consume(spanBatchOf([20, 21, 22, 23, 24].map((n) => agentTrace(n))));
+  expect([processor.assembler.pendingTraces(), processor.waiting.size]).toEqual([10, 14]);
+  expect(await refusalOf(processor.consume(spanBatchOf([agentTrace(25)])))).toBeInstanceOf(BackpressureError);
+  for (let tick = 0; tick < 3; tick++) {
+    now += 2_000;
+    await processor.tick();
+  }
+  expect([processor.stats.interactions, processor.stats.evictedTraces, processor.waiting.size]).toEqual([24, 0, 0]);
+});
