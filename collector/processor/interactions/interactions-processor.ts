@@ -38,6 +38,7 @@ import {
   DEFAULT_CONVERSATION_SCAN_MS,
   DEFAULT_MAX_QUEUED_BATCHES,
   MAX_TICK_SPANS,
+  RECORDER_THREADS_COMPRESSING,
   TICKS_IN_FLIGHT,
   type InteractionsProcessorTuning,
 } from './tuning.ts';
@@ -141,7 +142,10 @@ export function createInteractionsProcessor(options: {
   );
   const recorder =
     config.recorder === 'thread'
-      ? createThreadRecorder({ compressRecords: store.compressesRecords })
+      ? createThreadRecorder({
+          compressRecords: store.compressesRecords,
+          threads: store.compressesRecords ? RECORDER_THREADS_COMPRESSING : 1,
+        })
       : typeof config.recorder === 'object'
         ? config.recorder
         : undefined;
