@@ -38,7 +38,6 @@ import {
   DEFAULT_CONVERSATION_SCAN_MS,
   DEFAULT_MAX_QUEUED_BATCHES,
   MAX_TICK_SPANS,
-  RECORDER_THREADS_COMPRESSING,
   TICKS_IN_FLIGHT,
   type InteractionsProcessorTuning,
 } from './tuning.ts';
@@ -142,10 +141,7 @@ export function createInteractionsProcessor(options: {
   );
   const recorder =
     config.recorder === 'thread'
-      ? createThreadRecorder({
-          compressRecords: store.compressesRecords,
-          threads: store.compressesRecords ? RECORDER_THREADS_COMPRESSING : 1,
-        })
+      ? createThreadRecorder({ compressRecords: store.compressesRecords })
       : typeof config.recorder === 'object'
         ? config.recorder
         : undefined;

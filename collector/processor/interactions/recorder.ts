@@ -64,17 +64,9 @@ const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).
  */
 const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 };
 
-/** The recorder threads' name, as the operating system shows it. */
-export const RECORDER_THREAD_NAME = 'evalon-recorder';
-
 export interface ThreadRecorderOptions {
   /** Compress each record's JSON on the thread too (`InteractionStore.compressesRecords`). */
   compressRecords?: boolean;
-  /**
-   * Recorder threads (default 1): a build's jobs go to the one with the fewest jobs in flight. Each
-   * is started by the first job it is given.
-   */
-  threads?: number;
   /** The thread's module (tests give one that fails). */
   threadUrl?: URL;
 }
@@ -84,9 +76,7 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
   const pending = new Map<number, { resolve(result: BuiltTraces): void; reject(error: Error): void }>();
   // The jobs' buffers: each comes back with the thread's answer and carries the next job.
   const buffers = threadBufferPool();
-  const workers: Array<Worker | undefined> = Array.from({ length: Math.max(1, options.threads ?? 1) });
-  /** Each thread's jobs in flight: a thread with none does not keep the process alive. */
-  const jobsIn = workers.map(() => 0);
+  let worker: Worker | undefined;
   /** Builds not answered yet: closing waits for them. */
   const inFlight = new Set<Promise<BuiltTraces>>();
   let nextId = 1;
@@ -99,19 +89,17 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
     pending.clear();
   }
 
-  /** Thread `index`, started by its first job. */
-  function thread(index: number): Worker {
-    const known = workers[index];
-    if (known) return known;
-    // Named, the thread shows as such in `top -H` and /proc/<pid>/task/*/comm (15 characters at most).
-    const started = new Worker(threadUrl, { name: RECORDER_THREAD_NAME, resourceLimits: RECORDER_RESOURCE_LIMITS });
+  /** The thread, started by the first build. */
+  function thread(): Worker {
+    if (worker) return worker;
+    const started = new Worker(threadUrl, { resourceLimits: RECORDER_RESOURCE_LIMITS });
     started.unref();
     started.on('message', (reply: RecorderReply) => {
       buffers.give(reply.returned);
-      if (--jobsIn[index] === 0) started.unref();
       const waiter = pending.get(reply.id);
       if (!waiter) return;
       pending.delete(reply.id);
+      if (pending.size === 0) started.unref();
       if (reply.error) waiter.reject(Object.assign(new Error(reply.error.message), { name: reply.error.name }));
       else {
         // The records' JSON came in a buffer of its own that only these rows view: it may move on
@@ -128,33 +116,25 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
     started.on('exit', (code) => {
       fail(new RecorderThreadError(`interactions: the recorder thread stopped (exit code ${code})`));
     });
-    workers[index] = started;
+    worker = started;
     return started;
-  }
-
-  /** The thread with the fewest jobs in flight (the first of them). */
-  function leastBusy(): number {
-    let best = 0;
-    for (let index = 1; index < jobsIn.length; index++) if (jobsIn[index] < jobsIn[best]) best = index;
-    return best;
   }
 
   return {
     build(traces) {
       if (failure) return Promise.reject(failure);
       if (closing) return Promise.reject(new RecorderThreadError('interactions: the recorder is closed'));
+      const target = thread();
       // Jobs of a few traces: what one job builds is answered (and let go) before the thread's
       // next scavenge, instead of a tick's worth of records surviving into its old generation.
       const jobs: Promise<BuiltTraces>[] = [];
       for (const part of jobsOf(traces)) {
         const { job, buffer } = pack(part, buffers);
-        const index = leastBusy();
-        const target = thread(index);
         jobs.push(
           new Promise<BuiltTraces>((resolve, reject) => {
             const id = nextId++;
             pending.set(id, { resolve, reject });
-            if (jobsIn[index]++ === 0) target.ref();
+            if (pending.size === 1) target.ref();
             target.postMessage({ id, traces: job, buffer, compress: compressRecords } satisfies RecorderMessage, [
               buffer,
             ]);
@@ -180,11 +160,10 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
     },
     close() {
       closing ??= (async () => {
-        const started = workers.filter((worker) => worker !== undefined);
-        if (started.length === 0) return;
+        if (!worker) return;
         await Promise.allSettled([...inFlight]);
-        for (const worker of started) worker.postMessage({ close: true } satisfies RecorderMessage);
-        await Promise.all(started.map((worker) => worker.terminate()));
+        worker.postMessage({ close: true } satisfies RecorderMessage);
+        await worker.terminate();
       })();
       return closing;
     },

@@ -39,13 +39,3 @@ export interface InteractionsProcessorTuning {
    */
   recorder?: 'thread' | 'inline' | Recorder;
 }
-
-/**
- * Recorder threads with a store that compresses records (PostgreSQL: `compressesRecords`). There the
- * recorder thread does a fifth more a record (DEFLATE) and, while a backlog drains, is the one part
- * of recording that is never idle, with the event loop waiting on the server more than half the
- * time: a second thread drained the benchmark's backlog in a quarter less time for ~45 MiB of RSS
- * (docs/benchmarks.md, "Ingest"). With SQLite one thread: its writer thread shares the cores, and
- * its collector holds the span log's index besides.
- */
-export const RECORDER_THREADS_COMPRESSING = 2;
