@@ -62,9 +62,14 @@ const CHECKPOINT_THREAD_URL = new URL(`./checkpoint-thread${EXTENSION}`, import.
  */
 const WRITER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 256 };
 
+/** The threads' names, as `top -H`, `ps -L` and /proc/<pid>/task/<id>/comm show them (Linux keeps 15 characters). */
+export const WRITER_THREAD_NAME = 'evalon-writer';
+export const CHECKPOINT_THREAD_NAME = 'evalon-checkpt';
+
 export function createThreadWriter(options: OpenOptions): WriterClient {
   // The WAL is copied back by the checkpoint thread; the writer's own threshold is a safety net.
   const worker = new Worker(WRITER_THREAD_URL, {
+    name: WRITER_THREAD_NAME,
     workerData: {
       ...options,
       autocheckpointPages: FALLBACK_AUTOCHECKPOINT_PAGES,
@@ -146,6 +151,7 @@ export function createThreadWriter(options: OpenOptions): WriterClient {
  */
 function startCheckpointer(options: OpenOptions): { close(): Promise<void> } {
   const worker = new Worker(CHECKPOINT_THREAD_URL, {
+    name: CHECKPOINT_THREAD_NAME,
     workerData: { ...options, intervalMs: CHECKPOINT_INTERVAL_MS } satisfies CheckpointerOptions,
     resourceLimits: WRITER_RESOURCE_LIMITS,
   });

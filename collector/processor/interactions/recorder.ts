@@ -64,6 +64,9 @@ const THREAD_URL = new URL(`./recorder-thread${extname(new URL(import.meta.url).
  */
 const RECORDER_RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 256 };
 
+/** The thread's name, as `top -H`, `ps -L` and /proc/<pid>/task/<id>/comm show it (Linux keeps 15 characters). */
+export const RECORDER_THREAD_NAME = 'evalon-recorder';
+
 export interface ThreadRecorderOptions {
   /** Compress each record's JSON on the thread too (`InteractionStore.compressesRecords`). */
   compressRecords?: boolean;
@@ -92,7 +95,7 @@ export function createThreadRecorder(options: ThreadRecorderOptions = {}): Recor
   /** The thread, started by the first build. */
   function thread(): Worker {
     if (worker) return worker;
-    const started = new Worker(threadUrl, { resourceLimits: RECORDER_RESOURCE_LIMITS });
+    const started = new Worker(threadUrl, { name: RECORDER_THREAD_NAME, resourceLimits: RECORDER_RESOURCE_LIMITS });
     started.unref();
     started.on('message', (reply: RecorderReply) => {
       buffers.give(reply.returned);

@@ -4,22 +4,26 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../collector/ledger/sqlite/sqlite-store.ts';
+import { CHECKPOINT_THREAD_NAME, WRITER_THREAD_NAME } from '../../../collector/ledger/sqlite/writer-client.ts';
 import { BACKGROUND_NICENESS_STEPS } from '../../../collector/model/thread-priority.ts';
-import { createThreadRecorder } from '../../../collector/processor/interactions/recorder.ts';
+import { RECORDER_THREAD_NAME, createThreadRecorder } from '../../../collector/processor/interactions/recorder.ts';
 import { makeRecord } from '../../helpers/ledger-fixtures.ts';
 
-/** The nice value of every thread of this process (field 19 of /proc/self/task/<id>/stat). */
-function threadNiceValues(): number[] {
+/** Every thread of this process: its name, and its nice value (field 19 of /proc/self/task/<id>/stat). */
+function threads(): Array<{ name: string; nice: number }> {
   return readdirSync('/proc/self/task').flatMap((id) => {
     try {
       const stat = readFileSync(`/proc/self/task/${id}/stat`, 'utf8');
+      const name = readFileSync(`/proc/self/task/${id}/comm`, 'utf8').trim();
       // The fields after the command name, which is in parentheses and may hold spaces.
-      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+      return [{ name, nice: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) }];
     } catch {
       return []; // a thread that ended meanwhile
     }
   });
 }
+const threadNiceValues = () => threads().map(({ nice }) => nice);
+const named = (name: string) => threads().filter((thread) => thread.name === name);
 
 const BASE = getPriority();
 const LOWERED = Math.min(19, BASE + BACKGROUND_NICENESS_STEPS);
@@ -81,5 +85,24 @@ describe.runIf(process.platform === 'linux')('background threads run below the e
     expect(reply.first).toBe(Math.min(19, BASE + 15));
     expect(reply.second).toBe(19);
     expect(getPriority()).toBe(BASE);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('background threads are named, as `top -H` and `ps -L` show them', () => {
+  it('the recorder thread, and the SQLite ledger’s writer and checkpoint threads', async () => {
+    expect([RECORDER_THREAD_NAME, WRITER_THREAD_NAME, CHECKPOINT_THREAD_NAME].map(named)).toEqual([[], [], []]);
+    const recorder = createThreadRecorder();
+    cleanups.push(() => recorder.close());
+    await recorder.build([{ traceId: 'a'.repeat(32), rows: [], decisions: [], maybePartial: false }]);
+    expect(named(RECORDER_THREAD_NAME)).toEqual([{ name: RECORDER_THREAD_NAME, nice: LOWERED }]);
+    const dir = mkdtempSync(join(tmpdir(), 'evalon-thread-names-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const store = createSqliteStore({ path: join(dir, 'ledger.db') });
+    cleanups.push(() => store.close());
+    await store.putInteractions([makeRecord({ endTime: '2026-12-02T10:00:00.000Z' })]);
+    expect(named(WRITER_THREAD_NAME)).toEqual([{ name: WRITER_THREAD_NAME, nice: LOWERED }]);
+    expect(named(CHECKPOINT_THREAD_NAME)).toEqual([{ name: CHECKPOINT_THREAD_NAME, nice: BASE }]);
+    await Promise.all([recorder.close(), store.close()]);
+    expect([RECORDER_THREAD_NAME, WRITER_THREAD_NAME, CHECKPOINT_THREAD_NAME].map(named)).toEqual([[], [], []]);
   });
 });
