@@ -203,7 +203,8 @@ for (let round = 1; round <= (values['skip-ingest'] ? 0 : rounds); round++) {
     const peaks = running.collectors.map((c) => `${fmt(memory(c.child.pid!).peakMiB)} MiB`).join(' + ');
     const split = (await Promise.all(running.collectors.map(stats))).reduce((sum, s) => sum + (s.tracesSplit ?? 0), 0);
     line(
-      `${label(setup)}: ${fmt(rate)} spans/s acknowledged (${results.map((r) => fmt(r.spansPerSecond)).join(' + ')}), ` +
+      `${label(setup)}: ${fmt(rate)} spans/s acknowledged ` +
+        `(${results.map((r) => fmt(r.spansPerSecond)).join(' + ')}), ` +
         `request p50 ${results.map((r) => r.p50Ms.toFixed(0)).join('/')} ms, p99 ` +
         `${results.map((r) => r.p99Ms.toFixed(0)).join('/')} ms, ${results.reduce((s, r) => s + r.throttled, 0)} ` +
         `throttled, ${results.reduce((s, r) => s + r.failed, 0)} failed`,
@@ -215,7 +216,8 @@ for (let round = 1; round <= (values['skip-ingest'] ? 0 : rounds); round++) {
         `${fmt(acknowledged / (sendSeconds + drainSeconds))} spans/s`,
     );
     line(
-      `  drained ${drained ? '' : 'NOT '}within ${drainSeconds.toFixed(1)} s; interactions expected ${fmt(expected)}, ` +
+      `  drained ${drained ? '' : 'NOT '}within ${drainSeconds.toFixed(1)} s; ` +
+        `interactions expected ${fmt(expected)}, ` +
         `in the ledger ${fmt(recorded)}: lost ${fmt(expected - recorded)}; ` +
         `traces split ${split}; collector peak RSS ${peaks}`,
     );
