@@ -224,6 +224,13 @@ export function cpuSeconds(pid: number): number {
 }
 
 export const fmt = (n: number) => Math.round(n).toLocaleString('en');
+
+/** The middle value (of an even count, the mean of the two middle ones); 0 for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
+}
 export const line = (text = '') => process.stdout.write(`${text}\n`);
 
 /** PostgreSQL server processes started by (descending from) `ancestor`: the postmasters, and all. */

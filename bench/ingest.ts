@@ -47,6 +47,7 @@ import {
   fmt,
   killOnExit,
   line,
+  median,
   memory,
   runIngestSender as runSender,
   stats,
@@ -288,8 +289,3 @@ if (!values['skip-pending']) {
 }
 line(`load average at the end: ${loadAverage()}`);
 rmSync(dir, { recursive: true, force: true });
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}

@@ -42,6 +42,7 @@ import {
   fmt,
   killOnExit,
   line,
+  median,
   memory,
   postgresProcesses,
   stats,
@@ -232,7 +233,8 @@ for (let round = 1; round <= (values['skip-ingest'] ? 0 : rounds); round++) {
     const endToEnd = endToEndRates.get(name);
     if (sqliteRate && rate) line(`  ${name}: ${((rate / sqliteRate) * 100).toFixed(0)}% of SQLite's ingest rate`);
     if (sqliteEndToEnd && endToEnd) {
-      endToEndShares.set(name, [...(endToEndShares.get(name) ?? []), endToEnd / sqliteEndToEnd]);
+      if (!endToEndShares.has(name)) endToEndShares.set(name, []);
+      endToEndShares.get(name)!.push(endToEnd / sqliteEndToEnd);
       line(
         `  ${name}: ${((endToEnd / sqliteEndToEnd) * 100).toFixed(0)}% of SQLite's end-to-end rate ` +
           '(every interaction recorded; goal for one replica: at least 60%)',
@@ -242,13 +244,11 @@ for (let round = 1; round <= (values['skip-ingest'] ? 0 : rounds); round++) {
 }
 // Over several rounds, the median: one round on a machine whose speed swings says little alone.
 for (const [name, shares] of rounds > 1 ? endToEndShares : []) {
-  const sorted = [...shares].sort((a, b) => a - b);
-  const middle = (sorted[(sorted.length - 1) >> 1] + sorted[sorted.length >> 1]) / 2;
   const each = shares.map((share) => `${(share * 100).toFixed(0)}%`).join(', ');
   const goal =
     name === 'pg-1' ? `; goal: at least 60%, met in ${shares.filter((share) => share >= 0.6).length} of them` : '';
   line(
-    `${name}: median ${(middle * 100).toFixed(0)}% of SQLite's end-to-end rate over ${shares.length} rounds ` +
+    `${name}: median ${(median(shares) * 100).toFixed(0)}% of SQLite's end-to-end rate over ${shares.length} rounds ` +
       `(${each}${goal})`,
   );
 }
