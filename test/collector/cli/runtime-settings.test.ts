@@ -1,5 +1,5 @@
 /**
- * `evalon collector` runs with its memory settings (V8's generation sizes, glibc's arenas), applied
+ * `evalon collector` runs with its memory settings (V8's generation sizes, glibc's arenas and huge pages), applied
  * by starting itself again in place: the same process, so signals reach the collector itself; and
  * a setting the user gave is kept as given.
  */
@@ -47,6 +47,16 @@ describe('runtimeRestart', () => {
     expect(runtimeRestart(restart.execArgv, restart.env)).toBeUndefined();
   });
 
+  it('adds the huge pages to glibc tunables the user set, unless they name them', () => {
+    const own = { ...COLLECTOR_ENV, GLIBC_TUNABLES: 'glibc.malloc.tcache_count=0' };
+    const restart = runtimeRestart(FLAGS, own)!;
+    expect(restart.env.GLIBC_TUNABLES).toBe('glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1');
+    expect(runtimeRestart(restart.execArgv, restart.env)).toBeUndefined();
+    for (const tunables of ['glibc.malloc.hugetlb=0', 'glibc.malloc.check=0:glibc.malloc.hugetlb=2']) {
+      expect(runtimeRestart(FLAGS, { ...COLLECTOR_ENV, GLIBC_TUNABLES: tunables })).toBeUndefined();
+    }
+  });
+
   it('keeps the compile cache of a checkout in its node_modules/.cache; Node’s own switches win', () => {
     const checkout = new URL('../../../', import.meta.url);
     expect(compileCacheEnv()).toEqual({
@@ -84,6 +94,11 @@ describe('evalon collector', () => {
     expect(args).toContain('collector');
     for (const [name, value] of Object.entries(COLLECTOR_ENV)) expect(env).toContain(`${name}=${value}`);
     expect((await fetch(`${collector.apiUrl}/healthz`)).status).toBe(200);
+    // Its C heap is on transparent huge pages wherever the kernel gives them on request.
+    if (/\[(always|madvise)\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))) {
+      const rollup = readFileSync(`/proc/${collector.child.pid}/smaps_rollup`, 'utf8');
+      expect(Number(/AnonHugePages:\s+(\d+) kB/.exec(rollup)?.[1])).toBeGreaterThan(0);
+    }
     collector.child.kill('SIGTERM');
     expect(await collector.exited).toBe(0);
   });
