@@ -3,7 +3,7 @@
  * by starting itself again in place: the same process, so signals reach the collector itself; and
  * a setting the user gave is kept as given.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,7 +95,8 @@ describe('evalon collector', () => {
     for (const [name, value] of Object.entries(COLLECTOR_ENV)) expect(env).toContain(`${name}=${value}`);
     expect((await fetch(`${collector.apiUrl}/healthz`)).status).toBe(200);
     // Its C heap is on transparent huge pages wherever the kernel gives them on request.
-    if (/\[(always|madvise)\]/.test(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))) {
+    const hugePages = '/sys/kernel/mm/transparent_hugepage/enabled';
+    if (existsSync(hugePages) && /\[(always|madvise)\]/.test(readFileSync(hugePages, 'utf8'))) {
       const rollup = readFileSync(`/proc/${collector.child.pid}/smaps_rollup`, 'utf8');
       expect(Number(/AnonHugePages:\s+(\d+) kB/.exec(rollup)?.[1])).toBeGreaterThan(0);
     }
