@@ -82,7 +82,10 @@ const seconds = Number(values.seconds);
 const concurrency = Number(values.concurrency);
 const evaluationInteractions = Number(values.interactions);
 const latencyRate = Number(values.rate);
-const rounds = Math.max(1, Number(values.rounds));
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  throw new Error(`bench:scale: --rounds takes a whole number above 0 (got "${values.rounds}")`);
+}
 
 const setups = SETUPS.filter((setup) => values.only.split(',').includes(setup.name));
 

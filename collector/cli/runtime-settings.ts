@@ -41,8 +41,9 @@ export const COLLECTOR_NODE_FLAGS: ReadonlyArray<readonly [option: string, value
  * the kernel for transparent huge pages (`madvise`, the kernel's usual mode) where its heap grows.
  * Node copies every chunk of a request body into a fresh allocation; on a virtual machine a page
  * fault costs ~11 µs, and under sustained ingest the faults of 4 KiB pages took ~10 % of the event
- * loop. On huge pages the collector took a third of the faults and acknowledged ~15 % more spans a
- * second, for ~20 MiB more RSS under load and ~2 MiB idle (docs/benchmarks.md, "Ingest"). Where the
+ * loop. On huge pages the collector took a third of the faults; its event loop alone acknowledged
+ * 21-36 % more spans a second (~9 % with recording beside it), for 3-37 MiB more RSS at the peak of
+ * sustained ingest and ~2 MiB idle (docs/benchmarks.md, "Huge pages for the C heap"). Where the
  * kernel offers no huge pages (or glibc is older than 2.35, or not glibc) it changes nothing.
  */
 const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb';
